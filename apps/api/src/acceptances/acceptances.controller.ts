@@ -1,0 +1,80 @@
+import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiHeader, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { APP_CONFIG, type AppConfig } from '@svc/config';
+import { DomainError, streams } from '@svc/domain';
+import { UuidParam } from '@svc/http';
+import { commandContext } from '../infrastructure/command-context';
+import { EventLog } from '../shared/event-log.service';
+import { hashSecret, safeEqual } from '../shared/secrets';
+import { ChallengeRequest, SubmitRequest } from './acceptances.dto';
+import { IssueAcceptanceChallenge, type ChallengeResult } from './challenge.handlers';
+import { SubmitAcceptance, receiptUrlOf, type SubmitResult } from './submit.handler';
+
+/** Signing an acceptance (spec §4.4): public endpoints used by the signer's browser. */
+@ApiTags('acceptance signing')
+@Controller('v1/acceptance/challenges')
+export class AcceptanceSigningController {
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly log: EventLog,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * Issues the message to sign for the document's current version. The requesting site is the Origin header.
+   * Returns `{challengeId, message, nonce, issuedAt, expiresAt, clientBinding, protocol, signerType, feeSponsor,
+   * evidenceMode, organization, document, version}`.
+   */
+  @Post()
+  @HttpCode(200)
+  @ApiHeader({ name: 'origin', required: true, description: 'The site asking for the signature' })
+  @ApiOkResponse({ description: 'The challenge (see summary)' })
+  challenge(@Body() body: ChallengeRequest, @Headers('origin') origin: string | undefined, @Req() req: FastifyRequest): Promise<ChallengeResult> {
+    return this.commands.execute(
+      new IssueAcceptanceChallenge({ ...body, signerType: body.signerType ?? 'wallet' }, origin, commandContext(`signer:${body.signer}`, req.id)),
+    );
+  }
+
+  /**
+   * Submits the signature; the service verifies it over the exact message and relays the acceptance to the
+   * ledger. Returns `{acceptanceId, transactionSignature, slot, status, evidenceMode, signerType, fee, receiptUrl}`.
+   */
+  @Post(':challengeId/submit')
+  @HttpCode(200)
+  @ApiOkResponse({ description: '`{acceptanceId, transactionSignature, slot, status: "confirmed", evidenceMode, signerType, fee: {payer, lamports, sponsor, reimbursedLamports}, receiptUrl}`' })
+  submit(@Param('challengeId', UuidParam('challengeId')) challengeId: string, @Body() body: SubmitRequest, @Req() req: FastifyRequest): Promise<SubmitResult> {
+    return this.commands.execute(
+      new SubmitAcceptance(challengeId, body.clientBinding, body.signature, body.passkeyAssertion !== undefined, commandContext(`challenge:${challengeId}`, req.id)),
+    );
+  }
+
+  /**
+   * Status of a challenge for the browser holding its binding (header `x-client-binding`):
+   * `{challengeId, status: "open"|"accepted"|"expired", expiresAt, acceptanceId|null, receiptUrl|null}`.
+   * Errors: 400 missing_binding, 403 forbidden (wrong binding), 404 not_found.
+   */
+  @Get(':challengeId')
+  @ApiHeader({ name: 'x-client-binding', required: true })
+  async status(@Param('challengeId', UuidParam('challengeId')) challengeId: string, @Headers('x-client-binding') binding: string | undefined) {
+    if (!binding) throw new DomainError('missing_binding', 'x-client-binding: header required');
+    const stream = await this.log.load(streams.challenge(challengeId));
+    const issued = stream.events[0];
+    if (!issued || issued.type !== 'AcceptanceChallengeIssued') throw new DomainError('not_found', 'challenge not found');
+    if (!safeEqual(hashSecret(binding), issued.data.clientBindingHash)) throw new DomainError('forbidden', 'x-client-binding does not match this challenge');
+    const completed = stream.events.find((e) => e.type === 'AcceptanceChallengeCompleted');
+    const acceptanceId = completed?.type === 'AcceptanceChallengeCompleted' ? completed.data.acceptanceId : null;
+    const status = acceptanceId ? 'accepted' : Date.parse(issued.data.expiresAt) <= Date.now() ? 'expired' : 'open';
+    return {
+      challengeId,
+      status,
+      signer: issued.data.signer,
+      versionAddress: issued.data.versionAddress,
+      issuedAt: issued.data.issuedAt,
+      expiresAt: issued.data.expiresAt,
+      acceptanceId,
+      receiptUrl: acceptanceId ? receiptUrlOf(this.config.publicBaseUrl, acceptanceId) : null,
+    };
+  }
+}

@@ -1,0 +1,24 @@
+import type { AcceptanceDoc } from '@svc/projections';
+
+/** The acceptance record of spec §2.3. */
+export function acceptanceRecord(a: AcceptanceDoc) {
+  return {
+    acceptanceId: a.acceptanceId,
+    transactionSignature: a.transactionSignature,
+    slot: a.slot ?? 0,
+    blockTime: a.blockTime === null ? null : new Date(a.blockTime * 1000).toISOString(),
+    signer: a.signer,
+    signerType: a.signerType,
+    versionAddress: a.versionAddress,
+    versionNumber: a.versionNumber,
+    requestDomain: a.requestDomain,
+    externalUserRef: a.externalUserRef,
+    commitment: a.commitment ?? 'confirmed',
+    documentSlug: a.documentSlug,
+    document: a.document,
+    organization: a.organization,
+    feePayer: a.feePayer,
+    feeLamports: a.feeLamports ?? 0,
+    reimbursedLamports: null as number | null,
+  };
+}

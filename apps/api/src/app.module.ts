@@ -1,0 +1,54 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { CqrsModule } from '@nestjs/cqrs';
+import { ScheduleModule } from '@nestjs/schedule';
+import { LoggerModule } from 'nestjs-pino';
+import type { AppConfig } from '@svc/config';
+import { AcceptancesModule } from './acceptances/acceptances.module';
+import { AuthModule } from './auth/auth.module';
+import { requestId } from './bootstrap';
+import { DocumentsModule } from './documents/documents.module';
+import { InfrastructureModule } from './infrastructure/infrastructure.module';
+import { OrganizationsModule } from './organizations/organizations.module';
+import { OpenApiDocument } from './system/openapi.document';
+import { SystemController } from './system/system.controller';
+
+/** Headers and cookies that carry secrets: never logged. */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-csrf-token"]',
+  'req.headers["x-client-binding"]',
+  'req.headers["x-proof-token"]',
+  'res.headers["set-cookie"]',
+];
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        LoggerModule.forRoot({
+          pinoHttp: {
+            level: config.logLevel,
+            redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+            genReqId: (req, res) => requestId(req, res),
+            customProps: () => ({}),
+            serializers: {
+              req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+            },
+          },
+        }),
+        CqrsModule.forRoot(),
+        ScheduleModule.forRoot(),
+        InfrastructureModule.forRoot(config, { runProjections: config.runProjections }),
+        AuthModule,
+        OrganizationsModule,
+        DocumentsModule,
+        AcceptancesModule,
+      ],
+      controllers: [SystemController],
+      providers: [OpenApiDocument],
+    };
+  }
+}

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { CqrsModule } from '@nestjs/cqrs';
+import { SharedModule } from '../shared/shared.module';
+import { AuthController } from './auth.controller';
+import { SessionGuard } from './session.guard';
+import { SignInHandlers } from './sign-in.handlers';
+
+@Module({
+  imports: [CqrsModule, SharedModule],
+  controllers: [AuthController],
+  providers: [...SignInHandlers, SessionGuard],
+  exports: [SessionGuard],
+})
+export class AuthModule {}

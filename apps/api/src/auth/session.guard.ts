@@ -1,0 +1,64 @@
+import { CanActivate, createParamDecorator, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { APP_CONFIG, type AppConfig } from '@svc/config';
+import { DomainError } from '@svc/domain';
+import { READ_STORE, type ReadStore } from '@svc/read-store';
+import { COLLECTIONS, type SessionDoc } from '@svc/projections';
+import { hashSecret, safeEqual } from '../shared/secrets';
+
+export const SESSION_COOKIE = 'svc_session';
+export const CSRF_COOKIE = 'svc_csrf';
+export const CSRF_HEADER = 'x-csrf-token';
+
+/** The signed-in wallet of a dashboard request. */
+export interface DashboardSession {
+  sessionId: string;
+  address: string;
+  /** When the wallet last signed (ISO 8601): the start of its fresh-signature window. */
+  signedAt: string;
+  expiresAt: string;
+}
+
+const UNSAFE = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
+
+/**
+ * Dashboard authentication (spec §5 "Dashboard session"): cookie `svc_session` (only its SHA-256 is
+ * stored). Writes must come from the app's own origin and carry `x-csrf-token` equal to cookie `svc_csrf`.
+ * @throws DomainError unauthorized (401) without a live session; forbidden (403) on a failed origin or CSRF check.
+ */
+@Injectable()
+export class SessionGuard implements CanActivate {
+  constructor(
+    @Inject(READ_STORE) private readonly readStore: ReadStore,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<FastifyRequest & { dashboardSession?: DashboardSession }>();
+    const token = request.cookies?.[SESSION_COOKIE];
+    if (!token) throw new DomainError('unauthorized', 'sign in first: no dashboard session');
+    const session = await this.readStore.collection<SessionDoc>(COLLECTIONS.sessions).findOne({ tokenHash: hashSecret(token) });
+    if (!session || session.endedAt !== null || Date.parse(session.expiresAt) <= Date.now()) {
+      throw new DomainError('unauthorized', 'the dashboard session is missing, ended or expired');
+    }
+    if (UNSAFE.has(request.method)) {
+      if (request.headers.origin !== this.config.appOrigin) {
+        throw new DomainError('forbidden', `writes must come from ${this.config.appOrigin}`);
+      }
+      const header = request.headers[CSRF_HEADER];
+      const cookie = request.cookies?.[CSRF_COOKIE];
+      if (typeof header !== 'string' || !cookie || !safeEqual(header, cookie) || !safeEqual(hashSecret(cookie), session.csrfHash)) {
+        throw new DomainError('forbidden', `header ${CSRF_HEADER} must carry the value of cookie ${CSRF_COOKIE}`);
+      }
+    }
+    request.dashboardSession = { sessionId: session.sessionId, address: session.address, signedAt: session.signedAt, expiresAt: session.expiresAt };
+    return true;
+  }
+}
+
+/** The dashboard session of a request that passed SessionGuard. */
+export const CurrentSession = createParamDecorator((_: unknown, ctx: ExecutionContext): DashboardSession => {
+  const request = ctx.switchToHttp().getRequest<{ dashboardSession?: DashboardSession }>();
+  if (!request.dashboardSession) throw new DomainError('unauthorized', 'no dashboard session');
+  return request.dashboardSession;
+});

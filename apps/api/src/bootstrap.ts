@@ -1,0 +1,88 @@
+import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import fastifyCookie from '@fastify/cookie';
+import fastifyCors from '@fastify/cors';
+import { Logger as PinoLogger } from 'nestjs-pino';
+import type { FastifyInstance } from 'fastify';
+import type { AppConfig } from '@svc/config';
+import { ApiErrorFilter, createValidationPipe, registerRateLimits, toErrorResponse } from '@svc/http';
+import { LEDGER, registerLedgerJsonRpc, type Ledger } from '@svc/ledger';
+import { AppModule } from './app.module';
+import { OpenApiDocument } from './system/openapi.document';
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** Request id: the caller's `x-request-id` when well-formed, else a new UUID; echoed on the response. */
+export function requestId(req: IncomingMessage, res?: ServerResponse): string {
+  const given = req.headers['x-request-id'];
+  const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+  res?.setHeader('x-request-id', id);
+  return id;
+}
+
+/** API version of the OpenAPI description (spec §9). */
+export const API_VERSION = '1.0.0';
+
+/**
+ * Builds the HTTP service: Fastify, the `/api` prefix, cookies, CORS, rate limits, validation,
+ * the error envelope, the OpenAPI description and, with the embedded ledger, its JSON-RPC endpoint at `/rpc`.
+ */
+export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    trustProxy: config.trustProxy,
+    bodyLimit: 8 * 1024 * 1024,
+    genReqId: (req: IncomingMessage) => requestId(req),
+    maxParamLength: 200,
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, { bufferLogs: true });
+  app.useLogger(app.get(PinoLogger));
+  app.setGlobalPrefix('api');
+  app.useGlobalFilters(new ApiErrorFilter());
+  app.useGlobalPipes(createValidationPipe());
+  app.enableShutdownHooks();
+
+  const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+  fastify.setErrorHandler((error, _request, reply) => {
+    const { status, body } = toErrorResponse(error);
+    void reply.status(status).send(body);
+  });
+  await app.register(fastifyCookie as never);
+  // Public endpoints are callable from any website (no credentials); the dashboard's cookies only
+  // travel with requests from the app's own origin.
+  await app.register(fastifyCors as never, {
+    delegator: (req: { headers: Record<string, string | undefined> }, cb: (e: Error | null, o: object) => void) => {
+      const origin = req.headers.origin;
+      if (origin === config.appOrigin) cb(null, { origin: true, credentials: true });
+      else cb(null, { origin: '*', credentials: false });
+    },
+    methods: ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'OPTIONS'],
+    allowedHeaders: ['content-type', 'authorization', 'x-csrf-token', 'x-client-binding', 'x-proof-token', 'idempotency-key', 'x-request-id'],
+    exposedHeaders: ['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after', 'x-batch-transaction'],
+    maxAge: 600,
+  } as never);
+  await registerRateLimits(fastify, { general: config.rateLimitGeneral, signIn: config.rateLimitSignIn, acceptance: config.rateLimitAcceptance });
+  fastify.addHook('onSend', async (request, reply) => {
+    if (!reply.hasHeader('x-request-id')) reply.header('x-request-id', request.id);
+  });
+
+  if (!config.ledgerRpcUrl) {
+    registerLedgerJsonRpc(fastify, app.get<Ledger>(LEDGER), { path: '/rpc' });
+  }
+
+  const openApi = new DocumentBuilder()
+    .setTitle('Agreement evidence service')
+    .setDescription('Publish versioned documents on a ledger, collect signed acceptances, verify receipts.')
+    .setVersion(API_VERSION)
+    .addServer(`${config.publicBaseUrl}/api`)
+    .addCookieAuth('svc_session')
+    .addBearerAuth()
+    .build();
+  await app.init();
+  const document = SwaggerModule.createDocument(app, openApi, { ignoreGlobalPrefix: true });
+  app.get(OpenApiDocument).set(document as unknown as Record<string, unknown>);
+  return app;
+}

@@ -1,0 +1,128 @@
+import { Controller, Get, Inject, Param, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { createHash } from 'node:crypto';
+import { DomainError } from '@svc/domain';
+import { ADDR, AddressParam, Hex64Param, MatchPipe, SlugParam } from '@svc/http';
+import { READ_STORE, type ReadStore } from '@svc/read-store';
+import { COLLECTIONS, type ContentDoc, type DocumentDoc, type OrganizationDoc, type VersionDoc } from '@svc/projections';
+import { versionView } from '../organizations/views';
+import { parseMarkdownBlocks } from './parsed-content';
+
+const REF = /^[A-Za-z0-9.-]{1,64}$/;
+
+/** Public document reads (spec §4.2): no authentication, callable from any website. */
+@ApiTags('public: documents')
+@Controller('v1/public')
+export class PublicDocumentsController {
+  /** Verified canonical bytes by hash, bounded (content is immutable, so entries never go stale). */
+  private readonly verified = new Map<string, Buffer>();
+  private static readonly CACHE_ENTRIES = 64;
+
+  constructor(@Inject(READ_STORE) private readonly readStore: ReadStore) {}
+
+  private get organizations() {
+    return this.readStore.collection<OrganizationDoc>(COLLECTIONS.organizations);
+  }
+  private get documents() {
+    return this.readStore.collection<DocumentDoc>(COLLECTIONS.documents);
+  }
+  private get versions() {
+    return this.readStore.collection<VersionDoc>(COLLECTIONS.versions);
+  }
+
+  private async organizationByRef(ref: string): Promise<OrganizationDoc> {
+    const org = ADDR.test(ref) ? await this.organizations.findOne({ address: ref }) : await this.organizations.findOne({ domain: ref.toLowerCase() });
+    if (!org) throw new DomainError('not_found', 'organization not found');
+    return org;
+  }
+
+  /**
+   * Organization by address or verified domain: `{organization: {address, name, domain, signingPolicy,
+   * documents: [{address, slug, title, version}]}}` (version: spec §2.2 plus contentHash, or null).
+   */
+  @Get('organizations/:ref')
+  @ApiOkResponse({ description: '`{organization: {address, name, domain, signingPolicy, documents}}`' })
+  async organization(@Param('ref', new MatchPipe('ref', REF)) ref: string) {
+    const org = await this.organizationByRef(ref);
+    const docs = await this.documents.find({ organizationId: org.organizationId }, { sort: { slug: 1 } });
+    return {
+      organization: {
+        address: org.address,
+        name: org.name,
+        domain: null as string | null,
+        signingPolicy: org.settings.signingPolicy,
+        documents: docs.map((d) => ({ address: d.address, slug: d.slug, title: d.title, version: d.currentVersion ? versionView(d.currentVersion) : null })),
+      },
+    };
+  }
+
+  /**
+   * Document with its current version and history: `{organization: ADDR, document: {address, slug, title},
+   * version: {…§2.2, contentHash}|null, contentHash, versions: [version], gatePolicy: null}`.
+   */
+  @Get('organizations/:ref/documents/:slug')
+  @ApiOkResponse({ description: '`{organization, document, version, contentHash, versions, gatePolicy}`' })
+  async document(@Param('ref', new MatchPipe('ref', REF)) ref: string, @Param('slug', SlugParam()) slug: string) {
+    const org = await this.organizationByRef(ref);
+    const doc = await this.documents.findOne({ organization: org.address, slug });
+    if (!doc) throw new DomainError('not_found', 'document not found');
+    const versions = await this.versions.find({ documentId: doc.documentId }, { sort: { number: -1 } });
+    const current = doc.currentVersion ? versionView(doc.currentVersion) : null;
+    return {
+      organization: org.address,
+      document: { address: doc.address, slug: doc.slug, title: doc.title },
+      version: current,
+      contentHash: current?.contentHash ?? null,
+      versions: versions.map(versionView),
+      gatePolicy: null,
+    };
+  }
+
+  /** One version with its document and organization: `{organization: ADDR, document: {address, slug, title}, version, latest: boolean}`. */
+  @Get('versions/:address')
+  async version(@Param('address', AddressParam()) address: string) {
+    const v = await this.versions.findOne({ _id: address });
+    if (!v) throw new DomainError('not_found', 'version not found');
+    const doc = await this.documents.findOne({ _id: v.documentId });
+    return {
+      organization: v.organization,
+      document: doc ? { address: doc.address, slug: doc.slug, title: doc.title } : { address: v.document, slug: null, title: null },
+      version: versionView(v),
+      latest: doc?.currentVersion?.address === v.address,
+    };
+  }
+
+  private async canonicalBytes(hash: string): Promise<Buffer> {
+    const cached = this.verified.get(hash);
+    if (cached) return cached;
+    const content = await this.readStore.collection<ContentDoc>(COLLECTIONS.contents).findOne({ _id: hash });
+    if (!content) throw new DomainError('not_found', 'content not found');
+    const bytes = Buffer.from(content.text, 'utf8');
+    // Served only when the bytes hash to the name they are asked by.
+    if (createHash('sha256').update(bytes).digest('hex') !== hash) throw new DomainError('not_found', 'content not found');
+    if (this.verified.size >= PublicDocumentsController.CACHE_ENTRIES) this.verified.delete(this.verified.keys().next().value as string);
+    this.verified.set(hash, bytes);
+    return bytes;
+  }
+
+  /** The canonical bytes of a version (`text/markdown; charset=utf-8`), only when their SHA-256 equals `hash`. */
+  @Get('content/:hash')
+  @ApiProduces('text/markdown')
+  async content(@Param('hash', Hex64Param('hash')) hash: string, @Res() reply: FastifyReply): Promise<void> {
+    const bytes = await this.canonicalBytes(hash);
+    void reply
+      .header('content-type', 'text/markdown; charset=utf-8')
+      .header('etag', `"${hash}"`)
+      .header('cache-control', 'public, max-age=31536000, immutable')
+      .header('x-content-sha256', hash)
+      .send(bytes);
+  }
+
+  /** The same content as structured blocks: `{contentHash, format: "markdown", blocks}` (block shapes: parsed-content.ts). */
+  @Get('content/:hash/parsed')
+  async parsed(@Param('hash', Hex64Param('hash')) hash: string) {
+    const bytes = await this.canonicalBytes(hash);
+    return { contentHash: hash, format: 'markdown', blocks: parseMarkdownBlocks(bytes.toString('utf8')) };
+  }
+}

@@ -1,0 +1,82 @@
+import { DynamicModule, Global, Inject, Logger, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import type { KeyPairSigner } from '@solana/kit';
+import { APP_CONFIG, type AppConfig } from '@svc/config';
+import { createEventStore, EVENT_STORE, EventSchemaRegistry, type EventStore } from '@svc/event-store';
+import { createLedger, LEDGER, loadOrCreateKeypairSigner, type Ledger } from '@svc/ledger';
+import { createReadStore, ProjectionRunner, READ_STORE, type ReadStore } from '@svc/read-store';
+import { ALL_PROJECTIONS } from '@svc/projections';
+import { NetworkService } from './network.service';
+import { PROJECTION_RUNNER, RELAYER } from './tokens';
+
+export interface InfrastructureOptions {
+  /** Run the projections in this process (the embedded default; false in scaled-out API replicas). */
+  runProjections: boolean;
+}
+
+/**
+ * Binds the three ports to the adapters chosen by configuration, loads the service's keys and runs
+ * the projections. Closes everything, in order, at shutdown.
+ */
+@Global()
+@Module({})
+export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('Infrastructure');
+
+  static forRoot(config: AppConfig, options: InfrastructureOptions = { runProjections: true }): DynamicModule {
+    return {
+      module: InfrastructureModule,
+      providers: [
+        { provide: APP_CONFIG, useValue: config },
+        { provide: 'INFRA_OPTIONS', useValue: options },
+        {
+          provide: EVENT_STORE,
+          useFactory: () => createEventStore(config, EventSchemaRegistry.fromDirectory()),
+        },
+        { provide: READ_STORE, useFactory: () => createReadStore(config) },
+        { provide: LEDGER, useFactory: () => createLedger({ ...config, slotMs: config.ledgerSlotMs }) },
+        { provide: RELAYER, useFactory: () => loadOrCreateKeypairSigner(config.relayerKeypairPath) },
+        {
+          provide: 'ATTESTOR_ADDRESS',
+          useFactory: async () => (await loadOrCreateKeypairSigner(config.attestorKeypairPath)).address,
+        },
+        {
+          provide: PROJECTION_RUNNER,
+          inject: [EVENT_STORE, READ_STORE],
+          useFactory: (eventStore: EventStore, readStore: ReadStore) =>
+            new ProjectionRunner(eventStore, readStore, [...ALL_PROJECTIONS], new Logger('Projections')),
+        },
+        NetworkService,
+      ],
+      exports: [APP_CONFIG, EVENT_STORE, READ_STORE, LEDGER, RELAYER, PROJECTION_RUNNER, NetworkService],
+    };
+  }
+
+  constructor(
+    @Inject('INFRA_OPTIONS') private readonly options: InfrastructureOptions,
+    @Inject(EVENT_STORE) private readonly eventStore: EventStore,
+    @Inject(READ_STORE) private readonly readStore: ReadStore,
+    @Inject(LEDGER) private readonly ledger: Ledger,
+    @Inject(RELAYER) readonly relayer: KeyPairSigner,
+    @Inject(PROJECTION_RUNNER) private readonly projections: ProjectionRunner,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    if (this.options.runProjections) await this.projections.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    const steps: [string, () => Promise<void>][] = [
+      ['projections', () => this.projections.stop()],
+      ['event store', () => this.eventStore.close()],
+      ['read store', () => this.readStore.close()],
+      ['ledger', () => this.ledger.close()],
+    ];
+    for (const [name, close] of steps) {
+      try {
+        await close();
+      } catch (err) {
+        this.logger.error(`closing the ${name} failed: ${(err as Error).message}`);
+      }
+    }
+  }
+}

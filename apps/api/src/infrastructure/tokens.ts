@@ -1,0 +1,3 @@
+/** Injection tokens of the service's own singletons (ports have theirs in their libraries). */
+export const PROJECTION_RUNNER = Symbol('PROJECTION_RUNNER');
+export const RELAYER = Symbol('RELAYER');

@@ -1,0 +1,20 @@
+import { loadConfig } from '@svc/config';
+import { createApp } from './bootstrap';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n`);
+    process.exit(2);
+  }
+  const app = await createApp(config);
+  await app.listen({ port: config.port, host: config.host });
+  process.stdout.write(`agreement evidence service listening on ${config.publicBaseUrl}/api (data in ${config.dataDir})\n`);
+}
+
+void main().catch((err) => {
+  process.stderr.write(`start-up failed: ${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { CqrsModule } from '@nestjs/cqrs';
+import { AuthModule } from '../auth/auth.module';
+import { SharedModule } from '../shared/shared.module';
+import { DashboardAccess } from './access.service';
+import { DashboardController } from './dashboard.controller';
+import { DocumentHandlers } from './document.handlers';
+import { DraftHandlers } from './draft.handlers';
+import { OrganizationHandlers } from './organization.handlers';
+import { PublicationHandlers } from './publication.handlers';
+
+@Module({
+  imports: [CqrsModule, SharedModule, AuthModule],
+  controllers: [DashboardController],
+  providers: [DashboardAccess, ...OrganizationHandlers, ...DocumentHandlers, ...DraftHandlers, ...PublicationHandlers],
+})
+export class OrganizationsModule {}

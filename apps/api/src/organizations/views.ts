@@ -1,0 +1,75 @@
+import type { DocumentDoc, DraftDoc, OrganizationDoc, VersionDoc, VersionView } from '@svc/projections';
+
+/** Dashboard organization record. */
+export function organizationView(o: OrganizationDoc) {
+  return {
+    id: o.organizationId,
+    address: o.address,
+    name: o.name,
+    domain: o.domain,
+    authority: o.authority,
+    members: o.members,
+    settings: o.settings,
+    creationSignature: o.creationSignature,
+    createdAt: o.createdAt,
+    syncedAt: o.syncedAt,
+    refreshedAt: o.refreshedAt,
+  };
+}
+
+/** Version as the spec's §2.2 shape plus its evidence fields. */
+export function versionView(v: VersionView) {
+  return {
+    address: v.address,
+    number: v.number,
+    label: v.label,
+    title: v.title,
+    fingerprint: v.fingerprint,
+    effectiveAt: v.effectiveAt,
+    contentHash: v.contentHash,
+    transactionSignature: v.transactionSignature,
+    slot: v.slot,
+    publishedAt: v.publishedAt,
+    publisher: v.publisher,
+  };
+}
+
+/** Dashboard document record. */
+export function documentView(d: DocumentDoc) {
+  return {
+    id: d.documentId,
+    address: d.address,
+    organizationId: d.organizationId,
+    organization: d.organization,
+    slug: d.slug,
+    title: d.title,
+    creationSignature: d.creationSignature,
+    createdAt: d.createdAt,
+    currentVersion: d.currentVersion ? versionView(d.currentVersion) : null,
+  };
+}
+
+export function versionListView(versions: VersionDoc[]) {
+  return versions.map((v) => versionView(v));
+}
+
+/** Dashboard draft record (the source text is served by content hash). */
+export function draftView(d: DraftDoc, contentMirror: string) {
+  return {
+    id: d.draftId,
+    documentId: d.documentId,
+    status: d.status,
+    title: d.title,
+    versionLabel: d.versionLabel,
+    effectiveAt: d.effectiveAt,
+    contentHash: d.contentHash,
+    contentUrl: `${contentMirror}${d.contentHash}`,
+    changeSummary: d.changeSummary,
+    prepared: d.prepared,
+    publishedVersion: d.publishedVersion,
+    publicationSignature: d.publicationSignature,
+    createdBy: d.createdBy,
+    createdAt: d.createdAt,
+    updatedAt: d.updatedAt,
+  };
+}

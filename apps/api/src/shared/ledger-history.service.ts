@@ -1,0 +1,55 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DomainError } from '@svc/domain';
+import { parseEvidenceTransaction, type MemoRecord } from '@svc/evidence';
+import { LEDGER, type Ledger } from '@svc/ledger';
+
+/** A protocol transaction read back from the ledger. */
+export interface LedgerRecord {
+  signature: string;
+  slot: number;
+  blockTime: number | null;
+  feePayer: string;
+  /** The first memo of ours in the transaction, with the accounts that co-signed it. */
+  memo: { record: MemoRecord; signerAccounts: string[] } | null;
+  err: unknown;
+  /** Number of transactions the ledger lists for the address (when read by address). */
+  historyLength?: number;
+}
+
+/**
+ * Reads organizations, documents and versions back from the ledger: an object's address co-signs the
+ * transaction that creates it, so its oldest transaction (`getSignaturesForAddress`) is its creation.
+ */
+@Injectable()
+export class LedgerHistory {
+  constructor(@Inject(LEDGER) private readonly ledger: Ledger) {}
+
+  /**
+   * The transaction that created `address`.
+   * @throws DomainError not_found (404) when the ledger has no transaction for the address.
+   */
+  async creationOf(address: string): Promise<LedgerRecord> {
+    const history = await this.ledger.getSignaturesForAddress(address, { limit: 1000 });
+    const oldest = history[history.length - 1];
+    if (!oldest) throw new DomainError('not_found', `no transaction on the ledger for ${address}`);
+    const record = await this.transaction(oldest.signature);
+    if (!record) throw new DomainError('not_found', `transaction ${oldest.signature} not found on the ledger`);
+    return { ...record, historyLength: history.length };
+  }
+
+  /** One transaction, parsed; null when the ledger does not know it. */
+  async transaction(signature: string): Promise<LedgerRecord | null> {
+    const tx = await this.ledger.getTransaction(signature);
+    if (!tx) return null;
+    const parsed = parseEvidenceTransaction(tx.wire);
+    const ours = parsed.memos.find((m) => m.record !== null);
+    return {
+      signature,
+      slot: Number(tx.slot),
+      blockTime: tx.blockTime,
+      feePayer: parsed.feePayer,
+      memo: ours && ours.record ? { record: ours.record, signerAccounts: ours.signerAccounts } : null,
+      err: tx.err,
+    };
+  }
+}

@@ -1,0 +1,59 @@
+import { Controller, Get, HttpCode, Inject, Res } from '@nestjs/common';
+import { ApiExcludeEndpoint, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { EVENT_STORE, type EventStore } from '@svc/event-store';
+import { LEDGER, type Ledger } from '@svc/ledger';
+import { READ_STORE, type ReadStore } from '@svc/read-store';
+import { NetworkService, type NetworkInfo } from '../infrastructure/network.service';
+import { OpenApiDocument } from './openapi.document';
+
+/** Service and network endpoints (spec §4.1). */
+@ApiTags('service')
+@Controller()
+export class SystemController {
+  constructor(
+    @Inject(EVENT_STORE) private readonly eventStore: EventStore,
+    @Inject(READ_STORE) private readonly readStore: ReadStore,
+    @Inject(LEDGER) private readonly ledger: Ledger,
+    private readonly network: NetworkService,
+    private readonly openApi: OpenApiDocument,
+  ) {}
+
+  /** Liveness: the process answers. Body `{status: "ok"}`. */
+  @Get('health')
+  @ApiOkResponse({ description: '`{status: "ok"}`' })
+  health(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
+  /**
+   * Readiness: the event store, the read store and the ledger answer. 200 with every component `up`,
+   * otherwise 503 with the same body naming the component that is `down`.
+   */
+  @Get('ready')
+  @HttpCode(200)
+  @ApiOkResponse({ description: '`{status: "ready"|"not_ready", components: {eventStore, readStore, ledger}}`, each `up` or `down`' })
+  async ready(@Res({ passthrough: true }) reply: FastifyReply) {
+    const check = (p: Promise<boolean>) =>
+      Promise.race([p.catch(() => false), new Promise<boolean>((r) => setTimeout(() => r(false), 3_000).unref())]);
+    const [eventStore, readStore, ledger] = await Promise.all([check(this.eventStore.ping()), check(this.readStore.ping()), check(this.ledger.ping())]);
+    const ok = eventStore && readStore && ledger;
+    if (!ok) void reply.status(503);
+    const state = (b: boolean) => (b ? 'up' : 'down');
+    return { status: ok ? 'ready' : 'not_ready', components: { eventStore: state(eventStore), readStore: state(readStore), ledger: state(ledger) } };
+  }
+
+  /** Network info (spec §2.1). */
+  @Get('v1/network')
+  @ApiOkResponse({ description: 'Network info (spec §2.1)' })
+  networkInfo(): NetworkInfo {
+    return this.network.network;
+  }
+
+  /** The OpenAPI 3 description of this API (version 1.0.0). */
+  @Get('v1/openapi.json')
+  @ApiExcludeEndpoint()
+  openapi(): Record<string, unknown> {
+    return this.openApi.get();
+  }
+}

@@ -1,0 +1,287 @@
+#!/usr/bin/env node
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import { generateKeypairFile, loadKeypairSigner, RpcLedger } from '@svc/ledger';
+import { serializeReceipt, verifyReceipt } from '@svc/evidence';
+import { ApiClient, ApiError, loadSession, normalizeBaseUrl, saveSession } from './api-client';
+import { runDemo } from './demo';
+import {
+  acceptAsWallet,
+  createDocumentOnLedger,
+  createOrganizationOnLedger,
+  fetchReceipt,
+  publishVersion,
+  signIn,
+  syncDocument,
+  syncOrganization,
+} from './operations';
+import { Output } from './output';
+
+const DEFAULT_API = process.env.SVC_API_URL ?? 'http://localhost:3000';
+const DEFAULT_SESSION = path.join(process.env.HOME ?? '.', '.svc', 'session.json');
+const LAMPORTS_PER_SOL = 1_000_000_000n;
+
+const program = new Command();
+program.name('svc').description('Agreement evidence service: publish documents on the ledger, accept them, verify receipts.').version('0.1.0');
+
+function positiveNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('must be a positive number');
+  return n;
+}
+
+/** The ledger RPC URL: `--rpc`, or the first public RPC URL the service announces. */
+async function rpcUrlOf(opts: { rpc?: string; api?: string }): Promise<string> {
+  if (opts.rpc) return opts.rpc;
+  const network = await new ApiClient(opts.api ?? DEFAULT_API).request<{ publicRpcUrls: string[] }>('GET', '/v1/network');
+  return network.publicRpcUrls[0];
+}
+
+function run(action: (...args: any[]) => Promise<void>) {
+  return async (...args: unknown[]) => {
+    try {
+      await action(...args);
+    } catch (err) {
+      const message = err instanceof ApiError ? err.message : (err as Error).message;
+      process.stderr.write(`error: ${message}\n`);
+      process.exitCode = 1;
+    }
+  };
+}
+
+program
+  .command('keygen')
+  .description('create a key pair file (Solana CLI format: JSON array of 64 bytes, mode 0600)')
+  .requiredOption('-o, --out <file>', 'where to write the key pair')
+  .option('--json', 'machine-readable output')
+  .action(
+    run(async (opts: { out: string; json?: boolean }) => {
+      const address = await generateKeypairFile(opts.out);
+      new Output(!!opts.json).result({ address, file: path.resolve(opts.out) }, [`${address}  (${path.resolve(opts.out)})`]);
+    }),
+  );
+
+program
+  .command('airdrop')
+  .description('request test lamports for a key pair (test networks only)')
+  .requiredOption('-k, --keypair <file>', 'key pair file')
+  .option('--sol <amount>', 'amount in SOL', positiveNumber, 1)
+  .option('--rpc <url>', 'ledger JSON-RPC URL (default: announced by the service)')
+  .option('--api <url>', 'service base URL', DEFAULT_API)
+  .option('--json', 'machine-readable output')
+  .action(
+    run(async (opts: { keypair: string; sol: number; rpc?: string; api: string; json?: boolean }) => {
+      const signer = await loadKeypairSigner(opts.keypair);
+      const ledger = new RpcLedger(await rpcUrlOf(opts));
+      const lamports = BigInt(Math.round(opts.sol * 1e9));
+      const signature = await ledger.requestAirdrop(signer.address, lamports);
+      const balance = await ledger.getBalance(signer.address);
+      new Output(!!opts.json).result({ address: signer.address, signature, balanceLamports: balance.toString() }, [
+        `airdropped ${opts.sol} SOL to ${signer.address}; balance ${Number(balance) / Number(LAMPORTS_PER_SOL)} SOL`,
+      ]);
+    }),
+  );
+
+const org = program.command('org').description('organizations');
+org
+  .command('create')
+  .description('create an organization on the ledger (the key pair is its authority)')
+  .requiredOption('-k, --keypair <file>', 'authority key pair file')
+  .requiredOption('--name <name>', 'organization name (1 to 80 characters)')
+  .option('--domain <domain>', 'domain the organization claims')
+  .option('--rpc <url>', 'ledger JSON-RPC URL')
+  .option('--api <url>', 'service base URL', DEFAULT_API)
+  .option('--json', 'machine-readable output')
+  .action(
+    run(async (opts: { keypair: string; name: string; domain?: string; rpc?: string; api: string; json?: boolean }) => {
+      const authority = await loadKeypairSigner(opts.keypair);
+      const ledger = new RpcLedger(await rpcUrlOf(opts));
+      const created = await createOrganizationOnLedger(ledger, authority, opts.name, opts.domain ?? null);
+      new Output(!!opts.json).result(created, [`organization ${created.address}`, `transaction  ${created.signature}`]);
+    }),
+  );
+org
+  .command('sync')
+  .description('have the service read an organization from the ledger (needs "svc login")')
+  .requiredOption('--address <address>', 'organization address')
+  .option('--api <url>', 'service base URL', DEFAULT_API)
+  .option('--session <file>', 'session file', DEFAULT_SESSION)
+  .option('--json', 'machine-readable output')
+  .action(
+    run(async (opts: { address: string; api: string; session: string; json?: boolean }) => {
+      const client = new ApiClient(opts.api).useSession(await loadSession(opts.session));
+      const organization = await syncOrganization(client, opts.address);
+      new Output(!!opts.json).result({ organization }, [`organization ${organization.address} synced as ${organization.id} (${organization.name})`]);
+    }),
+  );
+
+const doc = program.command('doc').description('documents');
+doc
+  .command('create')
+  .description('create a document of an organization on the ledger, then have the service sync it')
+  .requiredOption('-k, --keypair <file>', 'organization authority key pair file')
+  .requiredOption('--org <address>', 'organization address')
+  .requiredOption('--slug <slug>', 'document slug (lower-case words joined by hyphens, at most 32 characters)')
+  .requiredOption('--title <title>', 'document title')
+  .option('--rpc <url>', 'ledger JSON-RPC URL')
+  .option('--api <url>', 'service base URL', DEFAULT_API)
+  .option('--session <file>', 'session file', DEFAULT_SESSION)
+  .option('--json', 'machine-readable output')
+  .action(
+    run(async (opts: { keypair: string; org: string; slug: string; title: string; rpc?: string; api: string; session: string; json?: boolean }) => {
+      const authority = await loadKeypairSigner(opts.keypair);
+      const ledger = new RpcLedger(await rpcUrlOf(opts));
+      const created = await createDocumentOnLedger(ledger, authority, opts.org, opts.slug, opts.title);
+      const client = new ApiClient(opts.api).useSession(await loadSession(opts.session));
+      const organization = await syncOrganization(client, opts.org);
+      const document = await syncDocument(client, organization.id, created.address);
+      new Output(!!opts.json).result({ ...created, documentId: document.id }, [
+        `document    ${created.address} (${opts.slug})`,
+        `id          ${document.id}`,
+        `transaction ${created.signature}`,
+      ]);
+    }),
+  );
+
+program
+  .command('publish <file>')
+  .description('publish a file as the next version of a document (draft, prepare, sign on the ledger, confirm)')
+  .requiredOption('-k, --keypair <file>', 'organization authority key pair file')
+  .requiredOption('--org <address>', 'organization address')
+  .requiredOption('--document <address>', 'document address')
+  .requiredOption('--label <label>', 'version label (1 to 16 characters)')
+  .requiredOption('--title <title>', 'version title')
+  .option('--effective-at <unix>', 'Unix seconds at which the version takes effect', positiveNumber)
+  .option('--rpc <url>', 'ledger JSON-RPC URL')
+  .option('--api <url>', 'service base URL', DEFAULT_API)
+  .option('--session <file>', 'session file', DEFAULT_SESSION)
+  .option('--json', 'machine-readable output')
+  .action(
+    run(async (file: string, opts: { keypair: string; org: string; document: string; label: string; title: string; effectiveAt?: number; rpc?: string; api: string; session: string; json?: boolean }) => {
+      const authority = await loadKeypairSigner(opts.keypair);
+      const ledger = new RpcLedger(await rpcUrlOf(opts));
+      const client = new ApiClient(opts.api).useSession(await loadSession(opts.session));
+      const organization = await syncOrganization(client, opts.org);
+      const document = await syncDocument(client, organization.id, opts.document);
+      const source = await fs.readFile(file, 'utf8');
+      const { version, signature } = await publishVersion(client, ledger, authority, {
+        documentId: document.id,
+        source,
+        label: opts.label,
+        title: opts.title,
+        effectiveAt: opts.effectiveAt ?? null,
+      });
+      new Output(!!opts.json).result({ version, signature }, [
+        `version ${version.number} (${version.label}) ${version.address}`,
+        `content ${version.contentHash}`,
+        `fingerprint ${version.fingerprint}`,
+        `transaction ${signature}`,
+      ]);
+    }),
+  );
+
+program
+  .command('login')
+  .description('sign in to the dashboard with a wallet; keeps the session in a file')
+  .requiredOption('-k, --keypair <file>', 'wallet key pair file')
+  .option('--api <url>', 'service base URL', DEFAULT_API)
+  .option('--session <file>', 'session file', DEFAULT_SESSION)
+  .option('--json', 'machine-readable output')
+  .action(
+    run(async (opts: { keypair: string; api: string; session: string; json?: boolean }) => {
+      const wallet = await loadKeypairSigner(opts.keypair);
+      const session = await signIn(new ApiClient(opts.api), wallet);
+      await saveSession(opts.session, session);
+      new Output(!!opts.json).result({ address: session.address, expiresAt: session.expiresAt }, [
+        `signed in as ${session.address} until ${session.expiresAt}`,
+      ]);
+    }),
+  );
+
+program
+  .command('accept')
+  .description('accept the current version of a document as a wallet signer (challenge, sign, submit)')
+  .requiredOption('-k, --keypair <file>', 'signer key pair file')
+  .requiredOption('--org <address>', 'organization address')
+  .requiredOption('--document <address>', 'document address')
+  .option('--origin <origin>', 'the site asking for the signature (default: the service\'s own origin)')
+  .option('--api <url>', 'service base URL', DEFAULT_API)
+  .option('--json', 'machine-readable output')
+  .action(
+    run(async (opts: { keypair: string; org: string; document: string; origin?: string; api: string; json?: boolean }) => {
+      const signer = await loadKeypairSigner(opts.keypair);
+      const client = new ApiClient(opts.api);
+      const result = await acceptAsWallet(client, signer, { organization: opts.org, document: opts.document, origin: opts.origin ?? client.appOrigin });
+      new Output(!!opts.json).result(result, [
+        `accepted: ${result.acceptanceId}`,
+        `transaction ${result.transactionSignature} (slot ${result.slot}, ${result.status})`,
+        `fee ${result.fee.lamports} lamports paid by ${result.fee.payer}`,
+        `receipt ${result.receiptUrl}`,
+      ]);
+    }),
+  );
+
+program
+  .command('receipt <acceptanceId>')
+  .description('fetch the receipt of an acceptance (canonical JSON)')
+  .option('-o, --out <file>', 'write the receipt to this file (default: stdout)')
+  .option('--api <url>', 'service base URL', DEFAULT_API)
+  .option('--json', 'print the service\'s report as JSON')
+  .action(
+    run(async (acceptanceId: string, opts: { out?: string; api: string; json?: boolean }) => {
+      const { receipt, report } = await fetchReceipt(new ApiClient(opts.api), acceptanceId);
+      const text = serializeReceipt(receipt);
+      if (!opts.out) {
+        process.stdout.write(`${text}\n`);
+        return;
+      }
+      await fs.writeFile(opts.out, `${text}\n`);
+      new Output(!!opts.json).result({ file: path.resolve(opts.out), report }, [`receipt written to ${opts.out} (service says ${report.verdict})`]);
+    }),
+  );
+
+program
+  .command('verify <receipt>')
+  .description('verify a receipt with nothing but the receipt and a ledger RPC endpoint; exits 0 only when VALID')
+  .requiredOption('--rpc <url>', 'any JSON-RPC endpoint of the receipt\'s network')
+  .option('--json', 'machine-readable report')
+  .action(
+    run(async (file: string, opts: { rpc: string; json?: boolean }) => {
+      let receipt: unknown;
+      try {
+        receipt = JSON.parse(await fs.readFile(file, 'utf8'));
+      } catch (err) {
+        receipt = { unreadable: (err as Error).message };
+      }
+      const report = await verifyReceipt(receipt, new RpcLedger(opts.rpc));
+      const mark = { pass: 'ok  ', fail: 'FAIL', warn: 'warn', skip: 'skip' } as Record<string, string>;
+      new Output(!!opts.json).result(report, [
+        `${report.verdict}: ${report.summary}`,
+        ...report.checks.map((c) => `  ${mark[c.status] ?? c.status} ${c.label}${c.detail ? ` — ${c.detail}` : ''}`),
+      ]);
+      if (report.verdict !== 'VALID') process.exitCode = 1;
+    }),
+  );
+
+program
+  .command('demo')
+  .description('start the service on its embedded default and run the whole evidence path on the real Terms of Service')
+  .option('--data-dir <dir>', 'data directory (default: $DATA_DIR or ./data)')
+  .option('--port <port>', 'port of the service (default: a free one)', positiveNumber)
+  .option('--keep-running', 'leave the service running at the end')
+  .option('--json', 'machine-readable summary')
+  .action(
+    run(async (opts: { dataDir?: string; port?: number; keepRunning?: boolean; json?: boolean }) => {
+      const ok = await runDemo({
+        dataDir: path.resolve(opts.dataDir ?? process.env.DATA_DIR ?? './data'),
+        port: opts.port,
+        keepRunning: !!opts.keepRunning,
+        output: new Output(!!opts.json),
+      });
+      if (!ok) process.exitCode = 1;
+    }),
+  );
+
+void program.parseAsync(process.argv).then(() => undefined);
+export { normalizeBaseUrl };

@@ -1,0 +1,49 @@
+import 'reflect-metadata';
+import { Module, type DynamicModule } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { CqrsModule } from '@nestjs/cqrs';
+import { ScheduleModule } from '@nestjs/schedule';
+import { LoggerModule, Logger as PinoLogger } from 'nestjs-pino';
+import { loadConfig, type AppConfig } from '@svc/config';
+import { AcceptancesModule } from '../../api/src/acceptances/acceptances.module';
+import { InfrastructureModule } from '../../api/src/infrastructure/infrastructure.module';
+
+/**
+ * The worker of the scaled-out topology: runs the projections and the process managers alone, with no HTTP
+ * server, so that API replicas (started with `RUN_PROJECTIONS=false`) only serve requests.
+ */
+@Module({})
+class WorkerModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: WorkerModule,
+      imports: [
+        LoggerModule.forRoot({ pinoHttp: { level: config.logLevel } }),
+        CqrsModule.forRoot(),
+        ScheduleModule.forRoot(),
+        InfrastructureModule.forRoot(config, { runProjections: true }),
+        AcceptancesModule,
+      ],
+    };
+  }
+}
+
+async function main(): Promise<void> {
+  let config: AppConfig;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n`);
+    process.exit(2);
+  }
+  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { bufferLogs: true });
+  app.useLogger(app.get(PinoLogger));
+  app.enableShutdownHooks();
+  await app.init();
+  process.stdout.write(`worker running projections and process managers (data in ${config.dataDir})\n`);
+}
+
+void main().catch((err) => {
+  process.stderr.write(`worker start-up failed: ${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,20 @@
+/** Three tiers by file suffix: *.unit.spec.ts, *.int.spec.ts, *.e2e.spec.ts. */
+const moduleNameMapper = {
+  '^@svc/projections(.*)$': '<rootDir>/projections$1',
+  '^@svc/(config|domain|event-store|read-store|ledger|evidence|http)$': '<rootDir>/libs/$1/src',
+  '^@svc/(config|domain|event-store|read-store|ledger|evidence|http)/(.*)$': '<rootDir>/libs/$1/src/$2',
+};
+const transform = {
+  '^.+\\.ts$': ['@swc/jest', {
+    jsc: { parser: { syntax: 'typescript', decorators: true }, transform: { legacyDecorator: true, decoratorMetadata: true }, target: 'es2022' },
+    module: { type: 'commonjs' },
+  }],
+};
+const common = { rootDir: __dirname, moduleNameMapper, transform, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'] };
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,projections,test}/**/*.unit.spec.ts'] },
+    { ...common, displayName: 'int', testMatch: ['<rootDir>/{apps,libs,projections,test}/**/*.int.spec.ts'] },
+    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e.spec.ts'] },
+  ],
+};

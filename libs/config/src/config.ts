@@ -1,0 +1,170 @@
+import { bool, cleanEnv, num, port, str, url, makeValidator, EnvError } from 'envalid';
+import * as path from 'node:path';
+
+/**
+ * Service configuration, read once from environment variables and validated at start-up.
+ * Every variable has a safe default: the embedded default (SQLite, NeDB, LiteSVM) needs none.
+ * See README "Configuration" for the table.
+ */
+export interface AppConfig {
+  /** TCP port of the HTTP server. */
+  port: number;
+  /** Interface to listen on. */
+  host: string;
+  /** Absolute directory holding everything the embedded default keeps. */
+  dataDir: string;
+  /** Public base URL (scheme, host, port; no trailing slash). The API is served under `<base>/api`. */
+  publicBaseUrl: string;
+  /** Origin of `publicBaseUrl`: the dashboard's own origin for CSRF checks. */
+  appOrigin: string;
+  /** EventStoreDB connection string; unset = embedded SQLite log. */
+  eventStoreUrl: string | undefined;
+  /** MongoDB connection string; unset = embedded NeDB files. */
+  mongodbUrl: string | undefined;
+  /** Solana JSON-RPC URL; unset = embedded LiteSVM ledger served at `<base>/rpc`. */
+  ledgerRpcUrl: string | undefined;
+  /** Public JSON-RPC URLs announced in `/v1/network` (comma-separated env). */
+  publicRpcUrls: string[];
+  /** Network cluster name and label announced in `/v1/network`. */
+  cluster: string;
+  networkLabel: string;
+  /** Path of the relayer's key pair file (Solana CLI format). */
+  relayerKeypairPath: string;
+  /** Path of the attestor's key pair file. */
+  attestorKeypairPath: string;
+  /** On test networks, airdrop to the relayer when its balance falls under this (lamports). */
+  relayerMinBalanceLamports: bigint;
+  /** Seconds an acceptance challenge stays open. */
+  challengeTtlSeconds: number;
+  /** Seconds a dashboard session lasts. */
+  sessionTtlSeconds: number;
+  /** Seconds a sign-in nonce stays valid (spec §8: 10 minutes). */
+  signInNonceTtlSeconds: number;
+  /** Seconds a wallet signature counts as fresh (spec §8: 10 minutes). */
+  freshSignatureSeconds: number;
+  /** Requests per minute per client address (spec §8: 300). */
+  rateLimitGeneral: number;
+  /** Sign-in requests per minute per client address (spec §8: 20). */
+  rateLimitSignIn: number;
+  /** Acceptance challenges and submissions per minute per client address (spec §8: 30). */
+  rateLimitAcceptance: number;
+  /**
+   * Which proxies to trust for the client address (`x-forwarded-for`): `false` (default, the socket
+   * address is the client), `true` (trust every hop), a hop count, or a comma-separated list of
+   * addresses/CIDRs. Passed to Fastify's `trustProxy`.
+   */
+  trustProxy: boolean | number | string;
+  /** Slot duration of the embedded ledger, milliseconds. */
+  ledgerSlotMs: number;
+  logLevel: string;
+  /** Run projections and process managers in the API process (true: embedded default; false: API replicas beside a worker). */
+  runProjections: boolean;
+  /** Whether cookies carry the `Secure` attribute (default: when the public base URL is https). */
+  secureCookies: boolean;
+}
+
+const trustProxyValidator = makeValidator<boolean | number | string>((input: string) => {
+  const v = input.trim();
+  if (v === '' || v === 'false') return false;
+  if (v === 'true') return true;
+  if (/^\d+$/.test(v)) return Number(v);
+  if (/^[0-9a-fA-F:.,/\s]+$/.test(v)) return v;
+  throw new EnvError(`TRUST_PROXY must be false, true, a hop count or a list of addresses, got "${input}"`);
+});
+
+const lamports = makeValidator<string>((input: string) => {
+  if (!/^\d{1,19}$/.test(input)) throw new EnvError(`expected lamports as a whole number, got "${input}"`);
+  return input;
+});
+
+/**
+ * Reads and validates the configuration.
+ * @throws Error naming every bad variable (envalid reports them together) — the process should exit.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const e = cleanEnv(
+    env,
+    {
+      PORT: port({ default: 3000 }),
+      HOST: str({ default: '0.0.0.0' }),
+      DATA_DIR: str({ default: './data' }),
+      PUBLIC_BASE_URL: url({ default: undefined }),
+      EVENTSTORE_URL: str({ default: undefined }),
+      MONGODB_URL: url({ default: undefined }),
+      LEDGER_RPC_URL: url({ default: undefined }),
+      PUBLIC_RPC_URLS: str({ default: undefined }),
+      CLUSTER: str({ default: undefined }),
+      NETWORK_LABEL: str({ default: undefined }),
+      RELAYER_KEYPAIR: str({ default: undefined }),
+      ATTESTOR_KEYPAIR: str({ default: undefined }),
+      RELAYER_MIN_BALANCE_LAMPORTS: lamports({ default: '1000000000' }),
+      CHALLENGE_TTL_SECONDS: num({ default: 300 }),
+      SESSION_TTL_SECONDS: num({ default: 12 * 3600 }),
+      SIGNIN_NONCE_TTL_SECONDS: num({ default: 600 }),
+      FRESH_SIGNATURE_SECONDS: num({ default: 600 }),
+      RATE_LIMIT_GENERAL_PER_MINUTE: num({ default: 300 }),
+      RATE_LIMIT_SIGNIN_PER_MINUTE: num({ default: 20 }),
+      RATE_LIMIT_ACCEPTANCE_PER_MINUTE: num({ default: 30 }),
+      TRUST_PROXY: trustProxyValidator({ default: false }),
+      LEDGER_SLOT_MS: num({ default: 400 }),
+      LOG_LEVEL: str({ default: 'info', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] }),
+      SECURE_COOKIES: bool({ default: undefined }),
+      RUN_PROJECTIONS: bool({ default: true }),
+    },
+    {
+      reporter: ({ errors }) => {
+        const bad = Object.entries(errors);
+        if (bad.length > 0) {
+          throw new Error(`invalid configuration: ${bad.map(([k, err]) => `${k}: ${(err as Error).message}`).join('; ')}`);
+        }
+      },
+    },
+  );
+  for (const [name, value] of [
+    ['CHALLENGE_TTL_SECONDS', e.CHALLENGE_TTL_SECONDS],
+    ['SESSION_TTL_SECONDS', e.SESSION_TTL_SECONDS],
+    ['RATE_LIMIT_GENERAL_PER_MINUTE', e.RATE_LIMIT_GENERAL_PER_MINUTE],
+    ['RATE_LIMIT_SIGNIN_PER_MINUTE', e.RATE_LIMIT_SIGNIN_PER_MINUTE],
+    ['RATE_LIMIT_ACCEPTANCE_PER_MINUTE', e.RATE_LIMIT_ACCEPTANCE_PER_MINUTE],
+    ['LEDGER_SLOT_MS', e.LEDGER_SLOT_MS],
+  ] as const) {
+    if (!Number.isInteger(value) || value <= 0) throw new Error(`invalid configuration: ${name} must be a positive integer, got ${value}`);
+  }
+  const dataDir = path.resolve(e.DATA_DIR);
+  const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
+  const embeddedLedger = !e.LEDGER_RPC_URL;
+  const publicRpcUrls = e.PUBLIC_RPC_URLS
+    ? e.PUBLIC_RPC_URLS.split(',').map((s) => s.trim()).filter(Boolean)
+    : [embeddedLedger ? `${publicBaseUrl}/rpc` : (e.LEDGER_RPC_URL as string)];
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir,
+    publicBaseUrl,
+    appOrigin: new URL(publicBaseUrl).origin,
+    eventStoreUrl: e.EVENTSTORE_URL || undefined,
+    mongodbUrl: e.MONGODB_URL || undefined,
+    ledgerRpcUrl: e.LEDGER_RPC_URL || undefined,
+    publicRpcUrls,
+    cluster: e.CLUSTER ?? (embeddedLedger ? 'localnet' : 'devnet'),
+    networkLabel: e.NETWORK_LABEL ?? (embeddedLedger ? 'Local test network' : 'Solana Devnet'),
+    relayerKeypairPath: path.resolve(dataDir, e.RELAYER_KEYPAIR ?? 'keys/relayer.json'),
+    attestorKeypairPath: path.resolve(dataDir, e.ATTESTOR_KEYPAIR ?? 'keys/attestor.json'),
+    relayerMinBalanceLamports: BigInt(e.RELAYER_MIN_BALANCE_LAMPORTS),
+    challengeTtlSeconds: e.CHALLENGE_TTL_SECONDS,
+    sessionTtlSeconds: e.SESSION_TTL_SECONDS,
+    signInNonceTtlSeconds: e.SIGNIN_NONCE_TTL_SECONDS,
+    freshSignatureSeconds: e.FRESH_SIGNATURE_SECONDS,
+    rateLimitGeneral: e.RATE_LIMIT_GENERAL_PER_MINUTE,
+    rateLimitSignIn: e.RATE_LIMIT_SIGNIN_PER_MINUTE,
+    rateLimitAcceptance: e.RATE_LIMIT_ACCEPTANCE_PER_MINUTE,
+    trustProxy: e.TRUST_PROXY,
+    ledgerSlotMs: e.LEDGER_SLOT_MS,
+    logLevel: e.LOG_LEVEL,
+    secureCookies: e.SECURE_COOKIES ?? publicBaseUrl.startsWith('https://'),
+    runProjections: e.RUN_PROJECTIONS,
+  };
+}
+
+/** Injection token of the validated configuration. */
+export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -1,0 +1,322 @@
+/**
+ * The JSON Schemas in `event-schemas/` against the domain's event union (libs/domain/src/events.ts):
+ * one schema per type, properties exactly the interface's fields, required = the non-optional fields,
+ * null allowed exactly where the field type includes null; a sample of every type passes and broken
+ * variants fail.
+ *
+ * The samples are typed `Required<DataOf<T>>`, so the compiler checks that they carry every field of
+ * the interface and nothing else; OPTIONAL and NULLABLE are checked against the interfaces the same way.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { EVENT_TYPES, type DataOf, type DomainEventType } from '../../domain/src/events';
+import { EventSchemaRegistry } from './event-schema-registry';
+import { EventSchemaError } from './event-store.port';
+
+type OptionalKeys<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? K : never }[keyof T];
+type NullableKeys<T> = { [K in keyof T]-?: null extends T[K] ? K : never }[keyof T];
+type KeySet<K extends PropertyKey> = { [P in K]: true };
+
+const ADDR = (c: string) => c.repeat(44).slice(0, 44);
+const A1 = ADDR('7');
+const A2 = ADDR('8');
+const A3 = ADDR('9');
+const A4 = ADDR('A');
+const SIG = 'x'.repeat(88);
+const SIG2 = 'y'.repeat(87);
+const H1 = 'a'.repeat(64);
+const H2 = 'b'.repeat(64);
+const H3 = 'c'.repeat(64);
+const U1 = '2f1c6f5e-8a1b-4c3d-9e7f-0a1b2c3d4e5f';
+const U2 = '3a2b1c0d-9e8f-4a7b-8c6d-5e4f3a2b1c0d';
+const U3 = '4b3c2d1e-0f9a-4b8c-9d7e-6f5a4b3c2d1e';
+const NONCE = '0123456789abcdef0123456789abcdef';
+const T1 = '2026-11-22T10:00:00Z';
+const T2 = '2026-11-22T10:05:00.123Z';
+
+const SAMPLES: { [T in DomainEventType]: Required<DataOf<T>> } = {
+  OrganizationSynced: {
+    organizationId: U1,
+    address: A1,
+    authority: A2,
+    name: 'Acme',
+    domain: 'acme.example',
+    creationSignature: SIG,
+    slot: 123,
+    blockTime: 1_790_000_000,
+    syncedBy: A2,
+  },
+  OrganizationRefreshed: { organizationId: U1, address: A1, transactionCount: 4, refreshedBy: A2 },
+  DocumentSynced: {
+    documentId: U2,
+    address: A3,
+    organizationId: U1,
+    organization: A1,
+    slug: 'terms-of-service',
+    title: 'Terms of service',
+    creationSignature: SIG,
+    slot: 124,
+    blockTime: null,
+  },
+  VersionPublished: {
+    documentId: U2,
+    document: A3,
+    organizationId: U1,
+    organization: A1,
+    versionAddress: A4,
+    number: 1,
+    label: '2026-11',
+    title: 'Terms of service',
+    contentHash: H1,
+    fingerprint: H2,
+    effectiveAt: null,
+    transactionSignature: SIG,
+    slot: 200,
+    blockTime: 1_790_000_100,
+    publisher: A2,
+    draftId: U3,
+  },
+  ContentStored: { contentHash: H1, text: '# Terms\n', byteLength: 8, mediaType: 'text/markdown' },
+  DraftCreated: {
+    draftId: U3,
+    documentId: U2,
+    organizationId: U1,
+    title: 'Terms of service',
+    versionLabel: 'v1',
+    effectiveAt: 1_790_000_000,
+    contentHash: H1,
+    changeSummary: null,
+    createdBy: A2,
+  },
+  DraftUpdated: { draftId: U3, title: 'Terms', versionLabel: 'v1.1', effectiveAt: null, contentHash: H2, changeSummary: 'typos' },
+  DraftPrepared: { draftId: U3, number: 2, contentHash: H1, fingerprint: H2, preparedBy: A2 },
+  DraftAbandoned: { draftId: U3, abandonedBy: A2 },
+  DraftPublished: { draftId: U3, versionAddress: A4, transactionSignature: SIG },
+  AcceptanceChallengeIssued: {
+    challengeId: U1,
+    organizationId: U1,
+    organization: A1,
+    documentId: U2,
+    document: A3,
+    documentSlug: 'terms',
+    versionAddress: A4,
+    versionNumber: 1,
+    signer: A2,
+    signerType: 'wallet',
+    protocol: 'svc/1',
+    message: 'I accept…',
+    nonce: NONCE,
+    clientBindingHash: H3,
+    requestDomain: 'shop.example:8443',
+    issuedAt: T1,
+    expiresAt: T2,
+  },
+  AcceptanceChallengeCompleted: { challengeId: U1, acceptanceId: H3 },
+  AcceptanceSubmitted: {
+    acceptanceId: H3,
+    challengeId: U1,
+    organizationId: U1,
+    organization: A1,
+    documentId: U2,
+    document: A3,
+    documentSlug: 'terms',
+    versionAddress: A4,
+    versionNumber: 1,
+    signer: A2,
+    signerType: 'wallet',
+    protocol: 'svc/1',
+    message: 'I accept…',
+    signature: SIG2,
+    requestDomain: 'shop.example',
+    externalUserRef: null,
+    evidenceMode: 'DIRECT_ONCHAIN',
+    feePayer: A1,
+    feeSponsor: 'svc',
+    transactionSignature: SIG,
+    transactionWire: 'AQID',
+    lastValidBlockHeight: '123456789',
+  },
+  AcceptanceResigned: {
+    acceptanceId: H3,
+    transactionSignature: SIG2,
+    transactionWire: 'AQID',
+    lastValidBlockHeight: '123456999',
+    replaces: SIG,
+  },
+  AcceptanceRelayed: {
+    acceptanceId: H3,
+    transactionSignature: SIG,
+    slot: 300,
+    blockTime: null,
+    feeLamports: 5000,
+    commitment: 'confirmed',
+  },
+  AcceptanceRelayFailed: { acceptanceId: H3, transactionSignature: SIG, reason: 'blockhash expired', logs: ['Program log: x'] },
+  AcceptanceFinalized: { acceptanceId: H3, transactionSignature: SIG, slot: 301 },
+  SignInChallengeIssued: { nonce: NONCE, address: A2, message: 'Sign in to …', issuedAt: T1, expiresAt: T2 },
+  SignInCompleted: { nonce: NONCE, address: A2, sessionId: U2 },
+  DashboardSessionStarted: { sessionId: U2, address: A2, tokenHash: H1, csrfHash: H2, signedAt: T1, expiresAt: T2 },
+  DashboardSessionEnded: { sessionId: U2, reason: 'logout' },
+};
+
+const OPTIONAL: { [T in DomainEventType]: KeySet<OptionalKeys<DataOf<T>>> } = {
+  OrganizationSynced: {},
+  OrganizationRefreshed: {},
+  DocumentSynced: {},
+  VersionPublished: {},
+  ContentStored: {},
+  DraftCreated: {},
+  DraftUpdated: { title: true, versionLabel: true, effectiveAt: true, contentHash: true, changeSummary: true },
+  DraftPrepared: {},
+  DraftAbandoned: {},
+  DraftPublished: {},
+  AcceptanceChallengeIssued: {},
+  AcceptanceChallengeCompleted: {},
+  AcceptanceSubmitted: {},
+  AcceptanceResigned: {},
+  AcceptanceRelayed: {},
+  AcceptanceRelayFailed: {},
+  AcceptanceFinalized: {},
+  SignInChallengeIssued: {},
+  SignInCompleted: {},
+  DashboardSessionStarted: {},
+  DashboardSessionEnded: {},
+};
+
+const NULLABLE: { [T in DomainEventType]: KeySet<NullableKeys<DataOf<T>>> } = {
+  OrganizationSynced: { domain: true, blockTime: true },
+  OrganizationRefreshed: {},
+  DocumentSynced: { blockTime: true },
+  VersionPublished: { effectiveAt: true, blockTime: true, draftId: true },
+  ContentStored: {},
+  DraftCreated: { effectiveAt: true, changeSummary: true },
+  DraftUpdated: { effectiveAt: true, changeSummary: true },
+  DraftPrepared: {},
+  DraftAbandoned: {},
+  DraftPublished: {},
+  AcceptanceChallengeIssued: {},
+  AcceptanceChallengeCompleted: {},
+  AcceptanceSubmitted: { externalUserRef: true },
+  AcceptanceResigned: {},
+  AcceptanceRelayed: { blockTime: true },
+  AcceptanceRelayFailed: {},
+  AcceptanceFinalized: {},
+  SignInChallengeIssued: {},
+  SignInCompleted: {},
+  DashboardSessionStarted: {},
+  DashboardSessionEnded: {},
+};
+
+/** Per type, a value that must fail for some field (a format or pattern the schema enforces). */
+const BAD_FIELD: { [T in DomainEventType]?: [keyof DataOf<T> & string, unknown] } = {
+  OrganizationSynced: ['address', '0OIl'.repeat(11)],
+  VersionPublished: ['contentHash', 'A'.repeat(64)],
+  DraftCreated: ['draftId', 'not-a-uuid'],
+  AcceptanceChallengeIssued: ['issuedAt', '22/11/2026'],
+  AcceptanceSubmitted: ['signerType', 'passkey'],
+  AcceptanceRelayed: ['slot', 1.5],
+  DashboardSessionEnded: ['reason', 'kicked'],
+  SignInChallengeIssued: ['nonce', 'xyz'],
+};
+
+const SCHEMA_DIR = EventSchemaRegistry.defaultDirectory();
+const registry = EventSchemaRegistry.fromDirectory(SCHEMA_DIR);
+
+function schemaOf(type: string): { required: string[]; properties: Record<string, unknown>; $id: string } {
+  return JSON.parse(fs.readFileSync(path.join(SCHEMA_DIR, `${type}.v1.json`), 'utf8'));
+}
+
+function expectInvalid(type: string, data: unknown): void {
+  expect(() => registry.validate(type, 1, data)).toThrow(EventSchemaError);
+}
+
+describe('event-schemas/', () => {
+  it('is found from this file by walking up to the repository root', () => {
+    expect(path.basename(SCHEMA_DIR)).toBe('event-schemas');
+    expect(fs.existsSync(path.join(SCHEMA_DIR, '..', 'package.json'))).toBe(true);
+    expect(EventSchemaRegistry.fromDirectory().list()).toEqual(registry.list());
+  });
+
+  it('has exactly one v1 schema per domain event type, and nothing else', () => {
+    const files = fs.readdirSync(SCHEMA_DIR).filter((f) => f.endsWith('.json')).sort();
+    expect(files).toEqual(EVENT_TYPES.map((t) => `${t}.v1.json`).sort());
+    expect(registry.list()).toEqual([...EVENT_TYPES].sort().map((type) => ({ type, version: 1 })));
+    expect(Object.keys(SAMPLES).sort()).toEqual([...EVENT_TYPES].sort());
+  });
+
+  describe.each([...EVENT_TYPES])('%s', (type) => {
+    const sample = SAMPLES[type] as Record<string, unknown>;
+    const optional = Object.keys(OPTIONAL[type]);
+    const nullable = Object.keys(NULLABLE[type]);
+    const schema = schemaOf(type);
+
+    it('names itself in $id; properties = the interface fields; required = the non-optional ones', () => {
+      expect(schema.$id).toBe(`${type}.v1.json`);
+      expect(Object.keys(schema.properties).sort()).toEqual(Object.keys(sample).sort());
+      expect([...schema.required].sort()).toEqual(Object.keys(sample).filter((k) => !optional.includes(k)).sort());
+    });
+
+    it('accepts a valid sample (and the sample without its optional fields)', () => {
+      expect(() => registry.validate(type, 1, sample)).not.toThrow();
+      const minimal = Object.fromEntries(Object.entries(sample).filter(([k]) => !optional.includes(k)));
+      expect(() => registry.validate(type, 1, minimal)).not.toThrow();
+    });
+
+    it('rejects a missing required field, an unknown field, and a wrong type', () => {
+      for (const key of schema.required) {
+        const { [key]: _removed, ...rest } = sample;
+        expectInvalid(type, rest);
+      }
+      expectInvalid(type, { ...sample, unexpected: 1 });
+      const firstKey = Object.keys(sample)[0]!;
+      expectInvalid(type, { ...sample, [firstKey]: { nested: true } });
+      expectInvalid(type, null);
+      expectInvalid(type, []);
+    });
+
+    it('allows null exactly for the `T | null` fields', () => {
+      for (const key of Object.keys(sample)) {
+        if (nullable.includes(key)) expect(() => registry.validate(type, 1, { ...sample, [key]: null })).not.toThrow();
+        else expectInvalid(type, { ...sample, [key]: null });
+      }
+    });
+
+    const bad = BAD_FIELD[type];
+    if (bad) {
+      it(`enforces the format of ${bad[0]}`, () => {
+        expectInvalid(type, { ...sample, [bad[0]]: bad[1] });
+      });
+    }
+  });
+
+  it('an unknown type or schema version is an error', () => {
+    expect(() => registry.validate('NoSuchEvent', 1, {})).toThrow(EventSchemaError);
+    expect(() => registry.validate('DraftAbandoned', 2, SAMPLES.DraftAbandoned)).toThrow(/no schema/);
+  });
+
+  it('validates the metadata shape', () => {
+    const good = {
+      correlationId: 'req-1',
+      causationId: 'req-1',
+      actor: 'wallet:' + A2,
+      schemaVersion: 1,
+      occurredAt: T1,
+    };
+    expect(() => registry.validateEvent({ type: 'DraftAbandoned', data: SAMPLES.DraftAbandoned, metadata: good })).not.toThrow();
+    const broken: unknown[] = [
+      { ...good, schemaVersion: 0 },
+      { ...good, schemaVersion: 1.5 },
+      { ...good, occurredAt: 'now' },
+      { ...good, actor: 'nobody' },
+      { ...good, correlationId: '' },
+      { ...good, extra: true },
+      (({ causationId: _c, ...rest }) => rest)(good),
+      null,
+    ];
+    for (const metadata of broken) {
+      expect(() => registry.validateEvent({ type: 'DraftAbandoned', data: SAMPLES.DraftAbandoned, metadata })).toThrow(
+        EventSchemaError,
+      );
+    }
+  });
+});

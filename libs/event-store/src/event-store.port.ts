@@ -1,0 +1,168 @@
+/**
+ * The event store port: an append-only log of streams, the source of truth.
+ *
+ * Two adapters implement it: SQLite (embedded default, `DATA_DIR/events.sqlite`)
+ * and EventStoreDB (`EVENTSTORE_URL`). Code above the port never knows which runs.
+ */
+
+/** Metadata carried by every stored event (ARCHITECTURE §1, CONVENTIONS "Messages"). */
+export interface EventMetadata {
+  /** Id of the request or process that started the chain of work. */
+  correlationId: string;
+  /** Id of the command or event that directly caused this event. */
+  causationId: string;
+  /** Who acted: `wallet:<ADDR>`, `signer:<ADDR|P256ID>`, `service:<component>`, `apikey:<id>`. */
+  actor: string;
+  /** Version of the event's JSON Schema (`event-schemas/<Type>.v<N>.json`). */
+  schemaVersion: number;
+  /** ISO 8601 UTC time at which the event was decided. */
+  occurredAt: string;
+}
+
+/**
+ * An event as the caller hands it to `append`. `TData` defaults to `object` so that a domain data
+ * interface (which has no index signature) is assignable to the plain `NewEvent`.
+ */
+export interface NewEvent<TType extends string = string, TData extends object = object> {
+  type: TType;
+  data: TData;
+  metadata: EventMetadata;
+  /** Optional event id (UUID); generated when absent. */
+  id?: string;
+}
+
+/** An event as read back from the store. */
+export interface StoredEvent<TType extends string = string, TData = Record<string, unknown>> {
+  id: string;
+  type: TType;
+  data: TData;
+  metadata: EventMetadata;
+  streamId: string;
+  /** 0-based position of the event inside its stream. */
+  revision: bigint;
+  /** Position in the global log ($all); strictly increasing, used as a checkpoint. */
+  position: bigint;
+}
+
+/**
+ * Expected revision for optimistic concurrency:
+ * - `'any'`: no check;
+ * - `'no_stream'`: the stream must not exist (used to claim a unique thing);
+ * - `'stream_exists'`: the stream must exist;
+ * - a bigint: the revision of the last event in the stream must equal it.
+ */
+export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | bigint;
+
+export interface AppendResult {
+  /** Revision of the last appended event in the stream. */
+  nextExpectedRevision: bigint;
+  /** Global position of the last appended event. */
+  position: bigint;
+}
+
+export interface ReadStreamOptions {
+  /** First revision to read (inclusive); default 0. */
+  fromRevision?: bigint;
+  /** Maximum number of events; default all. */
+  maxCount?: number;
+  direction?: 'forwards' | 'backwards';
+}
+
+export interface ReadAllOptions {
+  /** Read events strictly after this global position; default from the start. */
+  after?: bigint;
+  maxCount?: number;
+}
+
+/** Handle on a running subscription. */
+export interface Subscription {
+  /** Stops delivery; resolves once the handler is no longer called. */
+  stop(): Promise<void>;
+  /** Resolves once every event up to `position` has been handled. */
+  caughtUpTo(position: bigint): Promise<void>;
+}
+
+export interface SubscribeOptions {
+  /** Deliver events strictly after this position (the subscriber's stored checkpoint). */
+  after?: bigint;
+  /** Only events whose type is in this list (others are skipped, the position still advances). */
+  eventTypes?: readonly string[];
+}
+
+/**
+ * A handler for a catch-up subscription. Called once per event, in log order,
+ * never concurrently. When it rejects, the subscription retries the same event
+ * with backoff (it never skips one).
+ */
+export type EventHandler = (event: StoredEvent) => Promise<void>;
+
+export interface EventStore {
+  /**
+   * Appends events atomically to one stream.
+   * @throws WrongExpectedRevisionError when the expected revision does not match.
+   * @throws EventSchemaError when an event does not satisfy its JSON Schema.
+   */
+  append(streamId: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult>;
+  /** Reads one stream; an absent stream reads as `[]`. */
+  readStream(streamId: string, options?: ReadStreamOptions): Promise<StoredEvent[]>;
+  /** Reads the global log in position order. */
+  readAll(options?: ReadAllOptions): Promise<StoredEvent[]>;
+  /** Position of the last event in the log (`-1n` when empty). */
+  headPosition(): Promise<bigint>;
+  /**
+   * Durable catch-up subscription: delivers every event after `options.after`,
+   * then live events as they are appended.
+   */
+  subscribeToAll(handler: EventHandler, options?: SubscribeOptions): Subscription;
+  /** Whether the backing server answers (readiness). */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** Injection token of the event store port. */
+export const EVENT_STORE = Symbol('EVENT_STORE');
+
+export class WrongExpectedRevisionError extends Error {
+  override readonly name = 'WrongExpectedRevisionError';
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: bigint | 'no_stream',
+  ) {
+    super(`stream ${streamId}: expected revision ${String(expected)}, actual ${String(actual)}`);
+  }
+}
+
+export class EventSchemaError extends Error {
+  override readonly name = 'EventSchemaError';
+  constructor(readonly eventType: string, readonly problems: string) {
+    super(`event ${eventType} does not satisfy its schema: ${problems}`);
+  }
+}
+
+/** Raised by `Subscription.caughtUpTo` when the subscription stops before reaching the position. */
+export class SubscriptionStoppedError extends Error {
+  override readonly name = 'SubscriptionStoppedError';
+  constructor(readonly position: bigint) {
+    super(`subscription stopped before reaching position ${String(position)}`);
+  }
+}
+
+/**
+ * Optional log sink of the adapters (library code never writes to the console).
+ * `details` carries structured context (e.g. `eventId`, `position`, `attempt`, `err`).
+ * Maps directly onto a pino logger: `(level, msg, details) => logger[level](details ?? {}, msg)`.
+ */
+export type EventStoreLogger = (
+  level: 'debug' | 'info' | 'warn' | 'error',
+  message: string,
+  details?: Record<string, unknown>,
+) => void;
+
+/** Backoff of a subscription when its handler rejects (the same event is retried, never skipped). */
+export interface SubscriptionRetryOptions {
+  /** Delay before the first retry, in milliseconds; default 100. Doubles on every failure. */
+  initialDelayMs?: number;
+  /** Upper bound of the delay, in milliseconds; default 30 000. */
+  maxDelayMs?: number;
+}

@@ -1,0 +1,43 @@
+import * as path from 'node:path';
+import type { EventSchemaRegistry } from './event-schema-registry';
+import type { EventStore, EventStoreLogger, SubscriptionRetryOptions } from './event-store.port';
+import { EventStoreDbEventStore } from './eventstoredb-event-store';
+import { SqliteEventStore } from './sqlite-event-store';
+
+export * from './event-store.port';
+export { EventSchemaRegistry, EVENT_SCHEMAS_DIR_NAME, type EventSchemaSource } from './event-schema-registry';
+export { SqliteEventStore, DuplicateEventIdError, type SqliteEventStoreOptions } from './sqlite-event-store';
+export { EventStoreDbEventStore, type EventStoreDbEventStoreOptions } from './eventstoredb-event-store';
+
+/** Where `createEventStore` puts the embedded store. */
+export const SQLITE_EVENTS_FILE = 'events.sqlite';
+
+/** Settings `createEventStore` reads (typically from the service configuration). */
+export interface EventStoreConfig {
+  /** EventStoreDB connection string (`EVENTSTORE_URL`); when set (non-empty) EventStoreDB is used. */
+  eventStoreUrl?: string;
+  /** Data directory; the SQLite store lives at `<dataDir>/events.sqlite`. */
+  dataDir: string;
+}
+
+/** Optional extras passed on to the chosen adapter. */
+export interface CreateEventStoreOptions {
+  logger?: EventStoreLogger;
+  retry?: SubscriptionRetryOptions;
+}
+
+/**
+ * Picks the adapter: {@link EventStoreDbEventStore} when `config.eventStoreUrl` is set, else
+ * {@link SqliteEventStore} at `<dataDir>/events.sqlite` (directory created if missing).
+ * @throws Error when the SQLite file cannot be opened or the connection string is malformed.
+ */
+export function createEventStore(
+  config: EventStoreConfig,
+  schemas: EventSchemaRegistry,
+  options: CreateEventStoreOptions = {},
+): EventStore {
+  if (config.eventStoreUrl && config.eventStoreUrl.trim() !== '') {
+    return new EventStoreDbEventStore({ connectionString: config.eventStoreUrl.trim(), schemas, ...options });
+  }
+  return new SqliteEventStore({ file: path.join(config.dataDir, SQLITE_EVENTS_FILE), schemas, ...options });
+}

@@ -1,0 +1,87 @@
+/**
+ * Canonical bytes of a document version, its content hash and the version fingerprint.
+ * Layouts are specified in docs/protocol.md ("Content hash", "Fingerprint").
+ */
+import canonicalize from 'canonicalize';
+import { TAG_FINGERPRINT } from './constants';
+import { ContentError } from './errors';
+import { sha256Hex, taggedSha256Hex } from './hash';
+import {
+  HEX64,
+  assertField,
+  isBase58Address,
+  isEffectiveAt,
+  isText,
+  isVersionNumber,
+} from './validation';
+
+/**
+ * Canonical bytes of a document's text, the bytes that `contentHash` commits to:
+ * 1. strip one leading U+FEFF (byte order mark);
+ * 2. Unicode Normalization Form C (UAX #15);
+ * 3. CRLF and lone CR become LF;
+ * 4. trailing spaces (U+0020) and tabs (U+0009) are removed from every line;
+ * 5. trailing line feeds are removed and exactly one LF is appended (an empty text gives `"\n"`);
+ * 6. encoded as UTF-8 (RFC 3629).
+ *
+ * Idempotent: `canonicalContent(canonicalContent(t).toString('utf8'))` equals `canonicalContent(t)`.
+ * @throws ContentError when the text holds an unpaired UTF-16 surrogate (not representable in UTF-8).
+ */
+export function canonicalContent(text: string): Buffer {
+  if (typeof text !== 'string') throw new ContentError('document text must be a string');
+  if (/\p{Cs}/u.test(text)) throw new ContentError('document text contains an unpaired UTF-16 surrogate');
+  let t = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  t = t.normalize('NFC');
+  t = t.replace(/\r\n?/g, '\n');
+  t = t.replace(/[ \t]+$/gm, '');
+  t = t.replace(/\n+$/, '') + '\n';
+  return Buffer.from(t, 'utf8');
+}
+
+/** Content hash: lower-case hex SHA-256 (FIPS 180-4) of canonical bytes (64 characters). */
+export function contentHash(bytes: Uint8Array): string {
+  return sha256Hex(bytes);
+}
+
+/** The fields a version fingerprint commits to. Addresses are base58; `effectiveAt` is unix seconds or null. */
+export interface VersionFingerprintInput {
+  organization: string;
+  document: string;
+  /** Version number, integer 1..2^32-1. */
+  number: number;
+  /** Version label, 1..16 characters. */
+  label: string;
+  /** Version title, 1..200 characters. */
+  title: string;
+  /** Lower-case hex SHA-256 of the canonical content. */
+  contentHash: string;
+  /** Unix seconds (integer > 0) when the version takes effect; null: on publication. */
+  effectiveAt: number | null;
+}
+
+/**
+ * Version fingerprint: lower-case hex
+ * `SHA-256(ASCII("svc:v1:fingerprint") || 0x00 || UTF-8(JCS({organization, document, number, label, title, contentHash, effectiveAt})))`
+ * where JCS is the JSON Canonicalization Scheme of RFC 8785. It does not cover the version's own
+ * address, so a client can compute it before generating the version's key pair.
+ * @throws FieldError when a field breaks its rule (see docs/protocol.md, "Field rules").
+ */
+export function versionFingerprint(input: VersionFingerprintInput): string {
+  assertField(isBase58Address(input.organization), 'organization', 'must be a base58 address');
+  assertField(isBase58Address(input.document), 'document', 'must be a base58 address');
+  assertField(isVersionNumber(input.number), 'number', 'must be an integer from 1 to 4294967295');
+  assertField(isText(input.label, 1, 16), 'label', 'must be 1 to 16 characters without control characters');
+  assertField(isText(input.title, 1, 200), 'title', 'must be 1 to 200 characters without control characters');
+  assertField(typeof input.contentHash === 'string' && HEX64.test(input.contentHash), 'contentHash', 'must be 64 lower-case hex characters');
+  assertField(isEffectiveAt(input.effectiveAt), 'effectiveAt', 'must be a positive integer (unix seconds) or null');
+  const json = canonicalize({
+    organization: input.organization,
+    document: input.document,
+    number: input.number,
+    label: input.label,
+    title: input.title,
+    contentHash: input.contentHash,
+    effectiveAt: input.effectiveAt,
+  }) as string;
+  return taggedSha256Hex(TAG_FINGERPRINT, Buffer.from(json, 'utf8'));
+}

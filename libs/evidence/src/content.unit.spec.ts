@@ -1,0 +1,105 @@
+import { createHash } from 'node:crypto';
+import { canonicalContent, contentHash, versionFingerprint, type VersionFingerprintInput } from './content';
+import { ContentError, FieldError } from './errors';
+
+const text = (bytes: Buffer) => bytes.toString('utf8');
+
+describe('canonicalContent', () => {
+  it('strips a leading BOM, normalizes to NFC, unifies line endings and trailing blanks', () => {
+    const input = '\uFEFFCafe\u0301 \t\r\nline two\t\rline three  \n\n\n';
+    expect(text(canonicalContent(input))).toBe('Caf\u00e9\nline two\nline three\n');
+  });
+
+  it('ends with exactly one LF', () => {
+    expect(text(canonicalContent('a'))).toBe('a\n');
+    expect(text(canonicalContent('a\n'))).toBe('a\n');
+    expect(text(canonicalContent('a\r\n\r\n  \n'))).toBe('a\n');
+    expect(text(canonicalContent(''))).toBe('\n');
+  });
+
+  it('keeps leading whitespace, inner blank lines and non-ASCII spaces', () => {
+    expect(text(canonicalContent('  indented\n\n\nafter\u00a0'))).toBe('  indented\n\n\nafter\u00a0\n');
+  });
+
+  it('only strips one BOM, and only at the start', () => {
+    expect(text(canonicalContent('\uFEFF\uFEFFx'))).toBe('\uFEFFx\n');
+    expect(text(canonicalContent('x\uFEFF'))).toBe('x\uFEFF\n');
+  });
+
+  it('is idempotent', () => {
+    const once = canonicalContent('\uFEFFA\u030a \r\nb\t\n\n');
+    expect(canonicalContent(text(once)).equals(once)).toBe(true);
+  });
+
+  it('encodes UTF-8', () => {
+    expect(canonicalContent('é€😀').toString('hex')).toBe('c3a9e282acf09f98800a');
+  });
+
+  it('rejects unpaired surrogates', () => {
+    expect(() => canonicalContent('a\ud800b')).toThrow(ContentError);
+  });
+});
+
+describe('contentHash', () => {
+  it('is lower-case hex SHA-256 of the bytes', () => {
+    expect(contentHash(Buffer.alloc(0))).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+    expect(contentHash(canonicalContent('abc'))).toBe(createHash('sha256').update('abc\n').digest('hex'));
+  });
+});
+
+describe('versionFingerprint', () => {
+  const base: VersionFingerprintInput = {
+    organization: 'GyGKxMyg1p9SsHfm15MkNUu1u9TN2JtTspcdmrtGUdse',
+    document: 'EdmxWPmx2WH6WgFfTdu9xfkYf3k1g5wD1zccTVySEEh1',
+    number: 1,
+    label: 'v1',
+    title: 'Terms of Service',
+    contentHash: 'a'.repeat(64),
+    effectiveAt: null,
+  };
+
+  it('hashes the tag, a NUL and the RFC 8785 JSON of the fields', () => {
+    const json =
+      '{"contentHash":"' + 'a'.repeat(64) + '","document":"EdmxWPmx2WH6WgFfTdu9xfkYf3k1g5wD1zccTVySEEh1","effectiveAt":null,' +
+      '"label":"v1","number":1,"organization":"GyGKxMyg1p9SsHfm15MkNUu1u9TN2JtTspcdmrtGUdse","title":"Terms of Service"}';
+    const expected = createHash('sha256').update('svc:v1:fingerprint\u0000' + json).digest('hex');
+    expect(versionFingerprint(base)).toBe(expected);
+  });
+
+  it('does not depend on key order and ignores extra properties', () => {
+    const reordered = { effectiveAt: null, title: base.title, label: base.label, number: 1, contentHash: base.contentHash, document: base.document, organization: base.organization };
+    expect(versionFingerprint(reordered)).toBe(versionFingerprint(base));
+    expect(versionFingerprint({ ...base, extra: 1 } as VersionFingerprintInput)).toBe(versionFingerprint(base));
+  });
+
+  it('changes with every field', () => {
+    const fp = versionFingerprint(base);
+    const variants: Partial<VersionFingerprintInput>[] = [
+      { organization: base.document },
+      { document: base.organization },
+      { number: 2 },
+      { label: 'v2' },
+      { title: 'Terms of service' },
+      { contentHash: 'b'.repeat(64) },
+      { effectiveAt: 1790000000 },
+    ];
+    const all = variants.map((v) => versionFingerprint({ ...base, ...v }));
+    expect(new Set([fp, ...all]).size).toBe(variants.length + 1);
+  });
+
+  it('rejects malformed fields', () => {
+    for (const bad of [
+      { organization: 'not-an-address' },
+      { number: 0 },
+      { number: 1.5 },
+      { label: '' },
+      { label: 'x'.repeat(17) },
+      { title: 'a\nb' },
+      { contentHash: 'A'.repeat(64) },
+      { effectiveAt: 0 },
+      { effectiveAt: 1.5 },
+    ] as Partial<VersionFingerprintInput>[]) {
+      expect(() => versionFingerprint({ ...base, ...bad })).toThrow(FieldError);
+    }
+  });
+});

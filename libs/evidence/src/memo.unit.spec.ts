@@ -1,0 +1,69 @@
+import { FieldError, MemoFormatError } from './errors';
+import { encodeMemo, parseMemo, type MemoRecord } from './memo';
+
+const ORG = 'GyGKxMyg1p9SsHfm15MkNUu1u9TN2JtTspcdmrtGUdse';
+const DOC = 'EdmxWPmx2WH6WgFfTdu9xfkYf3k1g5wD1zccTVySEEh1';
+const VER = '8SFqwqnq4whPhs8icwHA2hQg3hUoN1qrCLK1SBx3WKwe';
+const H1 = '1'.repeat(64);
+const H2 = '2'.repeat(64);
+
+const records: Array<[MemoRecord, string]> = [
+  [{ kind: 'org', name: 'Acme Ltd', domain: 'acme.example' }, 'svc/1 org {"domain":"acme.example","name":"Acme Ltd"}'],
+  [{ kind: 'org', name: 'Ünïcödé – Société', domain: null }, 'svc/1 org {"domain":null,"name":"Ünïcödé – Société"}'],
+  [{ kind: 'doc', organization: ORG, slug: 'terms-of-service', title: 'Terms "of" Service' }, `svc/1 doc {"organization":"${ORG}","slug":"terms-of-service","title":"Terms \\"of\\" Service"}`],
+  [
+    { kind: 'ver', document: DOC, number: 12, label: '2026-01', title: 'Terms', contentHash: H1, fingerprint: H2, effectiveAt: 1790000000 },
+    `svc/1 ver {"contentHash":"${H1}","document":"${DOC}","effectiveAt":1790000000,"fingerprint":"${H2}","label":"2026-01","number":12,"title":"Terms"}`,
+  ],
+  [{ kind: 'accept', acceptanceId: H1, versionAddress: VER }, `svc/1 accept ${H1} ${VER}`],
+];
+
+describe('memo records', () => {
+  it.each(records)('encodes and parses %j', (record, text) => {
+    expect(encodeMemo(record)).toBe(text);
+    expect(parseMemo(text)).toEqual(record);
+  });
+
+  it('returns null for memos that are not svc/1 records', () => {
+    for (const text of ['', 'hello', 'svc/10 org {}', 'svc/2 accept x y', 'SVC/1 org {}', 'svc/1x', 'svc/1 batch {"root":"00"}']) {
+      expect(parseMemo(text)).toBeNull();
+    }
+  });
+
+  it.each([
+    ['no kind', 'svc/1'],
+    ['an empty kind', 'svc/1 '],
+    ['a kind without body', 'svc/1 org'],
+    ['keys out of canonical order', 'svc/1 org {"name":"Acme Ltd","domain":null}'],
+    ['whitespace in the JSON', 'svc/1 org {"domain": null,"name":"Acme Ltd"}'],
+    ['an extra key', 'svc/1 org {"domain":null,"kind":"org","name":"Acme Ltd"}'],
+    ['a missing key', 'svc/1 org {"name":"Acme Ltd"}'],
+    ['a duplicated key', 'svc/1 org {"domain":null,"name":"A","name":"Acme Ltd"}'],
+    ['not JSON', 'svc/1 org {domain:null}'],
+    ['a JSON array', 'svc/1 org []'],
+    ['a bad slug', `svc/1 doc {"organization":"${ORG}","slug":"Terms","title":"T"}`],
+    ['a slug with a double hyphen', `svc/1 doc {"organization":"${ORG}","slug":"a--b","title":"T"}`],
+    ['a slug over 32 characters', `svc/1 doc {"organization":"${ORG}","slug":"${'a'.repeat(33)}","title":"T"}`],
+    ['an over-long title', `svc/1 doc {"organization":"${ORG}","slug":"t","title":"${'x'.repeat(201)}"}`],
+    ['version number 0', `svc/1 ver {"contentHash":"${H1}","document":"${DOC}","effectiveAt":null,"fingerprint":"${H2}","label":"v","number":0,"title":"T"}`],
+    ['a fractional number', `svc/1 ver {"contentHash":"${H1}","document":"${DOC}","effectiveAt":null,"fingerprint":"${H2}","label":"v","number":1.5,"title":"T"}`],
+    ['a number written as 1.0', `svc/1 ver {"contentHash":"${H1}","document":"${DOC}","effectiveAt":null,"fingerprint":"${H2}","label":"v","number":1.0,"title":"T"}`],
+    ['a long label', `svc/1 ver {"contentHash":"${H1}","document":"${DOC}","effectiveAt":null,"fingerprint":"${H2}","label":"${'v'.repeat(17)}","number":1,"title":"T"}`],
+    ['an upper-case hash', `svc/1 accept ${'A'.repeat(64)} ${VER}`],
+    ['two spaces', `svc/1 accept ${H1}  ${VER}`],
+    ['a missing address', `svc/1 accept ${H1}`],
+    ['a trailing space', `svc/1 accept ${H1} ${VER} `],
+    ['a bad address', `svc/1 accept ${H1} 0${VER.slice(1)}`],
+    ['an over-long name', `svc/1 org {"domain":null,"name":"${'n'.repeat(81)}"}`],
+    ['a bad domain', 'svc/1 org {"domain":"Acme.example","name":"A"}'],
+  ])('throws for an svc/1 memo with %s', (_name, text) => {
+    expect(() => parseMemo(text)).toThrow(MemoFormatError);
+  });
+
+  it('refuses to encode invalid records', () => {
+    expect(() => encodeMemo({ kind: 'org', name: '', domain: null })).toThrow(FieldError);
+    expect(() => encodeMemo({ kind: 'doc', organization: ORG, slug: '-x', title: 'T' })).toThrow(FieldError);
+    expect(() => encodeMemo({ kind: 'accept', acceptanceId: 'zz', versionAddress: VER })).toThrow(FieldError);
+    expect(() => encodeMemo({ kind: 'nope' } as unknown as MemoRecord)).toThrow(FieldError);
+  });
+});

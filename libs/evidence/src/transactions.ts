@@ -1,0 +1,304 @@
+/**
+ * Evidence transactions, built and parsed with `@solana/kit`. Layouts (instruction order, accounts,
+ * fee payer) are specified in docs/protocol.md ("Transactions"). Transactions are legacy-format
+ * (no address lookup tables) with a recent-blockhash lifetime.
+ */
+import {
+  AccountRole,
+  appendTransactionMessageInstructions,
+  blockhash as toBlockhash,
+  compileTransaction,
+  createTransactionMessage,
+  getCompiledTransactionMessageDecoder,
+  getCompiledTransactionMessageEncoder,
+  getSignatureFromTransaction,
+  getTransactionDecoder,
+  getTransactionEncoder,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+  type AccountSignerMeta,
+  type Address,
+  type Instruction,
+  type InstructionWithSigners,
+  type TransactionSigner,
+} from '@solana/kit';
+import { base58ToBytes, bytesToBase58 } from './base58';
+import { ED25519_PROGRAM_ADDRESS, MEMO_PROGRAM_ADDRESS, TRANSACTION_SIZE_LIMIT } from './constants';
+import { buildEd25519Instruction, parseEd25519Instruction } from './ed25519-instruction';
+import { FieldError, TransactionFormatError, TransactionTooLargeError } from './errors';
+import { encodeMemo, parseMemo, type MemoRecord } from './memo';
+import { isBase58Address } from './validation';
+
+/** Recent-blockhash lifetime of a transaction (as returned by the ledger's `getLatestBlockhash`). */
+export interface BlockhashLifetime {
+  /** Base58 blockhash. */
+  blockhash: string;
+  /** Last block height at which the transaction can land. */
+  lastValidBlockHeight: bigint;
+}
+
+/** A signed transaction ready to send. */
+export interface SignedEvidenceTransaction {
+  /** Wire bytes: compact-u16 signature count, signatures, message. At most 1232 bytes. */
+  wire: Uint8Array;
+  /** Base58 of the fee payer's signature (the transaction signature). */
+  signature: string;
+}
+
+const utf8 = new TextEncoder();
+const utf8Strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * Builds and signs a direct-mode acceptance transaction:
+ * instruction 0 = Ed25519 precompile over the exact UTF-8 bytes of `message` with the signer's key and
+ * signature; instruction 1 = Memo `svc/1 accept <acceptanceId> <versionAddress>` with no accounts.
+ * The fee payer (relayer or sponsoring shard) is the only transaction signer. The caller must have
+ * verified the signature: an invalid one makes the runtime reject the transaction.
+ * @throws FieldError on a malformed signer address, signature length, acceptance ID or version address.
+ * @throws TransactionTooLargeError above 1232 bytes (a ≤ 700-byte message always fits).
+ */
+export async function buildAcceptanceTransaction(input: {
+  feePayer: TransactionSigner;
+  /** Base58 address (Ed25519 public key) of the signer. */
+  signer: string;
+  /** 64-byte Ed25519 signature of the signer over the UTF-8 message. */
+  signature: Uint8Array;
+  /** The exact signed acceptance message. */
+  message: string;
+  acceptanceId: string;
+  versionAddress: string;
+  lifetime: BlockhashLifetime;
+}): Promise<SignedEvidenceTransaction> {
+  if (!isBase58Address(input.signer)) throw new FieldError('signer: must be a base58 address');
+  if (!(input.signature instanceof Uint8Array) || input.signature.length !== 64) throw new FieldError('signature: must be 64 bytes');
+  const memo = encodeMemo({ kind: 'accept', acceptanceId: input.acceptanceId, versionAddress: input.versionAddress });
+  const instructions: Instruction[] = [
+    buildEd25519Instruction({ publicKey: base58ToBytes(input.signer), signature: input.signature, message: utf8.encode(input.message) }),
+    { programAddress: MEMO_PROGRAM_ADDRESS, data: utf8.encode(memo) },
+  ];
+  return signAndEncode(input.feePayer, instructions, input.lifetime);
+}
+
+/**
+ * Builds and signs the creation of an organization: one Memo `svc/1 org {...}` instruction with accounts
+ * [organization (signer), authority (signer)]; fee payer the authority. `organization` is a fresh key pair
+ * whose address becomes the organization's address.
+ * @throws FieldError on invalid name/domain; TransactionTooLargeError above 1232 bytes.
+ */
+export async function buildOrganizationTransaction(input: {
+  authority: TransactionSigner;
+  organization: TransactionSigner;
+  name: string;
+  domain: string | null;
+  lifetime: BlockhashLifetime;
+}): Promise<SignedEvidenceTransaction> {
+  const memo = encodeMemo({ kind: 'org', name: input.name, domain: input.domain });
+  return signAndEncode(input.authority, [coSignedMemo(memo, input.organization, input.authority)], input.lifetime);
+}
+
+/**
+ * Builds and signs the creation of a document: one Memo `svc/1 doc {...}` instruction with accounts
+ * [document (signer), authority (signer)]; fee payer the authority.
+ * @throws FieldError on invalid organization/slug/title; TransactionTooLargeError above 1232 bytes.
+ */
+export async function buildDocumentTransaction(input: {
+  authority: TransactionSigner;
+  document: TransactionSigner;
+  /** Base58 address of the organization. */
+  organization: string;
+  slug: string;
+  title: string;
+  lifetime: BlockhashLifetime;
+}): Promise<SignedEvidenceTransaction> {
+  const memo = encodeMemo({ kind: 'doc', organization: input.organization, slug: input.slug, title: input.title });
+  return signAndEncode(input.authority, [coSignedMemo(memo, input.document, input.authority)], input.lifetime);
+}
+
+/**
+ * Builds and signs the publication of a version: one Memo `svc/1 ver {...}` instruction with accounts
+ * [version (signer), authority (signer)]; fee payer the authority.
+ * @throws FieldError on invalid fields; TransactionTooLargeError above 1232 bytes (possible only with
+ *   long titles of multi-byte characters).
+ */
+export async function buildPublicationTransaction(input: {
+  authority: TransactionSigner;
+  version: TransactionSigner;
+  /** Base58 address of the document. */
+  document: string;
+  number: number;
+  label: string;
+  title: string;
+  contentHash: string;
+  fingerprint: string;
+  /** Unix seconds or null. */
+  effectiveAt: number | null;
+  lifetime: BlockhashLifetime;
+}): Promise<SignedEvidenceTransaction> {
+  const memo = encodeMemo({
+    kind: 'ver',
+    document: input.document,
+    number: input.number,
+    label: input.label,
+    title: input.title,
+    contentHash: input.contentHash,
+    fingerprint: input.fingerprint,
+    effectiveAt: input.effectiveAt,
+  });
+  return signAndEncode(input.authority, [coSignedMemo(memo, input.version, input.authority)], input.lifetime);
+}
+
+function coSignedMemo(memo: string, created: TransactionSigner, authority: TransactionSigner): Instruction {
+  if (created.address === authority.address) throw new FieldError('the new address must differ from the authority');
+  const accounts: AccountSignerMeta[] = [
+    { address: created.address, role: AccountRole.READONLY_SIGNER, signer: created },
+    { address: authority.address, role: AccountRole.READONLY_SIGNER, signer: authority },
+  ];
+  const instruction: Instruction & InstructionWithSigners = { programAddress: MEMO_PROGRAM_ADDRESS, accounts, data: utf8.encode(memo) };
+  return instruction;
+}
+
+async function signAndEncode(feePayer: TransactionSigner, instructions: Instruction[], lifetime: BlockhashLifetime): Promise<SignedEvidenceTransaction> {
+  if (!lifetime || typeof lifetime.lastValidBlockHeight !== 'bigint') throw new FieldError('lifetime: {blockhash, lastValidBlockHeight: bigint} required');
+  let recentBlockhash;
+  try {
+    recentBlockhash = toBlockhash(lifetime.blockhash);
+  } catch {
+    throw new FieldError('lifetime.blockhash: must be a base58 blockhash');
+  }
+  const message = pipe(
+    createTransactionMessage({ version: 'legacy' }),
+    (m) => setTransactionMessageFeePayerSigner(feePayer, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: recentBlockhash, lastValidBlockHeight: lifetime.lastValidBlockHeight }, m),
+    (m) => appendTransactionMessageInstructions(instructions, m),
+  );
+  // Measure before signing, so an oversized transaction fails with our error, not the signer's.
+  const size = getTransactionEncoder().encode(compileTransaction(message)).length;
+  if (size > TRANSACTION_SIZE_LIMIT) throw new TransactionTooLargeError(size, TRANSACTION_SIZE_LIMIT);
+  const transaction = await signTransactionMessageWithSigners(message);
+  const wire = new Uint8Array(getTransactionEncoder().encode(transaction));
+  return { wire, signature: getSignatureFromTransaction(transaction) };
+}
+
+/** An instruction of a parsed transaction. */
+export interface ParsedInstruction {
+  /** Base58 address of the program. */
+  programAddress: string;
+  /** Base58 addresses of the instruction's accounts, in order. */
+  accounts: string[];
+  data: Uint8Array;
+}
+
+/** A Memo v2 instruction of a parsed transaction. */
+export interface ParsedMemo {
+  /** Index of the instruction in the transaction. */
+  instructionIndex: number;
+  /** Memo text (UTF-8); invalid UTF-8 gives an empty text and an error. */
+  text: string;
+  /** The `svc/1` record; null when the memo is not one (or is malformed: see `error`). */
+  record: MemoRecord | null;
+  /** Set when the memo starts like an `svc/1` record but is malformed. */
+  error: string | null;
+  /** The memo's accounts that signed the transaction, in order (for co-signed records: [new address, authority]). */
+  signerAccounts: string[];
+}
+
+/** A signature checked by an Ed25519 precompile instruction of a parsed transaction. */
+export interface ParsedEd25519Signature {
+  instructionIndex: number;
+  /** Base58 of the 32-byte public key. */
+  publicKey: string;
+  signature: Uint8Array;
+  message: Uint8Array;
+}
+
+/** A decoded evidence transaction. */
+export interface EvidenceTransaction {
+  /** Base58 transaction signature (the fee payer's). */
+  signature: string;
+  feePayer: string;
+  /** Addresses that signed, fee payer first. */
+  signers: string[];
+  recentBlockhash: string;
+  instructions: ParsedInstruction[];
+  memos: ParsedMemo[];
+  ed25519: ParsedEd25519Signature[];
+}
+
+/**
+ * Decodes transaction wire bytes (legacy or v0 without lookup tables) into the parts the evidence
+ * protocol reads. It does not verify signatures: a transaction read from the ledger was checked by it.
+ * @throws TransactionFormatError when the bytes are not exactly one transaction of a supported form.
+ */
+export function parseEvidenceTransaction(wire: Uint8Array): EvidenceTransaction {
+  if (!(wire instanceof Uint8Array)) throw new TransactionFormatError('wire must be bytes');
+  let transaction: ReturnType<ReturnType<typeof getTransactionDecoder>['decode']>;
+  let compiled: ReturnType<ReturnType<typeof getCompiledTransactionMessageDecoder>['decode']>;
+  try {
+    transaction = getTransactionDecoder().decode(wire);
+    compiled = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes);
+  } catch (error) {
+    throw new TransactionFormatError(`cannot decode transaction: ${(error as Error).message}`);
+  }
+  const reencoded = getCompiledTransactionMessageEncoder().encode(compiled);
+  const messageBytes = transaction.messageBytes;
+  if (reencoded.length !== messageBytes.length || !reencoded.every((b, i) => b === messageBytes[i])) {
+    throw new TransactionFormatError('transaction bytes are not canonical (trailing or inconsistent bytes)');
+  }
+  if (compiled.version === 1) throw new TransactionFormatError('transaction version 1 is not used by the evidence protocol');
+  if (compiled.version === 0 && (compiled.addressTableLookups?.length ?? 0) > 0) {
+    throw new TransactionFormatError('address lookup tables are not used by the evidence protocol');
+  }
+  const accounts: Address[] = compiled.staticAccounts;
+  const signerCount = compiled.header.numSignerAccounts;
+  const feePayer = accounts[0];
+  if (!feePayer || signerCount < 1) throw new TransactionFormatError('transaction has no fee payer');
+  const feePayerSignature = transaction.signatures[feePayer];
+  if (!feePayerSignature) throw new TransactionFormatError('transaction is not signed by its fee payer');
+  const account = (index: number) => {
+    const a = accounts[index];
+    if (a === undefined) throw new TransactionFormatError(`account index ${index} out of range`);
+    return a;
+  };
+  const instructions: ParsedInstruction[] = compiled.instructions.map((ix) => ({
+    programAddress: account(ix.programAddressIndex),
+    accounts: (ix.accountIndices ?? []).map(account),
+    data: new Uint8Array(ix.data ?? new Uint8Array(0)),
+  }));
+  const signerSet = new Set(accounts.slice(0, signerCount));
+  const memos: ParsedMemo[] = [];
+  const ed25519: ParsedEd25519Signature[] = [];
+  instructions.forEach((ix, instructionIndex) => {
+    if (ix.programAddress === MEMO_PROGRAM_ADDRESS) {
+      const signerAccounts = ix.accounts.filter((a) => signerSet.has(a as Address));
+      let text = '';
+      let record: MemoRecord | null = null;
+      let error: string | null = null;
+      try {
+        text = utf8Strict.decode(ix.data);
+        record = parseMemo(text);
+      } catch (e) {
+        error = (e as Error).message;
+      }
+      memos.push({ instructionIndex, text, record, error, signerAccounts });
+    } else if (ix.programAddress === ED25519_PROGRAM_ADDRESS) {
+      try {
+        for (const entry of parseEd25519Instruction(ix.data)) {
+          ed25519.push({ instructionIndex, publicKey: bytesToBase58(entry.publicKey), signature: entry.signature, message: entry.message });
+        }
+      } catch {
+        // Offsets into other instructions are not part of this protocol; such entries are not reported.
+      }
+    }
+  });
+  return {
+    signature: bytesToBase58(feePayerSignature),
+    feePayer,
+    signers: accounts.slice(0, signerCount),
+    recentBlockhash: compiled.lifetimeToken,
+    instructions,
+    memos,
+    ed25519,
+  };
+}

@@ -1,0 +1,462 @@
+/**
+ * Independent verifier of `svc-receipt-v1` receipts. Given only the receipt and read access to any
+ * ledger endpoint of the receipt's network, it re-derives every hash, checks the signer's signature,
+ * and checks that the ledger holds exactly this evidence. The checks and the verdict rules are
+ * specified in docs/protocol.md ("Verifier").
+ */
+import type { AddressSignature, Ledger, LedgerTransaction } from '../../ledger/src/ledger.port';
+import { acceptanceIdOf, parseAcceptanceMessage, type AcceptanceMessageFields } from './acceptance-message';
+import { base58ToBytes } from './base58';
+import { ED25519_PROGRAM_ADDRESS } from './constants';
+import { canonicalContent, contentHash, versionFingerprint } from './content';
+import type { DocumentRecord, OrganizationRecord, VersionRecord } from './memo';
+import { receiptProblems, type AcceptanceReceiptV1 } from './receipt';
+import { verifyEd25519 } from './signatures';
+import { parseEvidenceTransaction, type EvidenceTransaction, type ParsedMemo } from './transactions';
+import { isIsoUtc, isoToUnixSeconds } from './validation';
+
+/** The ledger reads the verifier needs; any `Ledger` adapter satisfies it. */
+export type LedgerReader = Pick<Ledger, 'getTransaction' | 'getSignaturesForAddress' | 'getGenesisHash'>;
+
+export type Verdict = 'VALID' | 'VALID_WITH_WARNINGS' | 'INVALID' | 'INCONCLUSIVE';
+export type CheckStatus = 'pass' | 'fail' | 'warn' | 'skip';
+
+/** The outcome of one check. `critical` checks decide validity; the others only warn. */
+export interface VerificationCheck {
+  id: string;
+  label: string;
+  status: CheckStatus;
+  detail: string;
+  critical: boolean;
+}
+
+export interface VerificationReport {
+  verdict: Verdict;
+  summary: string;
+  /** Every check of `VERIFIER_CHECKS`, in that order. */
+  checks: VerificationCheck[];
+}
+
+export interface VerifyOptions {
+  /** The verifier's notion of now (default: the system clock); used to flag receipts dated in the future. */
+  now?: Date;
+  /** Pages of 1000 signatures read per address history before giving up (default 10). */
+  maxHistoryPages?: number;
+}
+
+/** Allowed difference between block times and the times written in messages and receipts, in seconds. */
+export const CLOCK_TOLERANCE_SECONDS = 120;
+
+/** The checks the verifier runs, in report order. */
+export const VERIFIER_CHECKS = [
+  { id: 'receipt.format', label: 'Receipt is a well-formed svc-receipt-v1', critical: true },
+  { id: 'receipt.issued-at', label: 'Receipt is not dated in the future', critical: false },
+  { id: 'document.content-hash', label: 'Document text hashes to the version content hash', critical: true },
+  { id: 'version.fingerprint', label: 'Version fingerprint recomputes', critical: true },
+  { id: 'message.format', label: 'Signed message is a byte-exact svc/1 acceptance message', critical: true },
+  { id: 'message.fields', label: 'Signed message names this signer, network, organization, document and version', critical: true },
+  { id: 'acceptance.id', label: 'Acceptance ID is the hash of the signed message', critical: true },
+  { id: 'acceptance.signature', label: "Signer's Ed25519 signature over the message", critical: true },
+  { id: 'ledger.network', label: "Ledger is the receipt's network (genesis hash)", critical: true },
+  { id: 'transaction.found', label: 'Acceptance transaction is on the ledger', critical: true },
+  { id: 'transaction.succeeded', label: 'Acceptance transaction succeeded', critical: true },
+  { id: 'transaction.signature-instruction', label: 'Instruction 0 is the Ed25519 precompile over exactly this key, signature and message', critical: true },
+  { id: 'transaction.memo', label: 'Memo records this acceptance ID and version', critical: true },
+  { id: 'transaction.slot', label: 'Slot and block time match the receipt', critical: true },
+  { id: 'transaction.fee-payer', label: 'Fee payer and fee match the receipt', critical: false },
+  { id: 'message.validity-window', label: "Transaction landed within the message's validity window", critical: true },
+  { id: 'version.publication', label: 'Version was published on the ledger with this content, fingerprint and number', critical: true },
+  { id: 'document.registration', label: 'Document was created by the organization with this slug and title', critical: true },
+  { id: 'organization.registration', label: 'Organization was created with this name', critical: true },
+  { id: 'transaction.commitment', label: 'Acceptance transaction is finalized', critical: false },
+] as const;
+
+type CheckId = (typeof VERIFIER_CHECKS)[number]['id'];
+type Outcome = { status: CheckStatus; detail: string };
+
+/** A ledger read that failed (network error, RPC error): verification cannot conclude. */
+class LedgerUnavailable extends Error {}
+
+/** Why a ledger-dependent check could not run. */
+type Blocked = { kind: 'unreachable' | 'other-network' | 'no-transaction'; detail: string };
+
+/**
+ * Verifies a receipt against the ledger. Never throws: bad input yields an `INVALID` report and a
+ * failing ledger an `INCONCLUSIVE` one.
+ *
+ * Verdict: any critical check failed → `INVALID` (except a network mismatch alone, see below); else
+ * a ledger read failed or the ledger is another network (genesis hash differs) → `INCONCLUSIVE`;
+ * else any warning → `VALID_WITH_WARNINGS`; else `VALID`. A transaction the ledger does not know,
+ * while the ledger answers and is the right network, is a critical failure (`INVALID`).
+ *
+ * @param receipt the receipt, as parsed JSON or JSON text
+ * @param ledger read access to a ledger (embedded or JSON-RPC)
+ */
+export async function verifyReceipt(receipt: unknown, ledger: LedgerReader, options: VerifyOptions = {}): Promise<VerificationReport> {
+  const outcomes = new Map<CheckId, Outcome>();
+  const set = (id: CheckId, status: CheckStatus, detail: string) => outcomes.set(id, { status, detail });
+  let blocked: Blocked | null = null;
+  try {
+    await runChecks(receipt, ledger, options, set, (b) => {
+      blocked ??= b;
+    });
+  } catch (error) {
+    // Unexpected: a bug or a ledger returning malformed data. Report rather than throw.
+    blocked ??= { kind: 'unreachable', detail: `verification stopped: ${(error as Error).message}` };
+  }
+  return report(outcomes, blocked);
+}
+
+async function runChecks(
+  input: unknown,
+  ledger: LedgerReader,
+  options: VerifyOptions,
+  set: (id: CheckId, status: CheckStatus, detail: string) => void,
+  block: (b: Blocked) => void,
+): Promise<void> {
+  // ---- Offline checks ----
+  let value = input;
+  if (typeof input === 'string') {
+    try {
+      value = JSON.parse(input);
+    } catch {
+      set('receipt.format', 'fail', 'receipt is not valid JSON');
+      return;
+    }
+  }
+  const problems = receiptProblems(value);
+  if (problems.length > 0) {
+    set('receipt.format', 'fail', problems.slice(0, 10).join('; '));
+    return;
+  }
+  const r = value as AcceptanceReceiptV1;
+  set('receipt.format', 'pass', 'svc-receipt-v1, all fields well-formed');
+
+  const now = options.now ?? new Date();
+  if (isIsoUtc(r.issuedAt) && isoToUnixSeconds(r.issuedAt) > now.getTime() / 1000 + CLOCK_TOLERANCE_SECONDS) {
+    set('receipt.issued-at', 'warn', `receipt says it was issued at ${r.issuedAt}, after now (${now.toISOString()})`);
+  } else {
+    set('receipt.issued-at', 'pass', `issued at ${r.issuedAt}`);
+  }
+
+  let recomputedHash: string | null = null;
+  try {
+    recomputedHash = contentHash(canonicalContent(r.documentText));
+  } catch (error) {
+    set('document.content-hash', 'fail', `document text cannot be canonicalized: ${(error as Error).message}`);
+  }
+  if (recomputedHash !== null) {
+    if (recomputedHash === r.version.contentHash) set('document.content-hash', 'pass', `SHA-256 of canonical text = ${recomputedHash}`);
+    else set('document.content-hash', 'fail', `document text hashes to ${recomputedHash}, the receipt says ${r.version.contentHash}`);
+  }
+
+  try {
+    const fingerprint = versionFingerprint({
+      organization: r.organization.address,
+      document: r.document.address,
+      number: r.version.number,
+      label: r.version.label,
+      title: r.version.title,
+      contentHash: r.version.contentHash,
+      effectiveAt: r.version.effectiveAt,
+    });
+    if (fingerprint === r.version.fingerprint) set('version.fingerprint', 'pass', `fingerprint = ${fingerprint}`);
+    else set('version.fingerprint', 'fail', `recomputed fingerprint ${fingerprint} differs from the receipt's ${r.version.fingerprint}`);
+  } catch (error) {
+    set('version.fingerprint', 'fail', (error as Error).message);
+  }
+
+  let message: AcceptanceMessageFields | null = null;
+  try {
+    message = parseAcceptanceMessage(r.acceptance.message);
+    set('message.format', 'pass', `${message.protocol} acceptance message, ${Buffer.byteLength(r.acceptance.message, 'utf8')} bytes`);
+  } catch (error) {
+    set('message.format', 'fail', (error as Error).message);
+  }
+  if (message) {
+    const expected: Array<[string, unknown, unknown]> = [
+      ['signer', message.signer, r.acceptance.signer],
+      ['chain', message.chainId, r.network.chainId],
+      ['domain', message.requestDomain, r.acceptance.requestDomain],
+      ['organization', message.organization, r.organization.address],
+      ['document', message.document, r.document.address],
+      ['version', message.versionAddress, r.version.address],
+      ['version number', message.versionNumber, r.version.number],
+      ['content-hash', message.contentHash, r.version.contentHash],
+      ['fingerprint', message.fingerprint, r.version.fingerprint],
+    ];
+    const mismatches = expected.filter(([, a, b]) => a !== b).map(([name, a, b]) => `${name}: message has ${String(a)}, receipt has ${String(b)}`);
+    if (mismatches.length === 0) set('message.fields', 'pass', 'every field of the message matches the receipt');
+    else set('message.fields', 'fail', mismatches.join('; '));
+  }
+
+  const acceptanceId = acceptanceIdOf(r.acceptance.message);
+  if (acceptanceId === r.acceptanceId) set('acceptance.id', 'pass', `acceptance ID = ${acceptanceId}`);
+  else set('acceptance.id', 'fail', `the message hashes to ${acceptanceId}, the receipt says ${r.acceptanceId}`);
+
+  const messageBytes = new TextEncoder().encode(r.acceptance.message);
+  const signature = base58ToBytes(r.acceptance.signature);
+  if (verifyEd25519(r.acceptance.signer, messageBytes, signature)) set('acceptance.signature', 'pass', `valid Ed25519 signature by ${r.acceptance.signer}`);
+  else set('acceptance.signature', 'fail', `the signature does not verify for ${r.acceptance.signer} over the message`);
+
+  // ---- Ledger checks ----
+  const read = async <T>(what: string, call: () => Promise<T>): Promise<T> => {
+    try {
+      return await call();
+    } catch (error) {
+      throw new LedgerUnavailable(`ledger unreachable (${what}): ${(error as Error).message}`);
+    }
+  };
+  try {
+    const genesis = await read('getGenesisHash', () => ledger.getGenesisHash());
+    const ledgerChainId = `solana:${String(genesis).slice(0, 32)}`;
+    if (ledgerChainId !== r.network.chainId) {
+      set('ledger.network', 'fail', `the ledger is ${ledgerChainId}, the receipt is for ${r.network.chainId}`);
+      block({ kind: 'other-network', detail: 'the ledger queried is another network' });
+      return;
+    }
+    set('ledger.network', 'pass', `ledger genesis hash matches ${r.network.chainId}`);
+
+    const tx = await read('getTransaction', () => ledger.getTransaction(r.transaction.signature));
+    if (!tx) {
+      set('transaction.found', 'fail', `the ledger has no transaction ${r.transaction.signature}`);
+      block({ kind: 'no-transaction', detail: 'no acceptance transaction to check' });
+    } else {
+      checkAcceptanceTransaction(r, tx, messageBytes, signature, message, set);
+    }
+
+    await checkRegistrations(r, ledger, read, options.maxHistoryPages ?? 10, set);
+  } catch (error) {
+    if (error instanceof LedgerUnavailable) block({ kind: 'unreachable', detail: error.message });
+    else throw error;
+  }
+}
+
+function checkAcceptanceTransaction(
+  r: AcceptanceReceiptV1,
+  tx: LedgerTransaction,
+  messageBytes: Uint8Array,
+  signature: Uint8Array,
+  message: AcceptanceMessageFields | null,
+  set: (id: CheckId, status: CheckStatus, detail: string) => void,
+): void {
+  let parsed: EvidenceTransaction;
+  try {
+    parsed = parseEvidenceTransaction(tx.wire);
+  } catch (error) {
+    set('transaction.found', 'fail', `the ledger's transaction cannot be decoded: ${(error as Error).message}`);
+    return;
+  }
+  if (parsed.signature !== r.transaction.signature) {
+    set('transaction.found', 'fail', `the ledger returned transaction ${parsed.signature} for ${r.transaction.signature}`);
+    return;
+  }
+  set('transaction.found', 'pass', `transaction ${r.transaction.signature}`);
+
+  if (tx.err === null || tx.err === undefined) set('transaction.succeeded', 'pass', 'executed without error');
+  else set('transaction.succeeded', 'fail', `the transaction failed: ${safeJson(tx.err)}`);
+
+  const first = parsed.instructions[0];
+  const entries = parsed.ed25519.filter((e) => e.instructionIndex === 0);
+  if (!first || first.programAddress !== ED25519_PROGRAM_ADDRESS) {
+    set('transaction.signature-instruction', 'fail', 'instruction 0 is not the Ed25519 precompile');
+  } else if (entries.length !== 1) {
+    set('transaction.signature-instruction', 'fail', `instruction 0 checks ${entries.length} signatures in its own data; expected exactly 1`);
+  } else {
+    const e = entries[0]!;
+    const problems: string[] = [];
+    if (e.publicKey !== r.acceptance.signer) problems.push(`public key is ${e.publicKey}`);
+    if (!bytesEqual(e.signature, signature)) problems.push('signature differs');
+    if (!bytesEqual(e.message, messageBytes)) problems.push('message bytes differ');
+    if (problems.length === 0) set('transaction.signature-instruction', 'pass', 'the runtime verified exactly this signature over exactly this message');
+    else set('transaction.signature-instruction', 'fail', problems.join('; '));
+  }
+
+  const accepts = parsed.memos.filter((m) => m.record?.kind === 'accept');
+  if (accepts.length !== 1) {
+    set('transaction.memo', 'fail', `expected exactly one svc/1 accept memo, found ${accepts.length}`);
+  } else {
+    const rec = accepts[0]!.record as { acceptanceId: string; versionAddress: string };
+    const problems: string[] = [];
+    if (rec.acceptanceId !== r.acceptanceId) problems.push(`memo acceptance ID is ${rec.acceptanceId}`);
+    if (rec.versionAddress !== r.version.address) problems.push(`memo version is ${rec.versionAddress}`);
+    if (problems.length === 0) set('transaction.memo', 'pass', `memo: ${accepts[0]!.text}`);
+    else set('transaction.memo', 'fail', problems.join('; '));
+  }
+
+  const slot = Number(tx.slot);
+  if (slot !== r.transaction.slot) {
+    set('transaction.slot', 'fail', `the ledger says slot ${slot}, the receipt ${r.transaction.slot}`);
+  } else if (tx.blockTime !== null && r.transaction.blockTime !== null && tx.blockTime !== r.transaction.blockTime) {
+    set('transaction.slot', 'fail', `the ledger says block time ${tx.blockTime}, the receipt ${r.transaction.blockTime}`);
+  } else {
+    set('transaction.slot', 'pass', `slot ${slot}, block time ${tx.blockTime ?? 'unknown'}`);
+  }
+
+  const feeProblems: string[] = [];
+  if (parsed.feePayer !== r.fees.payer) feeProblems.push(`fee payer is ${parsed.feePayer}, the receipt says ${r.fees.payer}`);
+  if (Number(tx.fee) !== r.fees.lamports) feeProblems.push(`fee is ${tx.fee} lamports, the receipt says ${r.fees.lamports}`);
+  if (feeProblems.length === 0) set('transaction.fee-payer', 'pass', `${parsed.feePayer} paid ${tx.fee} lamports`);
+  else set('transaction.fee-payer', 'warn', feeProblems.join('; '));
+
+  if (message) {
+    const from = isoToUnixSeconds(message.issuedAt);
+    const to = isoToUnixSeconds(message.expiresAt);
+    if (tx.blockTime === null) {
+      set('message.validity-window', 'warn', 'the ledger does not know the block time; the window cannot be checked');
+    } else if (tx.blockTime < from - CLOCK_TOLERANCE_SECONDS || tx.blockTime > to + CLOCK_TOLERANCE_SECONDS) {
+      set('message.validity-window', 'fail', `block time ${new Date(tx.blockTime * 1000).toISOString()} is outside ${message.issuedAt} .. ${message.expiresAt}`);
+    } else {
+      set('message.validity-window', 'pass', `block time ${new Date(tx.blockTime * 1000).toISOString()} within ${message.issuedAt} .. ${message.expiresAt}`);
+    }
+  }
+
+  if (tx.confirmationStatus === 'finalized') set('transaction.commitment', 'pass', 'finalized');
+  else set('transaction.commitment', 'warn', `not yet finalized (${tx.confirmationStatus})`);
+}
+
+type Reader = <T>(what: string, call: () => Promise<T>) => Promise<T>;
+
+interface Creation<R> {
+  signature: string;
+  record: R;
+  /** The co-signing authority (the memo's second signer). */
+  authority: string;
+}
+
+/** The record that created `address`: carried by its oldest successful transaction, co-signed by it. */
+async function creationOf<R extends OrganizationRecord | DocumentRecord | VersionRecord>(
+  address: string,
+  kind: R['kind'],
+  ledger: LedgerReader,
+  read: Reader,
+  maxPages: number,
+): Promise<Creation<R> | string> {
+  const history: AddressSignature[] = [];
+  let before: string | undefined;
+  for (let page = 0; ; page++) {
+    if (page >= maxPages) throw new LedgerUnavailable(`history of ${address} is longer than ${maxPages * 1000} transactions`);
+    const batch = await read('getSignaturesForAddress', () => ledger.getSignaturesForAddress(address, before ? { limit: 1000, before } : { limit: 1000 }));
+    history.push(...batch);
+    if (batch.length < 1000) break;
+    before = batch[batch.length - 1]!.signature;
+  }
+  const oldest = [...history].reverse().find((s) => s.err === null || s.err === undefined);
+  if (!oldest) return `the ledger has no successful transaction for ${address}`;
+  const tx = await read('getTransaction', () => ledger.getTransaction(oldest.signature));
+  if (!tx) return `the ledger lists ${oldest.signature} for ${address} but does not return it`;
+  let parsed: EvidenceTransaction;
+  try {
+    parsed = parseEvidenceTransaction(tx.wire);
+  } catch (error) {
+    return `the creation transaction of ${address} cannot be decoded: ${(error as Error).message}`;
+  }
+  const memo: ParsedMemo | undefined = parsed.memos.find((m) => m.record?.kind === kind && m.signerAccounts[0] === address);
+  if (!memo || memo.signerAccounts.length < 2) return `the oldest transaction of ${address} (${oldest.signature}) carries no svc/1 ${kind} memo co-signed by it`;
+  return { signature: oldest.signature, record: memo.record as R, authority: memo.signerAccounts[1]! };
+}
+
+async function checkRegistrations(
+  r: AcceptanceReceiptV1,
+  ledger: LedgerReader,
+  read: Reader,
+  maxPages: number,
+  set: (id: CheckId, status: CheckStatus, detail: string) => void,
+): Promise<void> {
+  const version = await creationOf<VersionRecord>(r.version.address, 'ver', ledger, read, maxPages);
+  if (typeof version === 'string') {
+    set('version.publication', 'fail', version);
+  } else {
+    const v = version.record;
+    const problems = mismatches([
+      ['document', v.document, r.document.address],
+      ['number', v.number, r.version.number],
+      ['label', v.label, r.version.label],
+      ['title', v.title, r.version.title],
+      ['contentHash', v.contentHash, r.version.contentHash],
+      ['fingerprint', v.fingerprint, r.version.fingerprint],
+      ['effectiveAt', v.effectiveAt, r.version.effectiveAt],
+      ['publication signature', version.signature, r.version.publicationSignature],
+    ]);
+    if (problems.length === 0) set('version.publication', 'pass', `published in ${version.signature} by ${version.authority}`);
+    else set('version.publication', 'fail', problems.join('; '));
+  }
+
+  const document = await creationOf<DocumentRecord>(r.document.address, 'doc', ledger, read, maxPages);
+  if (typeof document === 'string') {
+    set('document.registration', 'fail', document);
+  } else {
+    const d = document.record;
+    const problems = mismatches([
+      ['organization', d.organization, r.organization.address],
+      ['slug', d.slug, r.document.slug],
+      ['title', d.title, r.document.title],
+    ]);
+    if (typeof version !== 'string' && version.authority !== document.authority) {
+      problems.push(`the version was published by ${version.authority}, not by the document's authority ${document.authority}`);
+    }
+    if (problems.length === 0) set('document.registration', 'pass', `created in ${document.signature} by ${document.authority}`);
+    else set('document.registration', 'fail', problems.join('; '));
+  }
+
+  const organization = await creationOf<OrganizationRecord>(r.organization.address, 'org', ledger, read, maxPages);
+  if (typeof organization === 'string') {
+    set('organization.registration', 'fail', organization);
+  } else {
+    const problems = mismatches([['name', organization.record.name, r.organization.name]]);
+    if (typeof document !== 'string' && document.authority !== organization.authority) {
+      problems.push(`the document was created by ${document.authority}, not by the organization's authority ${organization.authority}`);
+    }
+    if (problems.length === 0) set('organization.registration', 'pass', `created in ${organization.signature} by ${organization.authority}`);
+    else set('organization.registration', 'fail', problems.join('; '));
+  }
+}
+
+function mismatches(pairs: Array<[string, unknown, unknown]>): string[] {
+  return pairs.filter(([, ledgerValue, receiptValue]) => ledgerValue !== receiptValue).map(([name, l, rv]) => `${name}: ledger has ${String(l)}, receipt has ${String(rv)}`);
+}
+
+function report(outcomes: Map<CheckId, Outcome>, blocked: Blocked | null): VerificationReport {
+  const checks: VerificationCheck[] = VERIFIER_CHECKS.map((c) => {
+    const o = outcomes.get(c.id) ?? { status: 'skip' as const, detail: skipReason(c.id, outcomes, blocked) };
+    return { id: c.id, label: c.label, status: o.status, detail: o.detail, critical: c.critical };
+  });
+  const criticalFailures = checks.filter((c) => c.critical && c.status === 'fail' && c.id !== 'ledger.network');
+  const warnings = checks.filter((c) => c.status === 'warn' || (!c.critical && c.status === 'fail'));
+  const b = blocked as Blocked | null;
+  if (criticalFailures.length > 0) {
+    const n = criticalFailures.length;
+    const first = criticalFailures[0]!;
+    const more = n > 1 ? ` (and ${n - 1} more: ${criticalFailures.slice(1).map((c) => c.id).join(', ')})` : '';
+    return { verdict: 'INVALID', summary: `Invalid: ${n} critical check${n > 1 ? 's' : ''} failed. ${first.label}: ${first.detail}${more}.`, checks };
+  }
+  if (b && (b.kind === 'unreachable' || b.kind === 'other-network')) {
+    const why = b.kind === 'other-network' ? "the ledger queried is not the receipt's network" : b.detail;
+    return { verdict: 'INCONCLUSIVE', summary: `Inconclusive: the offline checks passed but ${why}.`, checks };
+  }
+  if (warnings.length > 0) {
+    return { verdict: 'VALID_WITH_WARNINGS', summary: `Valid with warnings: ${warnings.map((c) => c.detail).join('; ')}.`, checks };
+  }
+  return { verdict: 'VALID', summary: 'Valid: the signer signed exactly this message for this version, and the ledger recorded it.', checks };
+}
+
+function skipReason(id: CheckId, outcomes: Map<CheckId, Outcome>, blocked: Blocked | null): string {
+  if (outcomes.get('receipt.format')?.status === 'fail') return 'not checked: the receipt is malformed';
+  if (id === 'message.fields' || id === 'message.validity-window') {
+    if (outcomes.get('message.format')?.status === 'fail') return 'not checked: the message does not parse';
+  }
+  if (blocked) return `not checked: ${blocked.detail}`;
+  return 'not checked';
+}
+
+function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

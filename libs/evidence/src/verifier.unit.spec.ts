@@ -1,0 +1,203 @@
+import { acceptanceIdOf } from './acceptance-message';
+import { bytesToBase58 } from './base58';
+import { serializeReceipt, type AcceptanceReceiptV1 } from './receipt';
+import { buildWorld, WORLD_ACCEPTANCE_BLOCK_TIME, type World } from './testing/world';
+import { VERIFIER_CHECKS, verifyReceipt, type VerificationReport } from './verifier';
+
+const now = new Date('2026-11-23T00:00:00Z');
+const clone = (r: AcceptanceReceiptV1): AcceptanceReceiptV1 => JSON.parse(JSON.stringify(r));
+const status = (report: VerificationReport, id: string) => report.checks.find((c) => c.id === id)?.status;
+const failed = (report: VerificationReport) => report.checks.filter((c) => c.status === 'fail').map((c) => c.id);
+
+describe('verifyReceipt', () => {
+  let world: World;
+  beforeEach(async () => {
+    world = await buildWorld();
+  });
+
+  it('VALID for an honest receipt, with every check passing', async () => {
+    const report = await verifyReceipt(world.receipt, world.ledger, { now });
+    expect(report.checks.map((c) => c.id)).toEqual(VERIFIER_CHECKS.map((c) => c.id));
+    expect(report.checks.filter((c) => c.status !== 'pass')).toEqual([]);
+    expect(report.verdict).toBe('VALID');
+  });
+
+  it('accepts the receipt as canonical JSON text', async () => {
+    const report = await verifyReceipt(serializeReceipt(world.receipt), world.ledger, { now });
+    expect(report.verdict).toBe('VALID');
+  });
+
+  it('VALID_WITH_WARNINGS while the transaction is only confirmed', async () => {
+    world.ledger.transactions.get(world.receipt.transaction.signature)!.confirmationStatus = 'confirmed';
+    const report = await verifyReceipt(world.receipt, world.ledger, { now });
+    expect(report.verdict).toBe('VALID_WITH_WARNINGS');
+    expect(report.checks.find((c) => c.id === 'transaction.commitment')).toMatchObject({ status: 'warn', detail: 'not yet finalized (confirmed)' });
+  });
+
+  it('VALID_WITH_WARNINGS when the fee payer differs and when the block time is unknown', async () => {
+    const r = clone(world.receipt);
+    r.fees.payer = world.addresses.authority;
+    world.ledger.transactions.get(r.transaction.signature)!.blockTime = null;
+    const report = await verifyReceipt(r, world.ledger, { now });
+    expect(report.verdict).toBe('VALID_WITH_WARNINGS');
+    expect(status(report, 'transaction.fee-payer')).toBe('warn');
+    expect(status(report, 'message.validity-window')).toBe('warn');
+  });
+
+  it('INVALID when the document text was tampered with', async () => {
+    const r = clone(world.receipt);
+    r.documentText = r.documentText.replace('excellent', 'terrible');
+    const report = await verifyReceipt(r, world.ledger, { now });
+    expect(report.verdict).toBe('INVALID');
+    expect(failed(report)).toEqual(['document.content-hash']);
+  });
+
+  it('a whitespace-only change to the text still verifies (canonical bytes)', async () => {
+    const r = clone(world.receipt);
+    r.documentText = r.documentText.replace(/\r\n/g, '\n') + '\n\n';
+    expect((await verifyReceipt(r, world.ledger, { now })).verdict).toBe('VALID');
+  });
+
+  it('INVALID when the message was tampered with (one byte)', async () => {
+    const r = clone(world.receipt);
+    r.acceptance.message = r.acceptance.message.replace('nonce: 0', 'nonce: 1');
+    const report = await verifyReceipt(r, world.ledger, { now });
+    expect(report.verdict).toBe('INVALID');
+    expect(failed(report)).toEqual(expect.arrayContaining(['acceptance.id', 'acceptance.signature', 'transaction.signature-instruction']));
+  });
+
+  it('INVALID when the message was altered and its acceptance ID recomputed to match', async () => {
+    const r = clone(world.receipt);
+    r.acceptance.message = r.acceptance.message.replace('nonce: 0', 'nonce: 1');
+    r.acceptanceId = acceptanceIdOf(r.acceptance.message);
+    const report = await verifyReceipt(r, world.ledger, { now });
+    expect(report.verdict).toBe('INVALID');
+    expect(failed(report)).toEqual(expect.arrayContaining(['acceptance.signature', 'transaction.signature-instruction', 'transaction.memo']));
+  });
+
+  it('INVALID when the signature was tampered with', async () => {
+    const r = clone(world.receipt);
+    const sig = world.signature.slice();
+    sig[0]! ^= 1;
+    r.acceptance.signature = bytesToBase58(sig);
+    const report = await verifyReceipt(r, world.ledger, { now });
+    expect(report.verdict).toBe('INVALID');
+    expect(failed(report)).toEqual(['acceptance.signature', 'transaction.signature-instruction']);
+  });
+
+  it('INVALID when the receipt points at another transaction', async () => {
+    const r = clone(world.receipt);
+    r.transaction.signature = world.transactions.version.signature;
+    const report = await verifyReceipt(r, world.ledger, { now });
+    expect(report.verdict).toBe('INVALID');
+    expect(failed(report)).toEqual(expect.arrayContaining(['transaction.signature-instruction', 'transaction.memo', 'transaction.slot']));
+  });
+
+  it('INVALID when the ledger answers but does not know the transaction', async () => {
+    world.ledger.transactions.delete(world.receipt.transaction.signature);
+    const report = await verifyReceipt(world.receipt, world.ledger, { now });
+    expect(report.verdict).toBe('INVALID');
+    expect(status(report, 'transaction.found')).toBe('fail');
+    expect(status(report, 'transaction.memo')).toBe('skip');
+  });
+
+  it('INVALID when the transaction failed on the ledger', async () => {
+    world.ledger.transactions.get(world.receipt.transaction.signature)!.err = { InstructionError: [0, { Custom: 2 }] };
+    const report = await verifyReceipt(world.receipt, world.ledger, { now });
+    expect(report.verdict).toBe('INVALID');
+    expect(failed(report)).toEqual(['transaction.succeeded']);
+  });
+
+  it('INVALID when the transaction landed after the message expired', async () => {
+    world.ledger.transactions.get(world.receipt.transaction.signature)!.blockTime = WORLD_ACCEPTANCE_BLOCK_TIME + 3600;
+    const r = clone(world.receipt);
+    r.transaction.blockTime = WORLD_ACCEPTANCE_BLOCK_TIME + 3600;
+    const report = await verifyReceipt(r, world.ledger, { now });
+    expect(report.verdict).toBe('INVALID');
+    expect(failed(report)).toEqual(['message.validity-window']);
+  });
+
+  it('INVALID when the receipt misstates the slot, the version or the organization', async () => {
+    const r = clone(world.receipt);
+    r.transaction.slot += 1;
+    r.organization.name = 'Acme Bank';
+    r.version.publicationSignature = world.transactions.document.signature;
+    const report = await verifyReceipt(r, world.ledger, { now });
+    expect(report.verdict).toBe('INVALID');
+    expect(failed(report)).toEqual(['transaction.slot', 'version.publication', 'organization.registration']);
+  });
+
+  it('INVALID when the version was published by someone other than the document authority', async () => {
+    const impostor = await buildWorld({ versionAuthoritySeed: 0x66 });
+    const report = await verifyReceipt(impostor.receipt, impostor.ledger, { now });
+    expect(report.verdict).toBe('INVALID');
+    expect(failed(report)).toEqual(['document.registration']);
+    expect(report.checks.find((c) => c.id === 'document.registration')!.detail).toMatch(/not by the document's authority/);
+  });
+
+  it('INCONCLUSIVE when the ledger is unreachable', async () => {
+    world.ledger.failWith = new Error('connect ECONNREFUSED 127.0.0.1:8899');
+    const report = await verifyReceipt(world.receipt, world.ledger, { now });
+    expect(report.verdict).toBe('INCONCLUSIVE');
+    expect(report.summary).toMatch(/ECONNREFUSED/);
+    expect(status(report, 'acceptance.signature')).toBe('pass');
+    expect(status(report, 'ledger.network')).toBe('skip');
+    expect(status(report, 'transaction.found')).toBe('skip');
+  });
+
+  it('INCONCLUSIVE when the ledger fails midway', async () => {
+    const original = world.ledger.getSignaturesForAddress.bind(world.ledger);
+    world.ledger.getSignaturesForAddress = async () => {
+      throw new Error('429 Too Many Requests');
+    };
+    const report = await verifyReceipt(world.receipt, world.ledger, { now });
+    expect(report.verdict).toBe('INCONCLUSIVE');
+    expect(status(report, 'transaction.found')).toBe('pass');
+    expect(status(report, 'version.publication')).toBe('skip');
+    world.ledger.getSignaturesForAddress = original;
+  });
+
+  it('INCONCLUSIVE when the ledger is another network', async () => {
+    const r = clone(world.receipt);
+    const other = await buildWorld();
+    (other.ledger as { genesisHash: string }).genesisHash = bytesToBase58(new Uint8Array(32).fill(0x43));
+    const report = await verifyReceipt(r, other.ledger, { now });
+    expect(report.verdict).toBe('INCONCLUSIVE');
+    expect(status(report, 'ledger.network')).toBe('fail');
+  });
+
+  it('INVALID (not INCONCLUSIVE) for an offline failure even when the ledger is unreachable', async () => {
+    world.ledger.failWith = new Error('down');
+    const r = clone(world.receipt);
+    r.documentText += 'extra clause';
+    expect((await verifyReceipt(r, world.ledger, { now })).verdict).toBe('INVALID');
+  });
+
+  it.each([
+    ['not JSON', '{'],
+    ['a number', 42],
+    ['null', null],
+    ['an empty object', {}],
+    ['a receipt with an extra key', { extra: 1 }],
+  ])('INVALID, without throwing, for %s', async (_name, input) => {
+    const value = _name === 'a receipt with an extra key' ? { ...world.receipt, extra: 1 } : input;
+    const report = await verifyReceipt(value, world.ledger, { now });
+    expect(report.verdict).toBe('INVALID');
+    expect(status(report, 'receipt.format')).toBe('fail');
+    expect(report.checks.filter((c) => c.id !== 'receipt.format').every((c) => c.status === 'skip')).toBe(true);
+  });
+
+  it('warns about a receipt dated in the future', async () => {
+    const report = await verifyReceipt(world.receipt, world.ledger, { now: new Date('2026-11-22T09:00:00Z') });
+    expect(report.verdict).toBe('VALID_WITH_WARNINGS');
+    expect(status(report, 'receipt.issued-at')).toBe('warn');
+  });
+
+  it('flags a message that names another signer than the receipt', async () => {
+    const r = clone(world.receipt);
+    r.acceptance.signer = world.addresses.relayer;
+    const report = await verifyReceipt(r, world.ledger, { now });
+    expect(report.verdict).toBe('INVALID');
+    expect(failed(report)).toEqual(expect.arrayContaining(['message.fields', 'acceptance.signature']));
+  });
+});

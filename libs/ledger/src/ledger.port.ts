@@ -1,0 +1,94 @@
+/**
+ * The ledger port: the Solana-compatible network on which evidence is recorded.
+ *
+ * Adapters: the embedded LiteSVM ledger (default; journaled under `DATA_DIR/ledger/`)
+ * and a Solana JSON-RPC cluster through `@solana/kit` (`LEDGER_RPC_URL`).
+ * Addresses and signatures are base58 strings; amounts are lamports (bigint).
+ */
+
+export type Commitment = 'processed' | 'confirmed' | 'finalized';
+
+export interface LatestBlockhash {
+  /** Base58 blockhash to put in a transaction message. */
+  blockhash: string;
+  /** Last block height at which a transaction using this blockhash can land. */
+  lastValidBlockHeight: bigint;
+}
+
+export interface SignatureStatus {
+  slot: bigint;
+  /** Blocks on top of the transaction's block; null once finalized. */
+  confirmations: number | null;
+  /** Null when the transaction succeeded; otherwise the runtime's error (JSON). */
+  err: unknown;
+  confirmationStatus: Commitment;
+}
+
+/** A landed transaction as read from the ledger. */
+export interface LedgerTransaction {
+  signature: string;
+  slot: bigint;
+  /** Unix seconds, or null when the ledger does not know it. */
+  blockTime: number | null;
+  /** The transaction's wire bytes (signatures + message), exactly as it was sent. */
+  wire: Uint8Array;
+  /** Null on success; otherwise the runtime's error (JSON). */
+  err: unknown;
+  /** Fee charged to the fee payer, in lamports. */
+  fee: bigint;
+  logMessages: string[];
+  confirmationStatus: Commitment;
+}
+
+export interface AddressSignature {
+  signature: string;
+  slot: bigint;
+  blockTime: number | null;
+  err: unknown;
+  confirmationStatus: Commitment;
+}
+
+export interface SendOptions {
+  /** Skip the preflight simulation (the embedded ledger always executes for real). */
+  skipPreflight?: boolean;
+  /** Wait until the transaction reaches this commitment before resolving; default `confirmed`. */
+  commitment?: Commitment;
+}
+
+export interface Ledger {
+  /** Base58 genesis hash; `solana:<first 32 chars>` is the CAIP-2 chain id. */
+  getGenesisHash(): Promise<string>;
+  getLatestBlockhash(): Promise<LatestBlockhash>;
+  getSlot(commitment?: Commitment): Promise<bigint>;
+  getBlockHeight(commitment?: Commitment): Promise<bigint>;
+  /**
+   * Sends a signed transaction (wire bytes) and waits for `options.commitment`.
+   * @returns the transaction signature (base58 of the first signature).
+   * @throws TransactionFailedError when the runtime rejects it (with its logs).
+   */
+  sendTransaction(wire: Uint8Array, options?: SendOptions): Promise<string>;
+  /** Null when the ledger has no record of the signature. */
+  getTransaction(signature: string): Promise<LedgerTransaction | null>;
+  getSignatureStatuses(signatures: readonly string[]): Promise<(SignatureStatus | null)[]>;
+  /** Newest first, like the RPC method of the same name. */
+  getSignaturesForAddress(address: string, options?: { limit?: number; before?: string }): Promise<AddressSignature[]>;
+  getBalance(address: string): Promise<bigint>;
+  /** Test networks only. Resolves once the lamports are credited. */
+  requestAirdrop(address: string, lamports: bigint): Promise<string>;
+  /** Fee in lamports for a compiled message (base64 of message bytes). */
+  getFeeForMessage(messageBase64: string): Promise<bigint | null>;
+  getMinimumBalanceForRentExemption(bytes: number): Promise<bigint>;
+  /** Whether the ledger answers (readiness). */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** Injection token of the ledger port. */
+export const LEDGER = Symbol('LEDGER');
+
+export class TransactionFailedError extends Error {
+  override readonly name = 'TransactionFailedError';
+  constructor(message: string, readonly logs: string[] = [], readonly err: unknown = null) {
+    super(message);
+  }
+}

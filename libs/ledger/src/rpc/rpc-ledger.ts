@@ -1,0 +1,406 @@
+/**
+ * {@link Ledger} over Solana JSON-RPC through `@solana/kit` — a real cluster (devnet, a
+ * provider) or our own endpoint ({@link registerLedgerJsonRpc} over an EmbeddedLedger).
+ */
+import {
+  createDefaultRpcTransport,
+  createSolanaRpcFromTransport,
+  isSolanaError,
+  type Address,
+  type Base64EncodedWireTransaction,
+  type Blockhash,
+  type Commitment as KitCommitment,
+  type Lamports,
+  type Rpc,
+  type RpcTransport,
+  type Signature,
+  type SolanaRpcApi,
+  type TransactionMessageBytesBase64,
+} from '@solana/kit';
+import type {
+  AddressSignature,
+  Commitment,
+  LatestBlockhash,
+  Ledger,
+  SendOptions,
+  SignatureStatus,
+} from '../ledger.port';
+import type {
+  AddressSignatureWithMemo,
+  DetailedLedgerTransaction,
+  LedgerAccountInfo,
+  LedgerInspector,
+  SimulateOptions,
+  SimulationResult,
+} from '../ledger-inspector';
+import type { LedgerLogger } from '../constants';
+import { LedgerInputError, LedgerTransactionFailedError } from '../errors';
+import { encodeBase58, tryDecodeBase58Fixed } from '../internal/base58';
+import { describeTransactionError } from '../internal/tx-error';
+import { parseWireTransaction, type WireTransaction } from '../internal/wire';
+import { bigintsToNumbers } from './json';
+
+export interface RpcLedgerOptions {
+  /** HTTP(S) URL of the JSON-RPC endpoint. */
+  url: string;
+  /** Commitment of reads and the default for sendTransaction (default `confirmed`). */
+  commitment?: Commitment;
+  /** Upper bound of one status-polling interval, in ms (default 1,000; first poll is immediate). */
+  maxPollIntervalMs?: number;
+  /** Re-send an unconfirmed transaction this often, in ms (default 2,000). */
+  resendIntervalMs?: number;
+  /** Give up waiting for a confirmation after this many ms (default 120,000). */
+  timeoutMs?: number;
+  logger?: LedgerLogger;
+}
+
+/** Where the transport wrapper stores the raw `data.err` of a failed-preflight response. */
+const RAW_ERR = 'ledgerRawTransactionError';
+const RANK: Record<Commitment, number> = { processed: 0, confirmed: 1, finalized: 2 };
+
+const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(new Error('RpcLedger closed'));
+    const t = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(t);
+      reject(new Error('RpcLedger closed'));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+
+function toCommitment(v: unknown): Commitment {
+  return v === 'processed' || v === 'confirmed' || v === 'finalized' ? v : 'finalized';
+}
+
+/**
+ * Ledger adapter for any Solana JSON-RPC endpoint. Stateless apart from a genesis-hash cache;
+ * `close()` aborts pending confirmation waits.
+ */
+export class RpcLedger implements Ledger, LedgerInspector {
+  private readonly rpc: Rpc<SolanaRpcApi>;
+  private readonly commitment: Commitment;
+  private readonly maxPollMs: number;
+  private readonly resendMs: number;
+  private readonly timeoutMs: number;
+  private readonly abort = new AbortController();
+  private genesisHash: string | null = null;
+
+  /** @param options the endpoint URL, or full options. */
+  constructor(options: string | RpcLedgerOptions) {
+    if (typeof options === 'string') options = { url: options };
+    const base = createDefaultRpcTransport({ url: options.url });
+    // Keep the raw transaction error of a failed preflight: kit turns `data.err` into a nested
+    // SolanaError, but the port exposes the runtime's error as Solana JSON.
+    const transport = (async (config: Parameters<RpcTransport>[0]) => {
+      const response = (await base(config)) as unknown;
+      const r = response as { error?: { data?: Record<string, unknown> } } | null;
+      const data = r?.error?.data;
+      if (data && typeof data === 'object' && 'err' in data) data[RAW_ERR] = bigintsToNumbers(data.err);
+      return response;
+    }) as RpcTransport;
+    this.rpc = createSolanaRpcFromTransport(transport);
+    this.commitment = options.commitment ?? 'confirmed';
+    this.maxPollMs = options.maxPollIntervalMs ?? 1_000;
+    this.resendMs = options.resendIntervalMs ?? 2_000;
+    this.timeoutMs = options.timeoutMs ?? 120_000;
+  }
+
+  private get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  async getGenesisHash(): Promise<string> {
+    if (this.genesisHash === null) this.genesisHash = await this.rpc.getGenesisHash().send({ abortSignal: this.signal });
+    return this.genesisHash;
+  }
+
+  async getLatestBlockhash(): Promise<LatestBlockhash> {
+    const { value } = await this.rpc.getLatestBlockhash({ commitment: this.commitment }).send({ abortSignal: this.signal });
+    return { blockhash: value.blockhash, lastValidBlockHeight: value.lastValidBlockHeight };
+  }
+
+  async getSlot(commitment?: Commitment): Promise<bigint> {
+    return this.rpc.getSlot({ commitment: commitment ?? this.commitment }).send({ abortSignal: this.signal });
+  }
+
+  async getBlockHeight(commitment?: Commitment): Promise<bigint> {
+    return this.rpc.getBlockHeight({ commitment: commitment ?? this.commitment }).send({ abortSignal: this.signal });
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      return (await this.rpc.getHealth().send({ abortSignal: this.signal })) === 'ok';
+    } catch {
+      return false;
+    }
+  }
+
+  /** Aborts pending waits. Idempotent. */
+  async close(): Promise<void> {
+    this.abort.abort();
+  }
+
+  /**
+   * Sends base64 wire bytes (with preflight unless `skipPreflight`), then polls signature
+   * statuses until `options.commitment` (default: the adapter's, `confirmed`), re-sending
+   * every `resendIntervalMs` while the transaction is not visible.
+   * @throws LedgerTransactionFailedError on a failed preflight, on a landed transaction with an
+   *   error (`landed: true`), or when its blockhash expires before it lands (`BlockhashNotFound`).
+   * @throws Error on timeout or transport failures.
+   */
+  async sendTransaction(wire: Uint8Array, options?: SendOptions): Promise<string> {
+    let tx: WireTransaction;
+    try {
+      tx = parseWireTransaction(wire);
+    } catch (e) {
+      throw new LedgerTransactionFailedError(`Invalid transaction: ${(e as Error).message}`, [], 'SanitizeFailure', null, false);
+    }
+    const signature = encodeBase58(tx.signatures[0]!);
+    const blockhash = encodeBase58(tx.message.recentBlockhash);
+    const wanted = options?.commitment ?? this.commitment;
+    const encoded = Buffer.from(wire).toString('base64') as Base64EncodedWireTransaction;
+    const send = (skipPreflight: boolean) =>
+      this.rpc
+        .sendTransaction(encoded, {
+          encoding: 'base64',
+          skipPreflight,
+          preflightCommitment: this.commitment as KitCommitment,
+          maxRetries: 0n,
+        })
+        .send({ abortSignal: this.signal });
+    try {
+      await send(options?.skipPreflight === true);
+    } catch (e) {
+      throw this.sendError(e, signature);
+    }
+    const deadline = Date.now() + this.timeoutMs;
+    let lastSend = Date.now();
+    let delay = 0;
+    for (;;) {
+      if (delay > 0) await sleep(delay, this.signal);
+      const status = (await this.getSignatureStatuses([signature]))[0] ?? null;
+      if (status !== null) {
+        if (status.err !== null && status.err !== undefined) {
+          const logs = await this.getTransaction(signature)
+            .then((t) => t?.logMessages ?? [])
+            .catch(() => []);
+          throw new LedgerTransactionFailedError(`Transaction failed: ${describeTransactionError(status.err)}`, logs, status.err, signature, true);
+        }
+        if (RANK[status.confirmationStatus] >= RANK[wanted]) return signature;
+      } else {
+        const valid = await this.isBlockhashValid(blockhash);
+        if (!valid) {
+          const last = (await this.getSignatureStatuses([signature]))[0];
+          if (last === null || last === undefined) {
+            throw new LedgerTransactionFailedError('Transaction expired: its blockhash is no longer valid', [], 'BlockhashNotFound', signature, false);
+          }
+          continue;
+        }
+        if (Date.now() - lastSend >= this.resendMs) {
+          lastSend = Date.now();
+          await send(true).catch(() => undefined);
+        }
+      }
+      if (Date.now() > deadline) throw new Error(`Timed out waiting for ${signature} to reach ${wanted}`);
+      delay = delay === 0 ? 100 : Math.min(delay * 2, this.maxPollMs);
+    }
+  }
+
+  private sendError(e: unknown, signature: string): unknown {
+    if (!isSolanaError(e)) return e;
+    const ctx = e.context as Record<string, unknown>;
+    const code = Number(ctx.__code);
+    if (code === -32002) {
+      const err = ctx[RAW_ERR] ?? null;
+      const logs = Array.isArray(ctx.logs) ? (ctx.logs as string[]) : [];
+      return new LedgerTransactionFailedError(`Transaction simulation failed: ${describeTransactionError(err)}`, logs, err, signature, false);
+    }
+    if (code === -32003) {
+      return new LedgerTransactionFailedError('Transaction signature verification failure', [], 'SignatureFailure', signature, false);
+    }
+    if (code <= -32000 && code >= -32099) {
+      const message = typeof ctx.__serverMessage === 'string' ? ctx.__serverMessage : e.message;
+      return new LedgerTransactionFailedError(message, [], null, signature, false);
+    }
+    if (code === -32602) {
+      const message = typeof ctx.__serverMessage === 'string' ? ctx.__serverMessage : e.message;
+      return new LedgerTransactionFailedError(message, [], 'SanitizeFailure', signature, false);
+    }
+    return e;
+  }
+
+  /** Landed transaction (base64 wire bytes decoded) with its meta; null when unknown. */
+  async getTransaction(signature: string): Promise<DetailedLedgerTransaction | null> {
+    if (tryDecodeBase58Fixed(signature, 64) === null) throw new LedgerInputError(`Invalid signature: ${signature}`);
+    const [tx, statuses] = await Promise.all([
+      this.rpc
+        .getTransaction(signature as Signature, {
+          encoding: 'base64',
+          commitment: this.commitment === 'processed' ? 'confirmed' : this.commitment,
+          maxSupportedTransactionVersion: 0,
+        })
+        .send({ abortSignal: this.signal }),
+      this.getSignatureStatuses([signature]),
+    ]);
+    if (tx === null) return null;
+    const meta = tx.meta;
+    const loaded = meta?.loadedAddresses;
+    return {
+      signature,
+      slot: tx.slot,
+      blockTime: tx.blockTime === null ? null : Number(tx.blockTime),
+      wire: new Uint8Array(Buffer.from(tx.transaction[0], 'base64')),
+      err: bigintsToNumbers(meta?.err ?? null),
+      fee: meta ? BigInt(meta.fee) : 0n,
+      logMessages: [...(meta?.logMessages ?? [])],
+      confirmationStatus: statuses[0]?.confirmationStatus ?? 'finalized',
+      computeUnitsConsumed: meta?.computeUnitsConsumed,
+      loadedAddresses: loaded ? { writable: [...loaded.writable], readonly: [...loaded.readonly] } : null,
+    };
+  }
+
+  /** Statuses (searching the whole history), in request order; null for unknown signatures. */
+  async getSignatureStatuses(signatures: readonly string[]): Promise<(SignatureStatus | null)[]> {
+    const out: (SignatureStatus | null)[] = [];
+    for (let i = 0; i < signatures.length; i += 256) {
+      const chunk = signatures.slice(i, i + 256) as Signature[];
+      const { value } = await this.rpc
+        .getSignatureStatuses(chunk, { searchTransactionHistory: true })
+        .send({ abortSignal: this.signal });
+      for (const s of value) {
+        out.push(
+          s === null
+            ? null
+            : {
+                slot: s.slot,
+                confirmations: s.confirmations === null ? null : Number(s.confirmations),
+                err: bigintsToNumbers(s.err ?? null),
+                confirmationStatus: toCommitment(s.confirmationStatus),
+              },
+        );
+      }
+    }
+    return out;
+  }
+
+  /** Newest first; `limit` 1..1000. Entries carry the RPC's `memo`. */
+  async getSignaturesForAddress(address: string, options?: { limit?: number; before?: string }): Promise<AddressSignatureWithMemo[]> {
+    const list = await this.rpc
+      .getSignaturesForAddress(address as Address, {
+        commitment: this.commitment === 'finalized' ? 'finalized' : 'confirmed',
+        limit: options?.limit,
+        before: options?.before as Signature | undefined,
+      })
+      .send({ abortSignal: this.signal });
+    return list.map(
+      (e): AddressSignature & { memo: string | null } => ({
+        signature: e.signature,
+        slot: e.slot,
+        blockTime: e.blockTime === null ? null : Number(e.blockTime),
+        err: bigintsToNumbers(e.err ?? null),
+        confirmationStatus: toCommitment(e.confirmationStatus),
+        memo: e.memo,
+      }),
+    );
+  }
+
+  async getBalance(address: string): Promise<bigint> {
+    const { value } = await this.rpc.getBalance(address as Address, { commitment: this.commitment }).send({ abortSignal: this.signal });
+    return value;
+  }
+
+  /** Requests an airdrop (test clusters only) and waits until it is confirmed. */
+  async requestAirdrop(address: string, lamports: bigint): Promise<string> {
+    const signature = await this.rpc
+      .requestAirdrop(address as Address, lamports as Lamports, { commitment: this.commitment })
+      .send({ abortSignal: this.signal });
+    const deadline = Date.now() + this.timeoutMs;
+    let delay = 0;
+    for (;;) {
+      if (delay > 0) await sleep(delay, this.signal);
+      const status = (await this.getSignatureStatuses([signature]))[0];
+      if (status) {
+        if (status.err !== null && status.err !== undefined) {
+          throw new LedgerTransactionFailedError(`Airdrop failed: ${describeTransactionError(status.err)}`, [], status.err, signature, true);
+        }
+        if (RANK[status.confirmationStatus] >= RANK[this.commitment]) return signature;
+      }
+      if (Date.now() > deadline) throw new Error(`Timed out waiting for airdrop ${signature}`);
+      delay = delay === 0 ? 100 : Math.min(delay * 2, this.maxPollMs);
+    }
+  }
+
+  async getFeeForMessage(messageBase64: string): Promise<bigint | null> {
+    const { value } = await this.rpc
+      .getFeeForMessage(messageBase64 as TransactionMessageBytesBase64, { commitment: this.commitment })
+      .send({ abortSignal: this.signal });
+    return value === null ? null : BigInt(value);
+  }
+
+  async getMinimumBalanceForRentExemption(bytes: number): Promise<bigint> {
+    return this.rpc.getMinimumBalanceForRentExemption(BigInt(bytes), { commitment: this.commitment }).send({ abortSignal: this.signal });
+  }
+
+  // ---------------------------------------------------------------- LedgerInspector
+
+  async getAccountInfo(address: string): Promise<LedgerAccountInfo | null> {
+    const { value } = await this.rpc
+      .getAccountInfo(address as Address, { encoding: 'base64', commitment: this.commitment })
+      .send({ abortSignal: this.signal });
+    if (value === null) return null;
+    return {
+      lamports: value.lamports,
+      owner: value.owner,
+      data: new Uint8Array(Buffer.from(value.data[0], 'base64')),
+      executable: value.executable,
+      rentEpoch: (value as { rentEpoch?: bigint }).rentEpoch ?? 0n,
+    };
+  }
+
+  /** Null when the node has no block for the slot. */
+  async getBlockTime(slot: bigint): Promise<number | null> {
+    try {
+      const t = await this.rpc.getBlockTime(slot).send({ abortSignal: this.signal });
+      return t === null ? null : Number(t);
+    } catch (e) {
+      if (isSolanaError(e)) {
+        const code = Number((e.context as Record<string, unknown>).__code);
+        if (code === -32004 || code === -32007 || code === -32009 || code === -32001) return null;
+      }
+      throw e;
+    }
+  }
+
+  async isBlockhashValid(blockhash: string): Promise<boolean> {
+    const { value } = await this.rpc
+      .isBlockhashValid(blockhash as Blockhash, { commitment: 'processed' })
+      .send({ abortSignal: this.signal });
+    return value;
+  }
+
+  async simulateTransaction(wire: Uint8Array, options?: SimulateOptions): Promise<SimulationResult> {
+    const encoded = Buffer.from(wire).toString('base64') as Base64EncodedWireTransaction;
+    const config = options?.replaceRecentBlockhash
+      ? ({ encoding: 'base64', replaceRecentBlockhash: true, commitment: this.commitment } as const)
+      : ({ encoding: 'base64', sigVerify: options?.sigVerify === true, commitment: this.commitment } as const);
+    const { value } = await this.rpc.simulateTransaction(encoded, config as never).send({ abortSignal: this.signal });
+    const v = value as {
+      err: unknown;
+      logs: string[] | null;
+      unitsConsumed?: bigint;
+      fee?: bigint | null;
+      replacementBlockhash: { blockhash: string; lastValidBlockHeight: bigint } | null;
+    };
+    return {
+      err: bigintsToNumbers(v.err ?? null),
+      logs: v.logs ?? [],
+      unitsConsumed: v.unitsConsumed ?? 0n,
+      fee: v.fee ?? null,
+      replacementBlockhash: v.replacementBlockhash ?? null,
+    };
+  }
+}

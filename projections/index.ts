@@ -1,0 +1,18 @@
+import type { Projection } from '@svc/read-store';
+import { acceptancesProjection } from './acceptances.projection';
+import { contentsProjection } from './contents.projection';
+import { documentsProjection } from './documents.projection';
+import { organizationsProjection } from './organizations.projection';
+import { sessionsProjection } from './sessions.projection';
+
+export * from './read-models';
+export { acceptancesProjection, contentsProjection, documentsProjection, organizationsProjection, sessionsProjection };
+
+/** Every projection the service runs, one per read model. */
+export const ALL_PROJECTIONS: readonly Projection[] = [
+  organizationsProjection,
+  documentsProjection,
+  contentsProjection,
+  acceptancesProjection,
+  sessionsProjection,
+];

@@ -1,0 +1,246 @@
+import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
+import { base58ToBytes, buildAcceptanceTransaction, acceptanceIdOf } from '@svc/evidence';
+import { ApiClient, ApiError } from '../apps/cli/src/api-client';
+import { acceptAsWallet, signText } from '../apps/cli/src/operations';
+import { publishedDocument, type PublishedDocument } from './support/fixtures';
+import { startTestService, type TestService } from './support/test-service';
+
+const ORIGIN = 'https://shop.example.com';
+
+async function expectApiError(promise: Promise<unknown>, status: number, code: string): Promise<ApiError> {
+  try {
+    await promise;
+  } catch (err) {
+    expect(err).toBeInstanceOf(ApiError);
+    const e = err as ApiError;
+    expect({ status: e.status, code: e.code }).toEqual({ status, code });
+    return e;
+  }
+  throw new Error(`expected ${status} ${code}, but the request succeeded`);
+}
+
+describe('wallet acceptance (challenge, submit, relay) against the embedded stores and ledger', () => {
+  let service: TestService;
+  let client: ApiClient;
+  let doc: PublishedDocument;
+
+  beforeAll(async () => {
+    service = await startTestService({ env: { RATE_LIMIT_ACCEPTANCE_PER_MINUTE: '10000', RATE_LIMIT_GENERAL_PER_MINUTE: '100000' } });
+    client = new ApiClient(service.baseUrl);
+    doc = await publishedDocument(service, [1]);
+  });
+  afterAll(() => service.destroy());
+
+  const target = () => ({ organization: doc.organization.address, document: doc.document.address });
+
+  async function challenge(signer: KeyPairSigner, origin = ORIGIN) {
+    return client.request<{ challengeId: string; message: string; clientBinding: string; expiresAt: string; protocol: string; feeSponsor: string }>(
+      'POST',
+      '/v1/acceptance/challenges',
+      { ...target(), signer: signer.address },
+      { origin },
+    );
+  }
+
+  it('records an acceptance on the ledger with the exact signed message, the fee paid by the relayer', async () => {
+    const signer = await generateKeyPairSigner();
+    const result = await acceptAsWallet(client, signer, { ...target(), origin: ORIGIN });
+    expect(result.status).toBe('confirmed');
+    expect(result.acceptanceId).toBe(acceptanceIdOf(result.message));
+    expect(result.fee.lamports).toBe(10_000);
+    const network = await client.request<{ relayer: string }>('GET', '/v1/network');
+    expect(result.fee.payer).toBe(network.relayer);
+    expect(result.message.split('\n')[0]).toMatch(/^svc\/1\b/);
+    expect(result.message).toContain(doc.versions[0].address);
+    expect(result.message).toContain('shop.example.com');
+
+    const tx = await doc.ledger.getTransaction(result.transactionSignature);
+    expect(tx?.err).toBeNull();
+    const { acceptance } = await client.request<{ acceptance: Record<string, unknown> }>('GET', `/v1/public/acceptances/${result.acceptanceId}`);
+    expect(acceptance).toMatchObject({
+      acceptanceId: result.acceptanceId,
+      transactionSignature: result.transactionSignature,
+      signer: signer.address,
+      signerType: 'wallet',
+      versionAddress: doc.versions[0].address,
+      versionNumber: 1,
+      requestDomain: 'shop.example.com',
+      externalUserRef: null,
+      documentSlug: 'terms-of-service',
+      feePayer: network.relayer,
+      feeLamports: 10_000,
+      reimbursedLamports: null,
+    });
+    const byTx = await client.request<{ acceptanceId: string }>('GET', `/v1/public/transactions/${result.transactionSignature}/acceptance`);
+    expect(byTx.acceptanceId).toBe(result.acceptanceId);
+  });
+
+  it('refuses a second challenge for a signer who already accepted the version (409 already_accepted)', async () => {
+    const signer = await generateKeyPairSigner();
+    await acceptAsWallet(client, signer, { ...target(), origin: ORIGIN });
+    await expectApiError(challenge(signer), 409, 'already_accepted');
+  });
+
+  it('yields exactly one acceptance for concurrent submissions by the same signer for the same version', async () => {
+    const signer = await generateKeyPairSigner();
+    const challenges = await Promise.all(Array.from({ length: 8 }, () => challenge(signer)));
+    const outcomes = await Promise.allSettled(
+      challenges.map(async (c) =>
+        client.request('POST', `/v1/acceptance/challenges/${c.challengeId}/submit`, { clientBinding: c.clientBinding, signature: await signText(signer, c.message) }, { origin: ORIGIN }),
+      ),
+    );
+    const ok = outcomes.filter((o) => o.status === 'fulfilled');
+    const refused = outcomes.filter((o) => o.status === 'rejected').map((o) => (o as PromiseRejectedResult).reason as ApiError);
+    expect(ok).toHaveLength(1);
+    expect(refused.map((e) => e.code)).toEqual(Array(7).fill('already_accepted'));
+    const evidence = await client.request<{ acceptances: unknown[] }>('GET', `/v1/public/signers/${signer.address}`);
+    expect(evidence.acceptances).toHaveLength(1);
+    const onLedger = await doc.ledger.getSignaturesForAddress(signer.address).catch(() => []);
+    expect(onLedger.length).toBe(0); // the signer never pays or signs a transaction
+  });
+
+  it('refuses a forged signature (400 invalid_signature) and records nothing', async () => {
+    const signer = await generateKeyPairSigner();
+    const impostor = await generateKeyPairSigner();
+    const c = await challenge(signer);
+    const forged = await signText(impostor, c.message);
+    await expectApiError(
+      client.request('POST', `/v1/acceptance/challenges/${c.challengeId}/submit`, { clientBinding: c.clientBinding, signature: forged }, { origin: ORIGIN }),
+      400,
+      'invalid_signature',
+    );
+    await expectApiError(client.request('GET', `/v1/public/signers/${signer.address}`), 404, 'not_found');
+    // The challenge stays open: the real signer can still accept.
+    const real = await signText(signer, c.message);
+    const ok = await client.request<{ status: string }>('POST', `/v1/acceptance/challenges/${c.challengeId}/submit`, { clientBinding: c.clientBinding, signature: real }, { origin: ORIGIN });
+    expect(ok.status).toBe('confirmed');
+  });
+
+  it('has the ledger refuse a forged acceptance sent around the service (Ed25519 precompile)', async () => {
+    const signer = await generateKeyPairSigner();
+    const impostor = await generateKeyPairSigner();
+    const c = await challenge(signer);
+    const forged = await signText(impostor, c.message);
+    const payer = await generateKeyPairSigner();
+    await doc.ledger.requestAirdrop(payer.address, 100_000_000n);
+    const tx = await buildAcceptanceTransaction({
+      feePayer: payer,
+      signer: signer.address,
+      signature: base58ToBytes(forged),
+      message: c.message,
+      acceptanceId: acceptanceIdOf(c.message),
+      versionAddress: doc.versions[0].address,
+      lifetime: await doc.ledger.getLatestBlockhash(),
+    });
+    await expect(doc.ledger.sendTransaction(tx.wire)).rejects.toThrow();
+    expect(await doc.ledger.getTransaction(tx.signature)).toBeNull();
+    const res = await client.raw('GET', `/v1/public/transactions/${tx.signature}/acceptance`);
+    expect(res.response.status).toBe(404);
+  });
+
+  it('refuses a used challenge (409 challenge_not_open) and a wrong binding (403)', async () => {
+    const signer = await generateKeyPairSigner();
+    const c = await challenge(signer);
+    const signature = await signText(signer, c.message);
+    await expectApiError(
+      client.request('POST', `/v1/acceptance/challenges/${c.challengeId}/submit`, { clientBinding: 'x'.repeat(32), signature }, { origin: ORIGIN }),
+      403,
+      'forbidden',
+    );
+    await client.request('POST', `/v1/acceptance/challenges/${c.challengeId}/submit`, { clientBinding: c.clientBinding, signature }, { origin: ORIGIN });
+    await expectApiError(
+      client.request('POST', `/v1/acceptance/challenges/${c.challengeId}/submit`, { clientBinding: c.clientBinding, signature }, { origin: ORIGIN }),
+      409,
+      'challenge_not_open',
+    );
+    const status = await client.request<{ status: string; acceptanceId: string }>('GET', `/v1/acceptance/challenges/${c.challengeId}`, undefined, {
+      headers: { 'x-client-binding': c.clientBinding },
+    });
+    expect(status.status).toBe('accepted');
+    await expectApiError(client.request('GET', `/v1/acceptance/challenges/${c.challengeId}`), 400, 'missing_binding');
+  });
+
+  it('validates challenge requests at the edge with the spec codes', async () => {
+    const signer = await generateKeyPairSigner();
+    await expectApiError(
+      client.request('POST', '/v1/acceptance/challenges', { ...target(), signer: signer.address }),
+      400,
+      'invalid_origin',
+    );
+    await expectApiError(
+      client.request('POST', '/v1/acceptance/challenges', { ...target(), signer: 'not-an-address' }, { origin: ORIGIN }),
+      400,
+      'invalid_signer',
+    );
+    await expectApiError(
+      client.request('POST', '/v1/acceptance/challenges', { ...target(), organization: 'O0O0', signer: signer.address }, { origin: ORIGIN }),
+      400,
+      'invalid_address',
+    );
+    await expectApiError(
+      client.request('POST', '/v1/acceptance/challenges', { ...target(), signer: signer.address, extra: 1 }, { origin: ORIGIN }),
+      400,
+      'invalid_request',
+    );
+    const stranger = await generateKeyPairSigner();
+    await expectApiError(
+      client.request('POST', '/v1/acceptance/challenges', { ...target(), document: stranger.address, signer: signer.address }, { origin: ORIGIN }),
+      404,
+      'not_found',
+    );
+    await expectApiError(client.request('POST', `/v1/acceptance/challenges/${crypto.randomUUID()}/submit`, { clientBinding: 'y'.repeat(30), signature: '1'.repeat(88) }), 404, 'not_found');
+  });
+
+  it('answers 409 no_published_version for a document without a version', async () => {
+    const bare = await publishedDocument(service, [], 'privacy');
+    const signer = await generateKeyPairSigner();
+    await expectApiError(
+      client.request('POST', '/v1/acceptance/challenges', { organization: bare.organization.address, document: bare.document.address, signer: signer.address }, { origin: ORIGIN }),
+      409,
+      'no_published_version',
+    );
+  });
+
+  it('refuses a challenge made for a version that was superseded (409 version_superseded)', async () => {
+    const local = await publishedDocument(service, [1], 'superseded');
+    const signer = await generateKeyPairSigner();
+    const c = await client.request<{ challengeId: string; message: string; clientBinding: string }>(
+      'POST',
+      '/v1/acceptance/challenges',
+      { organization: local.organization.address, document: local.document.address, signer: signer.address },
+      { origin: ORIGIN },
+    );
+    await local.publish(2);
+    await expectApiError(
+      client.request('POST', `/v1/acceptance/challenges/${c.challengeId}/submit`, { clientBinding: c.clientBinding, signature: await signText(signer, c.message) }, { origin: ORIGIN }),
+      409,
+      'version_superseded',
+    );
+  });
+});
+
+describe('challenge expiry', () => {
+  let service: TestService;
+  afterAll(() => service?.destroy());
+
+  it('refuses a submission after the validity window (409 challenge_expired)', async () => {
+    service = await startTestService({ env: { CHALLENGE_TTL_SECONDS: '1' } });
+    const client = new ApiClient(service.baseUrl);
+    const doc = await publishedDocument(service, [1]);
+    const signer = await generateKeyPairSigner();
+    const c = await client.request<{ challengeId: string; message: string; clientBinding: string; expiresAt: string }>(
+      'POST',
+      '/v1/acceptance/challenges',
+      { organization: doc.organization.address, document: doc.document.address, signer: signer.address },
+      { origin: ORIGIN },
+    );
+    const signature = await signText(signer, c.message);
+    // Wait until the window has closed by the challenge's own clock.
+    while (Date.now() < Date.parse(c.expiresAt) + 50) await new Promise((r) => setTimeout(r, 100));
+    await expectApiError(
+      client.request('POST', `/v1/acceptance/challenges/${c.challengeId}/submit`, { clientBinding: c.clientBinding, signature }, { origin: ORIGIN }),
+      409,
+      'challenge_expired',
+    );
+  });
+});

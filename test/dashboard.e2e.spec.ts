@@ -1,0 +1,149 @@
+import { generateKeyPairSigner } from '@solana/kit';
+import { getTransferSolInstruction } from '@solana-program/system';
+import { ApiClient, ApiError } from '../apps/cli/src/api-client';
+import { acceptAsWallet, signIn, signText } from '../apps/cli/src/operations';
+import { publishedDocument, termsOfService } from './support/fixtures';
+import { startTestService, type TestService } from './support/test-service';
+
+async function codeOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+    return 'ok';
+  } catch (err) {
+    return err instanceof ApiError ? `${err.status} ${err.code}` : `thrown ${(err as Error).message}`;
+  }
+}
+
+describe('dashboard sign-in, sessions and publishing', () => {
+  let service: TestService;
+  let client: ApiClient;
+
+  beforeAll(async () => {
+    service = await startTestService({ env: { RATE_LIMIT_SIGNIN_PER_MINUTE: '1000' } });
+    client = new ApiClient(service.baseUrl);
+  });
+  afterAll(() => service.destroy());
+
+  it('signs in with a Sign-In-With-Solana style message and a single-use nonce', async () => {
+    const wallet = await generateKeyPairSigner();
+    const challenge = await client.request<{ message: string; nonce: string; expiresAt: string }>('POST', '/v1/auth/challenge', { address: wallet.address });
+    const network = await client.request<{ chainId: string }>('GET', '/v1/network');
+    expect(challenge.message).toContain(`wants you to sign in with your Solana account:\n${wallet.address}`);
+    expect(challenge.message).toContain(`URI: ${service.baseUrl}`);
+    expect(challenge.message).toContain(`Chain ID: ${network.chainId}`);
+    expect(challenge.message).toContain(`Nonce: ${challenge.nonce}`);
+    expect(Date.parse(challenge.expiresAt) - Date.now()).toBeGreaterThan(9 * 60_000);
+    expect(Date.parse(challenge.expiresAt) - Date.now()).toBeLessThanOrEqual(10 * 60_000);
+
+    const signature = await signText(wallet, challenge.message);
+    const body = { address: wallet.address, signedMessage: challenge.message, signature };
+    const first = await client.raw('POST', '/v1/auth/verify', body);
+    expect(first.response.status).toBe(200);
+    const setCookie = first.response.headers.getSetCookie().join('\n');
+    expect(setCookie).toMatch(/svc_session=[^;]+;.*HttpOnly/i);
+    expect(setCookie).toMatch(/svc_csrf=/);
+    // The nonce is single use.
+    expect(await codeOf(client.request('POST', '/v1/auth/verify', body))).toBe('401 unauthorized');
+  });
+
+  it('refuses a bad signature and a message other than the one issued', async () => {
+    const wallet = await generateKeyPairSigner();
+    const other = await generateKeyPairSigner();
+    const challenge = await client.request<{ message: string }>('POST', '/v1/auth/challenge', { address: wallet.address });
+    const forged = await signText(other, challenge.message);
+    expect(await codeOf(client.request('POST', '/v1/auth/verify', { address: wallet.address, signedMessage: challenge.message, signature: forged }))).toBe('400 invalid_signature');
+    const altered = challenge.message.replace('Version: 1', 'Version: 2');
+    expect(await codeOf(client.request('POST', '/v1/auth/verify', { address: wallet.address, signedMessage: altered, signature: await signText(wallet, altered) }))).toBe('401 unauthorized');
+    expect(await codeOf(client.request('POST', '/v1/auth/challenge', { address: 'nope' }))).toBe('400 invalid_address');
+  });
+
+  it('guards the dashboard: 401 without a session, 403 without the CSRF header or from another origin, logout ends it', async () => {
+    const wallet = await generateKeyPairSigner();
+    expect(await codeOf(client.request('GET', '/v1/auth/me'))).toBe('401 unauthorized');
+    const session = await signIn(client, wallet);
+    const dashboard = new ApiClient(service.baseUrl).useSession(session);
+    const me = await dashboard.request<{ address: string; freshUntil: string }>('GET', '/v1/auth/me');
+    expect(me.address).toBe(wallet.address);
+
+    const cookie = `svc_session=${session.session}; svc_csrf=${session.csrf}`;
+    const noCsrf = await fetch(`${service.baseUrl}/api/v1/organizations/sync`, {
+      method: 'POST',
+      headers: { cookie, origin: service.baseUrl, 'content-type': 'application/json' },
+      body: JSON.stringify({ address: wallet.address }),
+    });
+    expect(noCsrf.status).toBe(403);
+    expect(((await noCsrf.json()) as { error: { code: string } }).error.code).toBe('forbidden');
+    const foreign = await fetch(`${service.baseUrl}/api/v1/organizations/sync`, {
+      method: 'POST',
+      headers: { cookie, origin: 'https://evil.example', 'x-csrf-token': session.csrf, 'content-type': 'application/json' },
+      body: JSON.stringify({ address: wallet.address }),
+    });
+    expect(foreign.status).toBe(403);
+
+    await dashboard.request('POST', '/v1/auth/logout');
+    expect(await codeOf(dashboard.request('GET', '/v1/auth/me'))).toBe('401 unauthorized');
+  });
+
+  it('publishes versions read from the ledger and lists them; refuses what is not a publication', async () => {
+    const doc = await publishedDocument(service, [1, 2]);
+    const orgs = await doc.dashboard.request<{ organizations: { id: string; address: string; name: string }[] }>('GET', '/v1/organizations');
+    expect(orgs.organizations.map((o) => o.address)).toEqual([doc.organization.address]);
+    const documents = await doc.dashboard.request<{ documents: { slug: string; currentVersion: { number: number } }[] }>('GET', `/v1/organizations/${doc.organization.id}/documents`);
+    expect(documents.documents).toHaveLength(1);
+    expect(documents.documents[0].currentVersion.number).toBe(2);
+    const detail = await doc.dashboard.request<{ versions: { number: number; address: string }[] }>('GET', `/v1/documents/${doc.document.id}`);
+    expect(detail.versions.map((v) => v.number)).toEqual([1, 2]);
+
+    // A transfer is a transaction, but not a publication.
+    const { pipe, createTransactionMessage, setTransactionMessageFeePayerSigner, setTransactionMessageLifetimeUsingBlockhash, appendTransactionMessageInstruction, signTransactionMessageWithSigners, getBase64EncodedWireTransaction, blockhash } =
+      await import('@solana/kit');
+    const lifetime = await doc.ledger.getLatestBlockhash();
+    const other = await generateKeyPairSigner();
+    const message = pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayerSigner(doc.owner, m),
+      (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash(lifetime.blockhash), lastValidBlockHeight: lifetime.lastValidBlockHeight }, m),
+      (m) => appendTransactionMessageInstruction(getTransferSolInstruction({ source: doc.owner, destination: other.address, amount: 1_000_000n }), m),
+    );
+    const signed = await signTransactionMessageWithSigners(message);
+    const wire = Buffer.from(getBase64EncodedWireTransaction(signed), 'base64');
+    const signature = await doc.ledger.sendTransaction(wire);
+    expect(await codeOf(doc.dashboard.request('POST', '/v1/publications/confirm', { signature }))).toBe('400 not_a_publication');
+    expect(await codeOf(doc.dashboard.request('POST', '/v1/publications/confirm', { signature: '1'.repeat(64) }))).toBe('404 not_found');
+    expect(await codeOf(doc.dashboard.request('POST', '/v1/publications/confirm', { signature: 'short' }))).toBe('400 invalid_signature');
+    // Re-confirming a recorded publication is harmless and returns the same version.
+    const again = await doc.dashboard.request<{ version: { address: string } }>('POST', '/v1/publications/confirm', { signature: doc.versions[1].transactionSignature });
+    expect(again.version.address).toBe(doc.versions[1].address);
+  });
+
+  it('keeps drafts consistent: validation, abandon, and no edits after publication', async () => {
+    const doc = await publishedDocument(service, []);
+    const base = `/v1/documents/${doc.document.id}/drafts`;
+    expect(await codeOf(doc.dashboard.request('POST', base, { title: 'T', versionLabel: 'v1', source: 'x', effectiveAt: -5 }))).toBe('400 invalid_effective_date');
+    expect(await codeOf(doc.dashboard.request('POST', base, { title: 'T', versionLabel: 'way-too-long-label', source: 'x' }))).toBe('400 invalid_request');
+    const { draft } = await doc.dashboard.request<{ draft: { id: string; status: string } }>('POST', base, { title: 'Terms', versionLabel: 'v1', source: termsOfService(1) });
+    expect(draft.status).toBe('open');
+    const abandoned = await doc.dashboard.request<{ draft: { status: string } }>('POST', `/v1/drafts/${draft.id}/abandon`);
+    expect(abandoned.draft.status).toBe('abandoned');
+    expect(await codeOf(doc.dashboard.request('POST', `/v1/drafts/${draft.id}/prepare`))).toBe('409 draft_closed');
+    const version = await doc.publish(1);
+    const detail = await doc.dashboard.request<{ versions: { address: string }[] }>('GET', `/v1/documents/${doc.document.id}`);
+    expect(detail.versions.map((v) => v.address)).toEqual([version.address]);
+    const drafts = await doc.dashboard.request<{ draft: { id: string } }>('POST', base, { title: 'Terms', versionLabel: 'v2', source: termsOfService(2) });
+    expect(drafts.draft.id).toBeTruthy();
+  });
+
+  it('hides other organizations (404) and refuses to sync an organization of another wallet (403)', async () => {
+    const doc = await publishedDocument(service, [1]);
+    const intruder = await generateKeyPairSigner();
+    const intruderClient = new ApiClient(service.baseUrl).useSession(await signIn(client, intruder));
+    expect(await codeOf(intruderClient.request('GET', `/v1/organizations/${doc.organization.id}`))).toBe('404 not_found');
+    expect(await codeOf(intruderClient.request('POST', '/v1/organizations/sync', { address: doc.organization.address }))).toBe('403 forbidden');
+    expect(await codeOf(intruderClient.request('GET', '/v1/organizations/not-a-uuid'))).toBe('400 invalid_request');
+    // An acceptance is public evidence; the public organization page lists the document.
+    const signer = await generateKeyPairSigner();
+    await acceptAsWallet(client, signer, { organization: doc.organization.address, document: doc.document.address, origin: 'https://a.example' });
+    const pub = await client.request<{ organization: { documents: { slug: string }[] } }>('GET', `/v1/public/organizations/${doc.organization.address}`);
+    expect(pub.organization.documents.map((d) => d.slug)).toEqual(['terms-of-service']);
+  });
+});

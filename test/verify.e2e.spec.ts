@@ -1,0 +1,115 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { generateKeyPairSigner } from '@solana/kit';
+import { serializeReceipt, type AcceptanceReceiptV1 } from '@svc/evidence';
+import { ApiClient } from '../apps/cli/src/api-client';
+import { acceptAsWallet, fetchReceipt, signText } from '../apps/cli/src/operations';
+import { cliMain } from '../apps/cli/src/paths';
+import { eventually, publishedDocument, type PublishedDocument } from './support/fixtures';
+import { startTestService, type TestService } from './support/test-service';
+
+const exec = promisify(execFile);
+
+/** Runs the compiled `svc verify <file> --rpc <url> --json`; returns its exit code and verdict. */
+async function svcVerify(receipt: unknown, rpc: string, dir: string): Promise<{ code: number; verdict: string; failed: string[] }> {
+  const file = path.join(dir, `receipt-${Math.random().toString(36).slice(2)}.json`);
+  writeFileSync(file, typeof receipt === 'string' ? receipt : JSON.stringify(receipt));
+  let stdout: string;
+  let code = 0;
+  try {
+    ({ stdout } = await exec(process.execPath, [cliMain(), 'verify', file, '--rpc', rpc, '--json']));
+  } catch (err) {
+    const e = err as { code: number; stdout: string };
+    code = e.code;
+    stdout = e.stdout;
+  }
+  const report = JSON.parse(stdout) as { verdict: string; checks: { id: string; status: string }[] };
+  return { code, verdict: report.verdict, failed: report.checks.filter((c) => c.status === 'fail').map((c) => c.id) };
+}
+
+const built = existsSync(cliMain());
+
+(built ? describe : describe.skip)(`svc verify on receipts${built ? '' : ' (skipped: run "npm run build" first; npm test does)'}`, () => {
+  let service: TestService;
+  let client: ApiClient;
+  let doc: PublishedDocument;
+  let receipt: AcceptanceReceiptV1;
+  let otherSignature: string;
+  const dir = mkdtempSync(path.join(tmpdir(), 'svc-receipts-'));
+
+  beforeAll(async () => {
+    service = await startTestService();
+    client = new ApiClient(service.baseUrl);
+    doc = await publishedDocument(service, [1]);
+    const signer = await generateKeyPairSigner();
+    const other = await generateKeyPairSigner();
+    const origin = 'https://shop.example.com';
+    const result = await acceptAsWallet(client, signer, { organization: doc.organization.address, document: doc.document.address, origin });
+    otherSignature = (await acceptAsWallet(client, other, { organization: doc.organization.address, document: doc.document.address, origin })).transactionSignature;
+    await eventually(async () => {
+      const { acceptance } = await client.request<{ acceptance: { commitment: string } }>('GET', `/v1/public/acceptances/${result.acceptanceId}`);
+      return acceptance.commitment === 'finalized' ? true : undefined;
+    });
+    ({ receipt } = await fetchReceipt(client, result.acceptanceId));
+  });
+  afterAll(() => service.destroy());
+
+  const clone = (): AcceptanceReceiptV1 => JSON.parse(JSON.stringify(receipt));
+
+  it('judges the untouched receipt VALID with only the receipt and the JSON-RPC endpoint', async () => {
+    const r = await svcVerify(serializeReceipt(receipt), service.rpcUrl, dir);
+    expect(r).toEqual({ code: 0, verdict: 'VALID', failed: [] });
+    const report = await client.request<{ report: { verdict: string } }>('GET', `/v1/public/acceptances/${receipt.acceptanceId}/receipt`);
+    expect(report.report.verdict).toBe('VALID');
+  });
+
+  it('judges a receipt with altered document text INVALID', async () => {
+    const r = clone();
+    r.documentText = r.documentText.replace('GitHub', 'GitHub, Inc.');
+    const v = await svcVerify(r, service.rpcUrl, dir);
+    expect(v.code).not.toBe(0);
+    expect(v.verdict).toBe('INVALID');
+  });
+
+  it('judges a receipt with an altered message INVALID, even when re-signed by another key', async () => {
+    const r = clone();
+    r.acceptance.message = r.acceptance.message.replace(/\d+\n/, (m) => m);
+    r.acceptance.message = r.acceptance.message.replace('shop.example.com', 'evil.example.com');
+    expect(r.acceptance.message).not.toBe(receipt.acceptance.message);
+    expect((await svcVerify(r, service.rpcUrl, dir)).verdict).toBe('INVALID');
+    const impostor = await generateKeyPairSigner();
+    const resigned = clone();
+    resigned.acceptance.signature = await signText(impostor, resigned.acceptance.message);
+    resigned.acceptance.signer = impostor.address;
+    expect((await svcVerify(resigned, service.rpcUrl, dir)).verdict).toBe('INVALID');
+  });
+
+  it('judges a receipt with an altered signature INVALID', async () => {
+    const r = clone();
+    const s = r.acceptance.signature;
+    r.acceptance.signature = (s[0] === '2' ? '3' : '2') + s.slice(1);
+    const v = await svcVerify(r, service.rpcUrl, dir);
+    expect(v.verdict).toBe('INVALID');
+    expect(v.code).not.toBe(0);
+  });
+
+  it('judges a receipt pointing at another transaction INVALID', async () => {
+    const r = clone();
+    r.transaction.signature = otherSignature;
+    expect((await svcVerify(r, service.rpcUrl, dir)).verdict).toBe('INVALID');
+  });
+
+  it('does not call a receipt valid when the ledger cannot be reached', async () => {
+    const v = await svcVerify(serializeReceipt(receipt), 'http://127.0.0.1:9/', dir);
+    expect(v.code).not.toBe(0);
+    expect(v.verdict).toBe('INCONCLUSIVE');
+  });
+
+  it('judges garbage INVALID', async () => {
+    const v = await svcVerify('{"format":"svc-receipt-v1"}', service.rpcUrl, dir);
+    expect(v.verdict).toBe('INVALID');
+  });
+});
