@@ -33,7 +33,7 @@ export interface PublishedDocument {
 
 /** Creates an organization and a document on the ledger, syncs them, and publishes the given ToS versions. */
 export async function publishedDocument(service: Pick<TestService, 'baseUrl' | 'rpcUrl'>, versions: (1 | 2 | 3 | 4)[] = [1], slug = 'terms-of-service'): Promise<PublishedDocument> {
-  const ledger = new RpcLedger(service.rpcUrl);
+  const ledger = new RpcLedger({ url: service.rpcUrl });
   const owner = await generateKeyPairSigner();
   await ledger.requestAirdrop(owner.address, 1_000_000_000n);
   const org = await createOrganizationOnLedger(ledger, owner, 'Example Shop Inc.', null);

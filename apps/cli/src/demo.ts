@@ -72,7 +72,7 @@ export async function runDemo(options: DemoOptions): Promise<boolean> {
   try {
     progress.step('service ready');
     const client = new ApiClient(service.baseUrl);
-    const ledger = new RpcLedger(service.rpcUrl);
+    const ledger = new RpcLedger({ url: service.rpcUrl });
     const origin = 'https://shop.example.com';
 
     const orgWallet = await keypair(demoDir, 'organization-wallet');

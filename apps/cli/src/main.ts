@@ -73,7 +73,7 @@ program
   .action(
     run(async (opts: { keypair: string; sol: number; rpc?: string; api: string; json?: boolean }) => {
       const signer = await loadKeypairSigner(opts.keypair);
-      const ledger = new RpcLedger(await rpcUrlOf(opts));
+      const ledger = new RpcLedger({ url: await rpcUrlOf(opts) });
       const lamports = BigInt(Math.round(opts.sol * 1e9));
       const signature = await ledger.requestAirdrop(signer.address, lamports);
       const balance = await ledger.getBalance(signer.address);
@@ -96,7 +96,7 @@ org
   .action(
     run(async (opts: { keypair: string; name: string; domain?: string; rpc?: string; api: string; json?: boolean }) => {
       const authority = await loadKeypairSigner(opts.keypair);
-      const ledger = new RpcLedger(await rpcUrlOf(opts));
+      const ledger = new RpcLedger({ url: await rpcUrlOf(opts) });
       const created = await createOrganizationOnLedger(ledger, authority, opts.name, opts.domain ?? null);
       new Output(!!opts.json).result(created, [`organization ${created.address}`, `transaction  ${created.signature}`]);
     }),
@@ -131,7 +131,7 @@ doc
   .action(
     run(async (opts: { keypair: string; org: string; slug: string; title: string; rpc?: string; api: string; session: string; json?: boolean }) => {
       const authority = await loadKeypairSigner(opts.keypair);
-      const ledger = new RpcLedger(await rpcUrlOf(opts));
+      const ledger = new RpcLedger({ url: await rpcUrlOf(opts) });
       const created = await createDocumentOnLedger(ledger, authority, opts.org, opts.slug, opts.title);
       const client = new ApiClient(opts.api).useSession(await loadSession(opts.session));
       const organization = await syncOrganization(client, opts.org);
@@ -160,7 +160,7 @@ program
   .action(
     run(async (file: string, opts: { keypair: string; org: string; document: string; label: string; title: string; effectiveAt?: number; rpc?: string; api: string; session: string; json?: boolean }) => {
       const authority = await loadKeypairSigner(opts.keypair);
-      const ledger = new RpcLedger(await rpcUrlOf(opts));
+      const ledger = new RpcLedger({ url: await rpcUrlOf(opts) });
       const client = new ApiClient(opts.api).useSession(await loadSession(opts.session));
       const organization = await syncOrganization(client, opts.org);
       const document = await syncDocument(client, organization.id, opts.document);
@@ -254,7 +254,7 @@ program
       } catch (err) {
         receipt = { unreadable: (err as Error).message };
       }
-      const report = await verifyReceipt(receipt, new RpcLedger(opts.rpc));
+      const report = await verifyReceipt(receipt, new RpcLedger({ url: opts.rpc }));
       const mark = { pass: 'ok  ', fail: 'FAIL', warn: 'warn', skip: 'skip' } as Record<string, string>;
       new Output(!!opts.json).result(report, [
         `${report.verdict}: ${report.summary}`,

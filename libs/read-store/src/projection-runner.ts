@@ -502,19 +502,17 @@ export class ProjectionRunner {
     for (;;) {
       if (this.phase === 'stopping' || this.phase === 'stopped') throw new ProjectionRunnerStoppedError();
       const sub = s.sub;
-      const changed = s.changed.promise;
       if (!sub) {
-        await changed;
+        await s.changed.promise; // being rebuilt or started: wait for the new subscription
         continue;
       }
-      const outcome = await Promise.race([
-        sub.caughtUpTo(position).then(
-          () => 'reached' as const,
-          (err: unknown) => ({ err }),
-        ),
-        changed.then(() => 'changed' as const),
-      ]);
-      if (s.sub !== sub || outcome === 'changed') continue; // rebuilt or stopped meanwhile: look again
+      // No race with `changed` (that would pile callbacks on a long-lived promise): a stopped
+      // subscription rejects its pending `caughtUpTo` (port contract), which ends the wait here.
+      const outcome = await sub.caughtUpTo(position).then(
+        () => 'reached' as const,
+        (err: unknown) => ({ err }),
+      );
+      if (s.sub !== sub) continue; // rebuilt or stopped meanwhile: look again
       if (outcome === 'reached') return;
       throw outcome.err;
     }

@@ -5,6 +5,7 @@ import { LEDGER, type Ledger } from '@svc/ledger';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { COLLECTIONS, type AcceptanceDoc } from '@svc/projections';
 import { commandContext, newEvent } from '../infrastructure/command-context';
+import { INFRA_OPTIONS } from '../infrastructure/tokens';
 import { EventLog } from '../shared/event-log.service';
 import { AcceptanceRelay } from './acceptance-relay.service';
 
@@ -31,7 +32,7 @@ export class RelayAcceptanceProcessManager {
     private readonly relay: AcceptanceRelay,
     @Inject(LEDGER) private readonly ledger: Ledger,
     @Inject(READ_STORE) private readonly readStore: ReadStore,
-    @Inject('INFRA_OPTIONS') private readonly options: { runProjections: boolean },
+    @Inject(INFRA_OPTIONS) private readonly options: { runProjections: boolean },
   ) {}
 
   @Interval(2_000)

@@ -6,7 +6,7 @@ import { createLedger, LEDGER, loadOrCreateKeypairSigner, type Ledger } from '@s
 import { createReadStore, ProjectionRunner, READ_STORE, type ReadStore } from '@svc/read-store';
 import { ALL_PROJECTIONS } from '@svc/projections';
 import { NetworkService } from './network.service';
-import { PROJECTION_RUNNER, RELAYER } from './tokens';
+import { INFRA_OPTIONS, PROJECTION_RUNNER, RELAYER } from './tokens';
 
 export interface InfrastructureOptions {
   /** Run the projections in this process (the embedded default; false in scaled-out API replicas). */
@@ -27,7 +27,7 @@ export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown
       module: InfrastructureModule,
       providers: [
         { provide: APP_CONFIG, useValue: config },
-        { provide: 'INFRA_OPTIONS', useValue: options },
+        { provide: INFRA_OPTIONS, useValue: options },
         {
           provide: EVENT_STORE,
           useFactory: () => createEventStore(config, EventSchemaRegistry.fromDirectory()),
@@ -47,12 +47,12 @@ export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown
         },
         NetworkService,
       ],
-      exports: [APP_CONFIG, EVENT_STORE, READ_STORE, LEDGER, RELAYER, PROJECTION_RUNNER, NetworkService],
+      exports: [APP_CONFIG, INFRA_OPTIONS, EVENT_STORE, READ_STORE, LEDGER, RELAYER, PROJECTION_RUNNER, NetworkService],
     };
   }
 
   constructor(
-    @Inject('INFRA_OPTIONS') private readonly options: InfrastructureOptions,
+    @Inject(INFRA_OPTIONS) private readonly options: InfrastructureOptions,
     @Inject(EVENT_STORE) private readonly eventStore: EventStore,
     @Inject(READ_STORE) private readonly readStore: ReadStore,
     @Inject(LEDGER) private readonly ledger: Ledger,

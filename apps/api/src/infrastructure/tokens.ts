@@ -1,3 +1,4 @@
 /** Injection tokens of the service's own singletons (ports have theirs in their libraries). */
 export const PROJECTION_RUNNER = Symbol('PROJECTION_RUNNER');
 export const RELAYER = Symbol('RELAYER');
+export const INFRA_OPTIONS = Symbol('INFRA_OPTIONS');
