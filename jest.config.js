@@ -12,6 +12,8 @@ const transform = {
 };
 const common = { rootDir: __dirname, moduleNameMapper, transform, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'] };
 module.exports = {
+  // End-to-end suites start real services and wait for ledger finality; unit suites finish far sooner.
+  testTimeout: 180_000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,projections,test}/**/*.unit.spec.ts'] },
     { ...common, displayName: 'int', testMatch: ['<rootDir>/{apps,libs,projections,test}/**/*.int.spec.ts'] },

@@ -8,7 +8,7 @@ export const contentsProjection: Projection = {
   name: 'contents',
   version: 1,
   eventTypes: ['ContentStored'],
-  indexes: {},
+  indexes: { [COLLECTIONS.contents]: [] },
   async handle(stored: StoredEvent, store: ReadStore): Promise<void> {
     const event = stored as unknown as DomainEvent;
     if (event.type !== 'ContentStored') return;

@@ -52,7 +52,7 @@ describe('dashboard sign-in, sessions and publishing', () => {
     const challenge = await client.request<{ message: string }>('POST', '/v1/auth/challenge', { address: wallet.address });
     const forged = await signText(other, challenge.message);
     expect(await codeOf(client.request('POST', '/v1/auth/verify', { address: wallet.address, signedMessage: challenge.message, signature: forged }))).toBe('400 invalid_signature');
-    const altered = challenge.message.replace('Version: 1', 'Version: 2');
+    const altered = challenge.message.replace('Sign in to', 'Log in to');
     expect(await codeOf(client.request('POST', '/v1/auth/verify', { address: wallet.address, signedMessage: altered, signature: await signText(wallet, altered) }))).toBe('401 unauthorized');
     expect(await codeOf(client.request('POST', '/v1/auth/challenge', { address: 'nope' }))).toBe('400 invalid_address');
   });

@@ -9,7 +9,7 @@ import fastifyCors from '@fastify/cors';
 import { Logger as PinoLogger } from 'nestjs-pino';
 import type { FastifyInstance } from 'fastify';
 import type { AppConfig } from '@svc/config';
-import { ApiErrorFilter, createValidationPipe, registerRateLimits, toErrorResponse } from '@svc/http';
+import { ApiErrorFilter, createValidationPipe, registerRateLimits } from '@svc/http';
 import { LEDGER, registerLedgerJsonRpc, type Ledger } from '@svc/ledger';
 import { AppModule } from './app.module';
 import { OpenApiDocument } from './system/openapi.document';
@@ -36,7 +36,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     trustProxy: config.trustProxy,
     bodyLimit: 8 * 1024 * 1024,
     genReqId: (req: IncomingMessage) => requestId(req),
-    maxParamLength: 200,
+    routerOptions: { maxParamLength: 200 },
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, { bufferLogs: true });
   app.useLogger(app.get(PinoLogger));
@@ -46,10 +46,6 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   app.enableShutdownHooks();
 
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
-  fastify.setErrorHandler((error, _request, reply) => {
-    const { status, body } = toErrorResponse(error);
-    void reply.status(status).send(body);
-  });
   await app.register(fastifyCookie as never);
   // Public endpoints are callable from any website (no credentials); the dashboard's cookies only
   // travel with requests from the app's own origin.

@@ -41,6 +41,8 @@ export interface SqliteEventStoreOptions {
   pageSize?: number;
   /** How long a write waits for another process's lock, in milliseconds; default 5000. */
   busyTimeoutMs?: number;
+  /** SQLite page cache of this connection, in KiB; default 32 768 (32 MiB). */
+  cacheSizeKiB?: number;
 }
 
 interface EventRow {
@@ -85,6 +87,7 @@ export class SqliteEventStore implements EventStore {
   private readonly stmtReadAll: Database.Statement<[number | bigint, number], EventRow>;
   private readonly stmtHead: Database.Statement<[], { head: number | bigint | null }>;
   private readonly stmtById: Database.Statement<[string], EventRow>;
+  private readonly stmtPing: Database.Statement<[], unknown>;
   private readonly appendTx: (streamId: string, events: readonly PreparedEvent[], expected: ExpectedRevision) => AppendResult;
 
   /**
@@ -102,6 +105,7 @@ export class SqliteEventStore implements EventStore {
     this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
     if (options.file !== ':memory:') this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
+    this.db.pragma(`cache_size = -${Math.max(2048, Math.floor(options.cacheSizeKiB ?? 32_768))}`);
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS events (
         position   INTEGER PRIMARY KEY,
@@ -133,6 +137,7 @@ export class SqliteEventStore implements EventStore {
     );
     this.stmtHead = this.db.prepare('SELECT MAX(position) AS head FROM events');
     this.stmtById = this.db.prepare(`SELECT ${SELECT_COLUMNS} FROM events WHERE id = ?`);
+    this.stmtPing = this.db.prepare('SELECT 1');
 
     const tx = this.db.transaction(
       (streamId: string, events: readonly PreparedEvent[], expected: ExpectedRevision): AppendResult =>
@@ -249,7 +254,7 @@ export class SqliteEventStore implements EventStore {
   async ping(): Promise<boolean> {
     if (this.closed) return false;
     try {
-      this.db.prepare('SELECT 1').get();
+      this.stmtPing.get();
       return true;
     } catch {
       return false;
@@ -367,8 +372,9 @@ export class DuplicateEventIdError extends Error {
 }
 
 function isUniqueViolation(err: unknown): err is Error & { code: string } {
-  if (!(err instanceof Error)) return false;
-  const code = (err as Error & { code?: unknown }).code;
+  // Not `instanceof Error`: errors raised by the native addon may come from another realm (test sandboxes).
+  if (typeof err !== 'object' || err === null) return false;
+  const code = (err as { code?: unknown }).code;
   return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 

@@ -34,6 +34,8 @@ export interface CreateLedgerConfig {
   dataDir: string;
   /** Embedded ledger slot duration in ms (default 400). */
   slotMs?: number;
+  /** Embedded journal durability (default `full`: fsync per commit; `normal`: survives process crashes only). */
+  ledgerSynchronous?: 'full' | 'normal';
 }
 
 /**
@@ -44,5 +46,5 @@ export async function createLedger(config: CreateLedgerConfig): Promise<Ledger> 
   if (config.ledgerRpcUrl !== undefined && config.ledgerRpcUrl.trim() !== '') {
     return new RpcLedger({ url: config.ledgerRpcUrl.trim() });
   }
-  return EmbeddedLedger.open({ dataDir: config.dataDir, slotMs: config.slotMs });
+  return EmbeddedLedger.open({ dataDir: config.dataDir, slotMs: config.slotMs, synchronous: config.ledgerSynchronous });
 }

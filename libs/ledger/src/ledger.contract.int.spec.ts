@@ -5,16 +5,14 @@
  *      (how wallets and the verifier use it);
  *  (c) RpcLedger → process.env.LEDGER_RPC_URL (an external cluster), when set.
  */
-import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { generateKeyPairSync, sign } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import {
-  address,
   appendTransactionMessageInstruction,
-  appendTransactionMessageInstructions,
   createTransactionMessage,
   generateKeyPairSigner,
   getBase64EncodedWireTransaction,
@@ -27,20 +25,11 @@ import {
   setTransactionMessageLifetimeUsingBlockhash,
   signTransactionMessageWithSigners,
   type Blockhash,
-  type Instruction,
   type KeyPairSigner,
 } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
-import { getAddMemoInstruction } from '@solana-program/memo';
-import {
-  ED25519_PROGRAM_ADDRESS,
-  EmbeddedLedger,
-  registerLedgerJsonRpc,
-  RpcLedger,
-  TransactionFailedError,
-  type LatestBlockhash,
-  type Ledger,
-} from './index';
+import { EmbeddedLedger, registerLedgerJsonRpc, RpcLedger, TransactionFailedError, type Ledger } from './index';
+import { buildTransaction, ed25519Instruction, memoInstruction, rawPublicKey, waitFor } from './testing/test-transactions';
 
 const SLOT_MS = 20;
 const SOL = 1_000_000_000n;
@@ -59,66 +48,6 @@ interface Harness {
 }
 
 // ------------------------------------------------------------------ helpers
-
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined | null | false>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== null && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-async function buildTransaction(
-  lifetime: LatestBlockhash,
-  feePayer: KeyPairSigner,
-  instructions: Instruction[],
-): Promise<{ wire: Uint8Array; signature: string; messageBytes: Uint8Array }> {
-  const message = pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayerSigner(feePayer, m),
-    (m) =>
-      setTransactionMessageLifetimeUsingBlockhash(
-        { blockhash: lifetime.blockhash as Blockhash, lastValidBlockHeight: lifetime.lastValidBlockHeight },
-        m,
-      ),
-    (m) => appendTransactionMessageInstructions(instructions, m),
-  );
-  const tx = await signTransactionMessageWithSigners(message);
-  return {
-    wire: new Uint8Array(Buffer.from(getBase64EncodedWireTransaction(tx), 'base64')),
-    signature: getSignatureFromTransaction(tx),
-    messageBytes: new Uint8Array(tx.messageBytes),
-  };
-}
-
-function rawPublicKey(key: KeyObject): Uint8Array {
-  return new Uint8Array(key.export({ format: 'der', type: 'spki' }).subarray(12));
-}
-
-/** Ed25519 precompile instruction with one signature, all offsets into itself (index 0xFFFF). */
-function ed25519Instruction(publicKey: Uint8Array, signature: Uint8Array, message: Uint8Array): Instruction {
-  const header = 2 + 14;
-  const pkOffset = header;
-  const sigOffset = pkOffset + 32;
-  const msgOffset = sigOffset + 64;
-  const data = new Uint8Array(msgOffset + message.length);
-  const view = new DataView(data.buffer);
-  data[0] = 1; // number of signatures
-  data[1] = 0; // padding
-  view.setUint16(2, sigOffset, true);
-  view.setUint16(4, 0xffff, true);
-  view.setUint16(6, pkOffset, true);
-  view.setUint16(8, 0xffff, true);
-  view.setUint16(10, msgOffset, true);
-  view.setUint16(12, message.length, true);
-  view.setUint16(14, 0xffff, true);
-  data.set(publicKey, pkOffset);
-  data.set(signature, sigOffset);
-  data.set(message, msgOffset);
-  return { programAddress: address(ED25519_PROGRAM_ADDRESS), data };
-}
 
 async function expectRejected(promise: Promise<unknown>): Promise<TransactionFailedError> {
   try {
@@ -207,7 +136,7 @@ function ledgerContract(name: string, open: () => Promise<Harness>): void {
 
     t('a Memo co-signed by a fresh key pair lands and is found by address; its wire bytes round-trip', async () => {
       cosigner = await generateKeyPairSigner();
-      const memo = getAddMemoInstruction({ memo: `contract test ${Date.now()}`, signers: [cosigner] });
+      const memo = memoInstruction({ memo: `contract test ${Date.now()}`, signers: [cosigner] });
       const built = await buildTransaction(await ledger.getLatestBlockhash(), payer, [memo]);
       const signature = await ledger.sendTransaction(built.wire);
       expect(signature).toBe(built.signature);
@@ -232,7 +161,7 @@ function ledgerContract(name: string, open: () => Promise<Harness>): void {
       const statement = Buffer.from(`I accept document sha256:${'ab'.repeat(32)} at ${Date.now()}`);
       const signature = sign(null, statement, evidenceKey.privateKey);
       const pub = rawPublicKey(evidenceKey.publicKey);
-      const memo = getAddMemoInstruction({ memo: 'evidence' });
+      const memo = memoInstruction({ memo: 'evidence' });
 
       const before = await ledger.getBalance(payer.address);
       const ok = await buildTransaction(await ledger.getLatestBlockhash(), payer, [ed25519Instruction(pub, signature, statement), memo]);
@@ -254,7 +183,7 @@ function ledgerContract(name: string, open: () => Promise<Harness>): void {
     });
 
     t('signature statuses go from confirmed to finalized as slots advance', async () => {
-      const built = await buildTransaction(await ledger.getLatestBlockhash(), payer, [getAddMemoInstruction({ memo: 'finality' })]);
+      const built = await buildTransaction(await ledger.getLatestBlockhash(), payer, [memoInstruction({ memo: 'finality' })]);
       const signature = await ledger.sendTransaction(built.wire);
       landed.push(signature);
       const [first] = await ledger.getSignatureStatuses([signature]);
@@ -263,7 +192,7 @@ function ledgerContract(name: string, open: () => Promise<Harness>): void {
       if (first!.confirmationStatus === 'confirmed') {
         expect(first!.confirmations).toEqual(expect.any(Number));
       }
-      const final = await until('finalized', h.timeout, async () => {
+      const final = await waitFor('finalized', h.timeout, async () => {
         const [s] = await ledger.getSignatureStatuses([signature]);
         return s?.confirmationStatus === 'finalized' ? s : null;
       });
@@ -277,12 +206,12 @@ function ledgerContract(name: string, open: () => Promise<Harness>): void {
       async () => {
         const old = await ledger.getLatestBlockhash();
         const unknown = { blockhash: 'GHtXQBsoZHVnNFa9YevAzFr17DJjgHXk3ycTKD5xD3Zi', lastValidBlockHeight: old.lastValidBlockHeight };
-        const bogus = await buildTransaction(unknown, payer, [getAddMemoInstruction({ memo: 'unknown blockhash' })]);
+        const bogus = await buildTransaction(unknown, payer, [memoInstruction({ memo: 'unknown blockhash' })]);
         expect((await expectRejected(ledger.sendTransaction(bogus.wire))).err).toBe('BlockhashNotFound');
 
-        await until('block height past lastValidBlockHeight', h.timeout, async () => (await ledger.getBlockHeight()) > old.lastValidBlockHeight);
+        await waitFor('block height past lastValidBlockHeight', h.timeout, async () => (await ledger.getBlockHeight()) > old.lastValidBlockHeight);
         const balance = await ledger.getBalance(payer.address);
-        const stale = await buildTransaction(old, payer, [getAddMemoInstruction({ memo: 'stale' })]);
+        const stale = await buildTransaction(old, payer, [memoInstruction({ memo: 'stale' })]);
         expect((await expectRejected(ledger.sendTransaction(stale.wire))).err).toBe('BlockhashNotFound');
         expect(await ledger.getSignatureStatuses([stale.signature])).toEqual([null]);
         expect(await ledger.getBalance(payer.address)).toBe(balance);
@@ -294,7 +223,7 @@ function ledgerContract(name: string, open: () => Promise<Harness>): void {
       const statement = Buffer.from('fee check');
       const ix = ed25519Instruction(rawPublicKey(evidenceKey.publicKey), sign(null, statement, evidenceKey.privateKey), statement);
       const lifetime = await ledger.getLatestBlockhash();
-      const one = await buildTransaction(lifetime, payer, [getAddMemoInstruction({ memo: 'x' })]);
+      const one = await buildTransaction(lifetime, payer, [memoInstruction({ memo: 'x' })]);
       const two = await buildTransaction(lifetime, payer, [ix]);
       const b64 = (m: Uint8Array): string => Buffer.from(m).toString('base64');
       expect(await ledger.getFeeForMessage(b64(one.messageBytes))).toBe(5_000n);
@@ -326,10 +255,10 @@ function ledgerContract(name: string, open: () => Promise<Harness>): void {
       expect(strip(await ledger.getSignaturesForAddress(payer.address))).toEqual(strip(history));
       expect(strip(await ledger.getSignaturesForAddress(cosigner.address))).toEqual(strip(cosignerHistory));
 
-      const built = await buildTransaction(await ledger.getLatestBlockhash(), payer, [getAddMemoInstruction({ memo: 'after restart', signers: [cosigner] })]);
+      const built = await buildTransaction(await ledger.getLatestBlockhash(), payer, [memoInstruction({ memo: 'after restart', signers: [cosigner] })]);
       const before = await ledger.getBalance(payer.address);
       const signature = await ledger.sendTransaction(built.wire);
-      expect(await ledger.getBalance(payer.address)).toBe(before - 5_000n);
+      expect(await ledger.getBalance(payer.address)).toBe(before - 10_000n); // payer + cosigner signatures
       expect((await ledger.getSignaturesForAddress(cosigner.address))[0]!.signature).toBe(signature);
       // The pre-restart duplicates are still refused.
       const dup = await ledger.getTransaction(landed[0]!);

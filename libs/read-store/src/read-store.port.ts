@@ -2,7 +2,8 @@
  * The read store port: document collections queried by the API, written only by projections.
  *
  * The query and update language is the subset of MongoDB's that both adapters
- * (`@seald-io/nedb` embedded, `mongodb` in production) run natively:
+ * (`@seald-io/nedb` embedded, `mongodb` in production) run with MongoDB's semantics (the NeDB
+ * adapter rewrites the few conditions where NeDB's matcher differs):
  * - filters: equality on fields (dotted paths allowed), `$lt $lte $gt $gte $ne $in $exists`, `$or`;
  * - updates: `$set $unset $inc $push $addToSet`, and upsert;
  * - options: sort (1 / -1 on one or more fields), limit, skip.

@@ -1,6 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { EVENT_STORE, WrongExpectedRevisionError, type AppendResult, type EventStore, type ExpectedRevision, type NewEvent, type StoredEvent } from '@svc/event-store';
-import type { ProjectionRunner } from '@svc/read-store';
+import { ProjectionLagError, type ProjectionRunner } from '@svc/read-store';
 import type { DomainEvent } from '@svc/domain';
 import { PROJECTION_RUNNER } from '../infrastructure/tokens';
 
@@ -17,6 +17,8 @@ export interface LoadedStream {
  */
 @Injectable()
 export class EventLog {
+  private readonly logger = new Logger('EventLog');
+
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(PROJECTION_RUNNER) private readonly projections: ProjectionRunner,
@@ -47,8 +49,18 @@ export class EventLog {
     }
   }
 
-  /** Resolves once every projection has applied the log up to `position`. */
-  settled(position: bigint): Promise<void> {
-    return this.projections.waitFor(position);
+  /**
+   * Resolves once every projection has applied the log up to `position`. The write itself is already durable,
+   * so a projection that lags beyond the runner's bound is logged rather than turned into an error for a caller
+   * whose command succeeded.
+   */
+  async settled(position: bigint): Promise<void> {
+    if (position < 0n) return;
+    try {
+      await this.projections.waitFor(position);
+    } catch (err) {
+      if (!(err instanceof ProjectionLagError)) throw err;
+      this.logger.warn(`read models lag behind position ${position}: ${err.message}`);
+    }
   }
 }

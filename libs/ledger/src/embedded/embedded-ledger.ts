@@ -30,9 +30,17 @@
  *   rejects without recording. No extra verification is done on the success path.
  * - Replay. On open the SVM is rebuilt from genesis (or the snapshot) by re-executing journal
  *   rows in order with sigverify off (signatures were verified when they landed), each at its
- *   recorded slot and block time; success/failure is compared with the journal.
- * - Hot path. `sendTransaction` is synchronous up to its returned promise: zero-copy wire
- *   parsing, one native call into LiteSVM, one SQLite transaction with prepared statements.
+ *   recorded slot and block time; success/failure is compared with the journal. The blockhash
+ *   check needs no toggling around replay since the SVM's own check is always off.
+ * - Clock. Slot = f(wall clock) under per-open anchors stored in the journal (see slot-clock.ts);
+ *   a timer (every slotMs) and every call warp the SVM clock sysvar (slot, epoch, unix time).
+ *   Status: `confirmed` until current slot ≥ tx slot + 32, then `finalized`.
+ * - Hot path. `sendTransaction` does all its work synchronously: zero-copy wire parsing, a
+ *   primary-key duplicate lookup, one native call into LiteSVM on the wire bytes; the journal
+ *   write is group-committed (one SQLite transaction with prepared statements per event-loop
+ *   turn, see `enqueue`) and the promise resolves only after it is committed.
+ * - Airdrops are real System transfers from a genesis faucet (key derived from the secret),
+ *   so they have signatures, history, and replay like any transaction.
  */
 import { createHash, createPrivateKey, createPublicKey, randomBytes, sign as edSign, type KeyObject } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -69,7 +77,7 @@ import {
   type WireMessage,
   type WireTransaction,
 } from '../internal/wire';
-import { Journal, type ClockAnchor, type JournalSynchronous } from './journal';
+import { Journal, type ClockAnchor, type JournalAppend, type JournalSynchronous } from './journal';
 import { BlockhashQueue, SlotClock } from './slot-clock';
 import { FailedTransactionMetadata, SvmDriver, type SvmOutcome } from './svm-driver';
 
@@ -99,6 +107,15 @@ interface GenesisFile {
   createdAtMs: number;
   /** Hex of 32 random bytes; never leaves this file. */
   secret: string;
+}
+
+interface Submitted {
+  signature: string;
+  slot: number;
+  /** Settles once the journal write is committed. */
+  durable: Promise<void>;
+  /** Set when the transaction landed with an error (fee charged): thrown after `durable`. */
+  failure: LedgerTransactionFailedError | null;
 }
 
 interface SnapshotMeta {
@@ -210,6 +227,9 @@ export class EmbeddedLedger implements Ledger, LedgerInspector {
   private snapshotSeq = 0;
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
+  private pending: { entry: JournalAppend; signature: string; resolve: () => void; reject: (e: Error) => void }[] = [];
+  private readonly pendingSignatures = new Set<string>();
+  private flushScheduled = false;
   private readonly waiters = new Set<{ timer: NodeJS.Timeout; reject: (e: Error) => void }>();
   /** Journal rows whose replay outcome differed from the recorded one (should stay 0). */
   replayDivergences = 0;
@@ -409,6 +429,7 @@ export class EmbeddedLedger implements Ledger, LedgerInspector {
       w.reject(new Error('Ledger closed'));
     }
     this.waiters.clear();
+    this.flush();
     this.writeSnapshot();
     this.journal.close();
   }
@@ -419,7 +440,7 @@ export class EmbeddedLedger implements Ledger, LedgerInspector {
     if (this.closed) return;
     try {
       this.sync();
-      if (this.snapshots && this.lastSeq - this.snapshotSeq >= this.snapshotEvery) this.writeSnapshot();
+      if (this.snapshots && this.pending.length === 0 && this.lastSeq - this.snapshotSeq >= this.snapshotEvery) this.writeSnapshot();
     } catch (e) {
       this.logger.error(`Ledger clock tick failed: ${(e as Error).message}`);
     }
@@ -507,21 +528,73 @@ export class EmbeddedLedger implements Ledger, LedgerInspector {
    *   Solana JSON error; `landed` tells whether it was recorded (fee charged) or refused.
    */
   sendTransaction(wire: Uint8Array, options?: SendOptions): Promise<string> {
-    let landed: { signature: string; slot: number };
+    let landed: Submitted;
     try {
       landed = this.submit(wire);
     } catch (e) {
       return Promise.reject(e);
     }
-    if (options?.commitment === 'finalized') {
-      return this.waitForSlot(landed.slot + FINALITY_DEPTH).then(() => landed.signature);
+    const { signature, slot, failure } = landed;
+    if (failure !== null) {
+      return landed.durable.then(() => {
+        throw failure;
+      });
     }
-    return Promise.resolve(landed.signature);
+    if (options?.commitment === 'finalized') {
+      return landed.durable.then(() => this.waitForSlot(slot + FINALITY_DEPTH)).then(() => signature);
+    }
+    return landed.durable.then(() => signature);
   }
 
-  /** Synchronous core of sendTransaction. */
-  private submit(wire: Uint8Array): { signature: string; slot: number } {
+  /**
+   * Group commit: transactions executed during one event-loop turn are journaled together in one
+   * SQLite transaction (one fsync) right after it, then their promises settle. A lone transaction
+   * costs the same as a direct write; concurrent ones share the commit.
+   */
+  private enqueue(entry: JournalAppend, signature: string): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.pending.push({ entry, signature, resolve, reject });
+      this.pendingSignatures.add(signature);
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const batch = this.pending;
+    if (batch.length === 0) return;
+    this.pending = [];
+    try {
+      this.lastSeq = this.journal.append(batch.map((b) => b.entry));
+    } catch (e) {
+      // The SVM applied transactions the journal does not have: rebuild it from the journal.
+      this.logger.error(`Ledger journal write failed, rebuilding state from the journal: ${(e as Error).message}`);
+      try {
+        this.rebuildState();
+        this.setSvmClock(this.slot, this.clock.slotStartMs(this.slot));
+      } catch (e2) {
+        this.logger.error(`Ledger state rebuild failed: ${(e2 as Error).message}`);
+      }
+      for (const b of batch) {
+        this.pendingSignatures.delete(b.signature);
+        b.reject(e as Error);
+      }
+      return;
+    }
+    for (const b of batch) {
+      this.pendingSignatures.delete(b.signature);
+      b.resolve();
+    }
+  }
+
+  /** Synchronous core of sendTransaction: checks, executes, queues the journal write. */
+  private submit(input: Uint8Array): Submitted {
     const slot = this.sync();
+    // Own copy: the journal write happens after this call returns.
+    const wire = new Uint8Array(input);
     let tx: WireTransaction;
     try {
       if (wire.length > PACKET_DATA_SIZE) throw new WireFormatError(`transaction too large: ${wire.length} bytes (max ${PACKET_DATA_SIZE})`);
@@ -535,7 +608,7 @@ export class EmbeddedLedger implements Ledger, LedgerInspector {
     const reject = (err: unknown, logs: string[] = []): never => {
       throw new LedgerTransactionFailedError(describeTransactionError(err), logs, err, signature, false);
     };
-    if (this.journal.hasSignature(sigBytes)) reject('AlreadyProcessed');
+    if (this.pendingSignatures.has(signature) || this.journal.hasSignature(sigBytes)) reject('AlreadyProcessed');
     if (this.blockhashes.slotOf(msg.recentBlockhash) === undefined) reject('BlockhashNotFound');
 
     let outcome: SvmOutcome;
@@ -580,8 +653,8 @@ export class EmbeddedLedger implements Ledger, LedgerInspector {
     }
 
     const { addresses, loadedJson } = this.accountKeysOf(msg);
-    try {
-      this.lastSeq = this.journal.append({
+    const durable = this.enqueue(
+      {
         signature: sigBytes,
         slot,
         blockTime: this.clock.blockTimeOf(slot),
@@ -593,22 +666,12 @@ export class EmbeddedLedger implements Ledger, LedgerInspector {
         unitsConsumed: units,
         loadedJson,
         addresses,
-      });
-    } catch (e) {
-      // The SVM already applied a transaction the journal does not have: rebuild it from the journal.
-      this.logger.error(`Ledger journal write failed, rebuilding state from the journal: ${(e as Error).message}`);
-      try {
-        this.rebuildState();
-        this.setSvmClock(this.slot, this.clock.slotStartMs(this.slot));
-      } catch (e2) {
-        this.logger.error(`Ledger state rebuild failed: ${(e2 as Error).message}`);
-      }
-      throw e;
-    }
-    if (errJson !== null) {
-      throw new LedgerTransactionFailedError(`Transaction failed: ${describeTransactionError(err)}`, logs, err, signature, true);
-    }
-    return { signature, slot };
+      },
+      signature,
+    );
+    const failure =
+      errJson === null ? null : new LedgerTransactionFailedError(`Transaction failed: ${describeTransactionError(err)}`, logs, err, signature, true);
+    return { signature, slot, durable, failure };
   }
 
   private failedInstructionIndex(err: unknown): number | null {
@@ -743,13 +806,17 @@ export class EmbeddedLedger implements Ledger, LedgerInspector {
     this.sync();
     for (let attempt = 0; ; attempt++) {
       const wire = this.buildAirdrop(to, lamports, attempt === 0 ? null : randomBytes(8).toString('hex'));
+      let landed: Submitted;
       try {
-        return this.submit(wire).signature;
+        landed = this.submit(wire);
       } catch (e) {
         // Same recipient, amount and blockhash as an earlier airdrop: add a nonce memo.
         if (e instanceof LedgerTransactionFailedError && e.err === 'AlreadyProcessed' && attempt < 3) continue;
         throw e;
       }
+      await landed.durable;
+      if (landed.failure !== null) throw landed.failure;
+      return landed.signature;
     }
   }
 

@@ -114,7 +114,7 @@ export class Journal {
   private readonly txStmt: Database.Statement;
   private readonly seqStmt: Database.Statement;
   private readonly historyStmt: Database.Statement;
-  private readonly appendTxn: (entry: JournalAppend) => number;
+  private readonly appendTxn: (entries: readonly JournalAppend[]) => number;
 
   /**
    * Opens (creating if needed) the journal and takes an exclusive lock on it for the life of
@@ -151,28 +151,34 @@ export class Journal {
         WHERE a.address = ? AND a.seq < ?
         ORDER BY a.seq DESC LIMIT ?`,
     );
-    this.appendTxn = this.db.transaction((e: JournalAppend): number => {
-      const info = this.insertTx.run(
-        e.signature,
-        e.slot,
-        e.blockTime,
-        e.wire,
-        e.errJson,
-        e.fee,
-        JSON.stringify(e.logs),
-        e.memo,
-        e.unitsConsumed,
-        e.loadedJson,
-      );
-      const seq = Number(info.lastInsertRowid);
-      for (const address of e.addresses) this.insertAddress.run(address, seq);
+    this.appendTxn = this.db.transaction((entries: readonly JournalAppend[]): number => {
+      let seq = 0;
+      for (const e of entries) {
+        const info = this.insertTx.run(
+          e.signature,
+          e.slot,
+          e.blockTime,
+          e.wire,
+          e.errJson,
+          e.fee,
+          JSON.stringify(e.logs),
+          e.memo,
+          e.unitsConsumed,
+          e.loadedJson,
+        );
+        seq = Number(info.lastInsertRowid);
+        for (const address of e.addresses) this.insertAddress.run(address, seq);
+      }
       return seq;
     });
   }
 
-  /** Records a landed transaction and its address index in one SQLite transaction; returns its sequence number. */
-  append(entry: JournalAppend): number {
-    return this.appendTxn(entry);
+  /**
+   * Records landed transactions (in landing order) and their address index in one SQLite
+   * transaction — all or nothing; returns the sequence number of the last one.
+   */
+  append(entries: readonly JournalAppend[]): number {
+    return this.appendTxn(entries);
   }
 
   hasSignature(signature: Uint8Array): boolean {

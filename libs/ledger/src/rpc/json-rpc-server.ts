@@ -14,6 +14,9 @@
  * preflight), -32003 signature verification failure, -32004 block not available,
  * -32005 unhealthy, -32015 unsupported transaction version, -32016 min context slot not reached.
  *
+ * Commitment defaults follow Solana: `getTransaction` and `getSignaturesForAddress` default to
+ * `finalized` (kit's client sends `confirmed`); account/slot reads always see the latest state.
+ *
  * Preflight: the embedded ledger executes atomically, so `sendTransaction` runs the transaction
  * for real. A transaction that fails during execution is on the ledger with its error (fee
  * charged); with `skipPreflight: true` its signature is returned (as a cluster would), otherwise

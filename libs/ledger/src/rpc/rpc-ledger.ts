@@ -99,7 +99,7 @@ export class RpcLedger implements Ledger, LedgerInspector {
       const response = (await base(config)) as unknown;
       const r = response as { error?: { data?: Record<string, unknown> } } | null;
       const data = r?.error?.data;
-      if (data && typeof data === 'object' && 'err' in data) data[RAW_ERR] = bigintsToNumbers(data.err);
+      if (data && typeof data === 'object' && 'err' in data) data[RAW_ERR] = data.err;
       return response;
     }) as RpcTransport;
     this.rpc = createSolanaRpcFromTransport(transport);
@@ -215,8 +215,9 @@ export class RpcLedger implements Ledger, LedgerInspector {
     const ctx = e.context as Record<string, unknown>;
     const code = Number(ctx.__code);
     if (code === -32002) {
-      const err = ctx[RAW_ERR] ?? null;
-      const logs = Array.isArray(ctx.logs) ? (ctx.logs as string[]) : [];
+      // kit upcasts numbers in error data to bigint; the port's err is plain Solana JSON.
+      const err = bigintsToNumbers(ctx[RAW_ERR] ?? null);
+      const logs = Array.isArray(ctx.logs) ? (ctx.logs as unknown[]).map(String) : [];
       return new LedgerTransactionFailedError(`Transaction simulation failed: ${describeTransactionError(err)}`, logs, err, signature, false);
     }
     if (code === -32003) {
