@@ -5,7 +5,7 @@ import { LoggerModule } from 'nestjs-pino';
 import type { AppConfig } from '@svc/config';
 import { AcceptancesModule } from './acceptances/acceptances.module';
 import { AuthModule } from './auth/auth.module';
-import { requestId } from './bootstrap';
+import { requestId } from '@svc/http';
 import { DocumentsModule } from './documents/documents.module';
 import { InfrastructureModule } from './infrastructure/infrastructure.module';
 import { OrganizationsModule } from './organizations/organizations.module';

@@ -1,6 +1,5 @@
 import 'reflect-metadata';
-import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
@@ -9,20 +8,10 @@ import fastifyCors from '@fastify/cors';
 import { Logger as PinoLogger } from 'nestjs-pino';
 import type { FastifyInstance } from 'fastify';
 import type { AppConfig } from '@svc/config';
-import { ApiErrorFilter, createValidationPipe, registerRateLimits } from '@svc/http';
+import { ApiErrorFilter, createValidationPipe, registerRateLimits, requestId } from '@svc/http';
 import { LEDGER, registerLedgerJsonRpc, type Ledger } from '@svc/ledger';
 import { AppModule } from './app.module';
 import { OpenApiDocument } from './system/openapi.document';
-
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
-
-/** Request id: the caller's `x-request-id` when well-formed, else a new UUID; echoed on the response. */
-export function requestId(req: IncomingMessage, res?: ServerResponse): string {
-  const given = req.headers['x-request-id'];
-  const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-  res?.setHeader('x-request-id', id);
-  return id;
-}
 
 /** API version of the OpenAPI description (spec §9). */
 export const API_VERSION = '1.0.0';

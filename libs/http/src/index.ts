@@ -3,3 +3,4 @@ export * from './validation';
 export * from './patterns';
 export * from './params';
 export * from './rate-limit';
+export * from './request-id';

@@ -1,0 +1,41 @@
+import * as path from 'node:path';
+import { loadConfig } from './config';
+
+describe('configuration', () => {
+  it('needs no variable for the embedded default and applies the spec limits', () => {
+    const c = loadConfig({});
+    expect(c.port).toBe(3000);
+    expect(c.dataDir).toBe(path.resolve('./data'));
+    expect(c.publicBaseUrl).toBe('http://localhost:3000');
+    expect(c.publicRpcUrls).toEqual(['http://localhost:3000/rpc']);
+    expect([c.eventStoreUrl, c.mongodbUrl, c.ledgerRpcUrl]).toEqual([undefined, undefined, undefined]);
+    expect([c.rateLimitGeneral, c.rateLimitSignIn, c.rateLimitAcceptance]).toEqual([300, 20, 30]);
+    expect([c.signInNonceTtlSeconds, c.freshSignatureSeconds]).toEqual([600, 600]);
+    expect(c.trustProxy).toBe(false);
+    expect(c.relayerKeypairPath).toBe(path.resolve('./data/keys/relayer.json'));
+  });
+
+  it('announces the cluster RPC when a production ledger is configured', () => {
+    const c = loadConfig({ LEDGER_RPC_URL: 'http://validator:8899', PUBLIC_BASE_URL: 'https://svc.example.com/' });
+    expect(c.publicBaseUrl).toBe('https://svc.example.com');
+    expect(c.appOrigin).toBe('https://svc.example.com');
+    expect(c.publicRpcUrls).toEqual(['http://validator:8899']);
+    expect(c.secureCookies).toBe(true);
+    expect(c.cluster).toBe('devnet');
+  });
+
+  it('parses TRUST_PROXY as a flag, a hop count or a list of addresses', () => {
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy).toBe('10.0.0.0/8, 127.0.0.1');
+  });
+
+  it('refuses bad values with a message naming each variable', () => {
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT/);
+    expect(() => loadConfig({ PUBLIC_BASE_URL: 'not a url' })).toThrow(/PUBLIC_BASE_URL/);
+    expect(() => loadConfig({ RATE_LIMIT_GENERAL_PER_MINUTE: '0' })).toThrow(/RATE_LIMIT_GENERAL_PER_MINUTE must be a positive integer/);
+    expect(() => loadConfig({ TRUST_PROXY: 'sometimes' })).toThrow(/TRUST_PROXY/);
+    expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/);
+    expect(() => loadConfig({ RELAYER_MIN_BALANCE_LAMPORTS: '-1' })).toThrow(/RELAYER_MIN_BALANCE_LAMPORTS/);
+  });
+});
