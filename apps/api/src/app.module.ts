@@ -9,6 +9,7 @@ import { requestId } from '@svc/http';
 import { DocumentsModule } from './documents/documents.module';
 import { InfrastructureModule } from './infrastructure/infrastructure.module';
 import { OrganizationsModule } from './organizations/organizations.module';
+import { ReceiptsModule } from './receipts/receipts.module';
 import { OpenApiDocument } from './system/openapi.document';
 import { SystemController } from './system/system.controller';
 
@@ -47,6 +48,7 @@ export class AppModule {
         OrganizationsModule,
         DocumentsModule,
         AcceptancesModule,
+        ReceiptsModule,
       ],
       controllers: [SystemController],
       providers: [OpenApiDocument],

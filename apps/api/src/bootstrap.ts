@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import type { IncomingMessage } from 'node:http';
+import { RequestMethod } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
@@ -29,7 +30,13 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, { bufferLogs: true });
   app.useLogger(app.get(PinoLogger));
-  app.setGlobalPrefix('api');
+  // The receipt pages (`receiptUrl`) are public addresses for people, outside the API.
+  app.setGlobalPrefix('api', {
+    exclude: [
+      { path: 'receipts/:acceptanceId', method: RequestMethod.GET },
+      { path: 'receipts/:acceptanceId.json', method: RequestMethod.GET },
+    ],
+  });
   app.useGlobalFilters(new ApiErrorFilter());
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();

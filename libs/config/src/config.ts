@@ -56,6 +56,12 @@ export interface AppConfig {
   trustProxy: boolean | number | string;
   /** Slot duration of the embedded ledger, milliseconds. */
   ledgerSlotMs: number;
+  /**
+   * Durability of the embedded ledger's journal: `full` syncs every commit to disk (survives power loss),
+   * `normal` (default, like the event store) survives a crash of the process and may lose the last commits
+   * on power loss.
+   */
+  ledgerSynchronous: 'full' | 'normal';
   logLevel: string;
   /** Run projections and process managers in the API process (true: embedded default; false: API replicas beside a worker). */
   runProjections: boolean;
@@ -107,6 +113,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       RATE_LIMIT_ACCEPTANCE_PER_MINUTE: num({ default: 30 }),
       TRUST_PROXY: trustProxyValidator({ default: false }),
       LEDGER_SLOT_MS: num({ default: 400 }),
+      LEDGER_SYNCHRONOUS: str({ default: 'normal', choices: ['full', 'normal'] }),
       LOG_LEVEL: str({ default: 'info', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] }),
       SECURE_COOKIES: bool({ default: undefined }),
       RUN_PROJECTIONS: bool({ default: true }),
@@ -160,6 +167,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     rateLimitAcceptance: e.RATE_LIMIT_ACCEPTANCE_PER_MINUTE,
     trustProxy: e.TRUST_PROXY,
     ledgerSlotMs: e.LEDGER_SLOT_MS,
+    ledgerSynchronous: e.LEDGER_SYNCHRONOUS as 'full' | 'normal',
     logLevel: e.LOG_LEVEL,
     secureCookies: e.SECURE_COOKIES ?? publicBaseUrl.startsWith('https://'),
     runProjections: e.RUN_PROJECTIONS,

@@ -276,6 +276,27 @@ export class SqliteEventStore implements EventStore {
     return this.stmtReadAll.all(after, maxCount).map((row) => this.toStored(row));
   }
 
+  /**
+   * @internal A reader of the events of the given types only, between two positions, for subscriptions that
+   * filter by type: the other events are neither parsed nor validated.
+   */
+  typeFilteredReader(types: readonly string[]): (after: bigint, upTo: bigint, maxCount: number) => StoredEvent[] {
+    const stmt = this.db.prepare<[number | bigint, number | bigint, ...string[], number], EventRow>(
+      `SELECT ${SELECT_COLUMNS} FROM events WHERE position > ? AND position <= ? AND type IN (${types.map(() => '?').join(', ')}) ORDER BY position LIMIT ?`,
+    );
+    return (after, upTo, maxCount) => {
+      this.assertOpen();
+      return stmt.all(after, upTo, ...types, maxCount).map((row) => this.toStored(row));
+    };
+  }
+
+  /** @internal position of the last event (`-1n` when empty), synchronously. */
+  headSync(): bigint {
+    this.assertOpen();
+    const row = this.stmtHead.get();
+    return row?.head === null || row?.head === undefined ? -1n : BigInt(row.head);
+  }
+
   /** @internal whether `close()` has run. */
   get isClosed(): boolean {
     return this.closed;
@@ -392,6 +413,7 @@ class SqliteSubscription implements Subscription {
   private readonly liveSleep = new WakeableSleep();
   private readonly backoffSleep = new WakeableSleep();
   private readonly types?: ReadonlySet<string>;
+  private readonly filteredReader?: (after: bigint, upTo: bigint, maxCount: number) => StoredEvent[];
   private stopped = false;
   private loop: Promise<void> = Promise.resolve();
 
@@ -403,6 +425,7 @@ class SqliteSubscription implements Subscription {
   ) {
     this.tracker = new CheckpointTracker(options.after ?? -1n);
     this.types = options.eventTypes ? new Set(options.eventTypes) : undefined;
+    this.filteredReader = options.eventTypes && options.eventTypes.length > 0 ? store.typeFilteredReader(options.eventTypes) : undefined;
   }
 
   start(): void {
@@ -438,12 +461,21 @@ class SqliteSubscription implements Subscription {
     let readFailures = 0;
     try {
       while (!this.stopped) {
+        let scannedUpTo = -1n;
         // Forget wake-ups that arrived before this read: the read sees their events.
         this.liveSleep.clearPending();
         let page: StoredEvent[];
         try {
           if (this.store.isClosed) break;
-          page = this.store.readAllSync(this.tracker.current, this.config.pageSize);
+          if (this.filteredReader) {
+            // Only this subscription's types are read; once a short page shows that nothing else of
+            // interest lies below the head, the position moves to the head.
+            const head = this.store.headSync();
+            page = head > this.tracker.current ? this.filteredReader(this.tracker.current, head, this.config.pageSize) : [];
+            if (page.length < this.config.pageSize) scannedUpTo = head;
+          } else {
+            page = this.store.readAllSync(this.tracker.current, this.config.pageSize);
+          }
           readFailures = 0;
         } catch (err) {
           readFailures++;
@@ -457,20 +489,28 @@ class SqliteSubscription implements Subscription {
           await this.backoffSleep.sleep(delay);
           continue;
         }
-        if (page.length === 0) {
-          await this.liveSleep.sleep(this.config.pollIntervalMs);
-          continue;
-        }
+        let complete = true;
         for (const event of page) {
-          if (this.stopped) break;
+          if (this.stopped) {
+            complete = false;
+            break;
+          }
           if (this.types && !this.types.has(event.type)) {
             this.tracker.advance(event.position);
             continue;
           }
           const handled = await deliverWithRetry(event, ctx);
-          if (!handled) break;
+          if (!handled) {
+            complete = false;
+            break;
+          }
           this.tracker.advance(event.position);
         }
+        if (complete && scannedUpTo > this.tracker.current) {
+          this.tracker.advance(scannedUpTo);
+          continue;
+        }
+        if (page.length === 0) await this.liveSleep.sleep(this.config.pollIntervalMs);
       }
     } finally {
       this.tracker.stop();

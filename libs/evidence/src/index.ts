@@ -17,3 +17,4 @@ export * from './signatures';
 export * from './sign-in-message';
 export * from './receipt';
 export * from './verifier';
+export * from './acceptance-wire';

@@ -25,7 +25,7 @@ export {
 export { EmbeddedLedger, type EmbeddedLedgerOptions, type EmbeddedLedgerTransaction } from './embedded/embedded-ledger';
 export { RpcLedger, type RpcLedgerOptions } from './rpc/rpc-ledger';
 export { registerLedgerJsonRpc, type LedgerJsonRpcOptions } from './rpc/json-rpc-server';
-export { generateKeypairFile, loadKeypairSigner, loadOrCreateKeypairSigner } from './keypair-file';
+export { generateKeypairFile, loadKeypairSigner, loadOrCreateKeypairSigner, readKeypairSeed } from './keypair-file';
 
 export interface CreateLedgerConfig {
   /** Solana JSON-RPC URL; when set, the ledger is that cluster. */

@@ -43,6 +43,18 @@ export async function generateKeypairFile(path: string): Promise<string> {
  * @throws Error when the file is missing, not 64 bytes, or its public key does not match its secret.
  */
 export async function loadKeypairSigner(path: string): Promise<KeyPairSigner> {
+  const bytes = await readKeypairBytes(path);
+  try {
+    return await createKeyPairSignerFromBytes(bytes, false);
+  } catch (e) {
+    throw new Error(`Key pair file ${path} is invalid: ${(e as Error).message}`);
+  } finally {
+    bytes.fill(0);
+  }
+}
+
+/** The 64 bytes of a key pair file (seed then public key). @throws Error when missing or malformed. */
+async function readKeypairBytes(path: string): Promise<Uint8Array> {
   const text = await readFile(path, 'utf8');
   let parsed: unknown;
   try {
@@ -53,14 +65,19 @@ export async function loadKeypairSigner(path: string): Promise<KeyPairSigner> {
   if (!Array.isArray(parsed) || parsed.length !== 64 || !parsed.every((n) => Number.isInteger(n) && n >= 0 && n <= 255)) {
     throw new Error(`Key pair file ${path} must hold a JSON array of 64 bytes`);
   }
-  const bytes = Uint8Array.from(parsed as number[]);
-  try {
-    return await createKeyPairSignerFromBytes(bytes, false);
-  } catch (e) {
-    throw new Error(`Key pair file ${path} is invalid: ${(e as Error).message}`);
-  } finally {
-    bytes.fill(0);
-  }
+  return Uint8Array.from(parsed as number[]);
+}
+
+/**
+ * The 32-byte Ed25519 seed of a key pair file, for signers that sign synchronously with `node:crypto`
+ * (the relayer's hot path). Keep it in memory only.
+ * @throws Error when the file is missing or malformed.
+ */
+export async function readKeypairSeed(path: string): Promise<Uint8Array> {
+  const bytes = await readKeypairBytes(path);
+  const seed = bytes.slice(0, 32);
+  bytes.fill(0);
+  return seed;
 }
 
 /**

@@ -1,11 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { KeyPairSigner } from '@solana/kit';
 import { DomainError, streams, type AcceptanceSubmittedData } from '@svc/domain';
-import { base58ToBytes, buildAcceptanceTransaction } from '@svc/evidence';
+import { base58ToBytes, encodeAcceptanceTransaction, type SyncSigner } from '@svc/evidence';
 import { LEDGER, TransactionFailedError, type Ledger } from '@svc/ledger';
 import { newEvent, type CommandContext } from '../infrastructure/command-context';
 import { NetworkService } from '../infrastructure/network.service';
-import { RELAYER } from '../infrastructure/tokens';
+import { RELAYER_SIGNER } from '../infrastructure/tokens';
 import { EventLog } from '../shared/event-log.service';
 
 /** Outcome of a relay that landed. */
@@ -39,7 +38,7 @@ export class AcceptanceRelay {
     private readonly log: EventLog,
     private readonly network: NetworkService,
     @Inject(LEDGER) private readonly ledger: Ledger,
-    @Inject(RELAYER) private readonly relayer: KeyPairSigner,
+    @Inject(RELAYER_SIGNER) private readonly relayer: SyncSigner,
   ) {}
 
   get feePayer(): string {
@@ -49,7 +48,7 @@ export class AcceptanceRelay {
   /** Builds and signs the acceptance transaction (Ed25519 precompile + memo) with a recent blockhash. */
   async sign(input: { signer: string; signature: string; message: string; acceptanceId: string; versionAddress: string }): Promise<SignedRelay> {
     const lifetime = await this.network.latestBlockhash();
-    const tx = await buildAcceptanceTransaction({
+    const tx = encodeAcceptanceTransaction({
       feePayer: this.relayer,
       signer: input.signer,
       signature: base58ToBytes(input.signature),
@@ -94,11 +93,13 @@ export class AcceptanceRelay {
         }
         const reason = err instanceof TransactionFailedError ? err.message : `ledger unreachable: ${(err as Error).message}`;
         const logs = err instanceof TransactionFailedError ? err.logs.slice(0, 50) : [];
-        await this.log.tryAppend(
+        const failed = await this.log.tryAppend(
           streamId,
           [newEvent('AcceptanceRelayFailed', { acceptanceId: data.acceptanceId, transactionSignature: current.transactionSignature, reason, logs }, ctx)],
           rev,
         );
+        // Read-your-writes: once the caller sees relay_failed, a new challenge for the signer must be allowed.
+        if (failed) await this.log.settled(failed.position);
         this.logger.warn(`relay of ${data.acceptanceId} failed: ${reason}`);
         throw new DomainError('relay_failed', `the ledger refused the acceptance: ${reason}`);
       }

@@ -91,11 +91,12 @@ export class IssueAcceptanceChallengeHandler implements ICommandHandler<IssueAcc
     if (org.settings.requireAcceptanceSessions) throw new DomainError('forbidden', 'this organization requires an acceptance session');
     const version = doc.currentVersion;
     if (!version) throw new DomainError('no_published_version', 'the document has no published version');
-    // An early answer from the read model; the event store enforces the rule at submit.
+    // An early answer from the read model; the event store enforces the rule at submit. A failed relay leaves a
+    // `failed` record beside the signer's later acceptance (another acceptance ID), so look past failed ones.
     const accepted = await this.readStore
       .collection<AcceptanceDoc>(COLLECTIONS.acceptances)
-      .findOne({ versionAddress: version.address, signer: input.signer });
-    if (accepted && accepted.status !== 'failed') {
+      .findOne({ versionAddress: version.address, signer: input.signer, status: { $ne: 'failed' } });
+    if (accepted) {
       throw new DomainError('already_accepted', `${input.signer} already accepted version ${version.number} of this document`);
     }
 

@@ -2,11 +2,12 @@ import { DynamicModule, Global, Inject, Logger, Module, OnApplicationShutdown, O
 import type { KeyPairSigner } from '@solana/kit';
 import { APP_CONFIG, type AppConfig } from '@svc/config';
 import { createEventStore, EVENT_STORE, EventSchemaRegistry, type EventStore } from '@svc/event-store';
-import { createLedger, LEDGER, loadOrCreateKeypairSigner, type Ledger } from '@svc/ledger';
+import { nodeEd25519Signer } from '@svc/evidence';
+import { createLedger, LEDGER, loadOrCreateKeypairSigner, readKeypairSeed, type Ledger } from '@svc/ledger';
 import { createReadStore, ProjectionRunner, READ_STORE, type ReadStore } from '@svc/read-store';
 import { ALL_PROJECTIONS } from '@svc/projections';
 import { NetworkService } from './network.service';
-import { INFRA_OPTIONS, PROJECTION_RUNNER, RELAYER } from './tokens';
+import { INFRA_OPTIONS, PROJECTION_RUNNER, RELAYER, RELAYER_SIGNER } from './tokens';
 
 export interface InfrastructureOptions {
   /** Run the projections in this process (the embedded default; false in scaled-out API replicas). */
@@ -33,8 +34,13 @@ export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown
           useFactory: () => createEventStore(config, EventSchemaRegistry.fromDirectory()),
         },
         { provide: READ_STORE, useFactory: () => createReadStore(config) },
-        { provide: LEDGER, useFactory: () => createLedger({ ...config, slotMs: config.ledgerSlotMs }) },
+        { provide: LEDGER, useFactory: () => createLedger({ ...config, slotMs: config.ledgerSlotMs, ledgerSynchronous: config.ledgerSynchronous }) },
         { provide: RELAYER, useFactory: () => loadOrCreateKeypairSigner(config.relayerKeypairPath) },
+        {
+          provide: RELAYER_SIGNER,
+          inject: [RELAYER],
+          useFactory: async (relayer: KeyPairSigner) => nodeEd25519Signer(await readKeypairSeed(config.relayerKeypairPath), relayer.address),
+        },
         {
           provide: 'ATTESTOR_ADDRESS',
           useFactory: async () => (await loadOrCreateKeypairSigner(config.attestorKeypairPath)).address,
@@ -47,7 +53,7 @@ export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown
         },
         NetworkService,
       ],
-      exports: [APP_CONFIG, INFRA_OPTIONS, EVENT_STORE, READ_STORE, LEDGER, RELAYER, PROJECTION_RUNNER, NetworkService],
+      exports: [APP_CONFIG, INFRA_OPTIONS, EVENT_STORE, READ_STORE, LEDGER, RELAYER, RELAYER_SIGNER, PROJECTION_RUNNER, NetworkService],
     };
   }
 

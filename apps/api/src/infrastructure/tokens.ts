@@ -2,3 +2,5 @@
 export const PROJECTION_RUNNER = Symbol('PROJECTION_RUNNER');
 export const RELAYER = Symbol('RELAYER');
 export const INFRA_OPTIONS = Symbol('INFRA_OPTIONS');
+/** The relayer as a synchronous `node:crypto` signer (same key as RELAYER), for the acceptance hot path. */
+export const RELAYER_SIGNER = Symbol('RELAYER_SIGNER');

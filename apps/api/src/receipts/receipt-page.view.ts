@@ -68,6 +68,7 @@ dl{display:grid;grid-template-columns:minmax(120px,190px) 1fr;gap:6px 16px;margi
 dt{color:var(--muted)}
 dd{margin:0}
 .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(380px,1fr));gap:0 16px}
+.grid dl{grid-template-columns:max-content 1fr}
 .verdict{border-width:2px}
 .verdict .label{font-size:1.35rem;font-weight:700;margin:0 0 4px}
 .tone-good{border-color:var(--good)}.tone-good .label{color:var(--good)}
@@ -81,10 +82,11 @@ td.st{width:56px}
 .badge.good{color:var(--good);background:var(--good-bg)}.badge.warn{color:var(--warn);background:var(--warn-bg)}
 .badge.bad{color:var(--bad);background:var(--bad-bg)}.badge.neutral{color:var(--neutral);background:var(--neutral-bg)}
 .detail{color:var(--muted);font-size:.85rem;overflow-wrap:anywhere}
+pre.command{overflow-wrap:normal}
 details>summary{cursor:pointer;font-weight:600}
 details[open]>summary{margin-bottom:10px}
 .button{display:inline-block;border:1px solid var(--line);border-radius:6px;padding:6px 12px;text-decoration:none;font-weight:600;background:var(--code)}
-@media (max-width:560px){dl{grid-template-columns:1fr}dd{margin-bottom:6px}.grid{grid-template-columns:1fr}}
+@media (max-width:560px){dl,.grid dl{grid-template-columns:1fr}dd{margin-bottom:6px}.grid{grid-template-columns:1fr}}
 `);
 
 /** Renders a full HTML document around `body`. */
@@ -167,7 +169,7 @@ ${definitions([
   ['Transaction', mono(r.transaction.signature)],
   ['Fee', `${r.fees.lamports} lamports (${sol(r.fees.lamports)} SOL)`],
   ['Fee paid by', html`${mono(r.fees.payer)} <span class="muted">(${r.fees.sponsor === 'svc' ? "the service's relayer" : "the organization's sponsorship"})</span>`],
-  ...(r.fees.reimbursedLamports === null ? [] : ([['Reimbursed', `${r.fees.reimbursedLamports} lamports`]] as Row[])),
+  ['Reimbursed', r.fees.reimbursedLamports === null ? null : `${r.fees.reimbursedLamports} lamports`],
 ])}
 </section>
 
@@ -194,8 +196,8 @@ ${checksTable(m.report.checks)}
 <p>This page is the service's own check. The receipt file holds everything needed to check it without the service:
 the document text, the signed message and signature, and the ledger transaction.</p>
 <p><a class="button" href="${m.downloadPath}" download="${m.downloadName}">Download the receipt (JSON)</a></p>
-<p>Then verify it against any node of the ${r.network.label} network with the open verifier:</p>
-<pre>${command}</pre>
+<p>Then check it against any node of its network (${r.network.label}) with the open verifier:</p>
+<pre class="command">${command}</pre>
 <p class="muted">Format <span class="mono">${r.format}</span>, specified in the service's evidence protocol (docs/protocol.md).</p>
 </section>
 `;
@@ -214,10 +216,11 @@ export function renderErrorPage(status: number, heading: string, message: string
   return layout(`${heading} (${status})`, body).value;
 }
 
-type Row = [string, SafeHtml | string];
+/** A term and its value; rows whose value is null are left out. */
+type Row = [string, SafeHtml | string | null];
 
 function definitions(rows: Row[]): SafeHtml {
-  return html`<dl>${rows.map(([term, value]) => html`<dt>${term}</dt><dd>${value}</dd>`)}</dl>`;
+  return html`<dl>${rows.filter(([, value]) => value !== null).map(([term, value]) => html`<dt>${term}</dt><dd>${value}</dd>`)}</dl>`;
 }
 
 function checksTable(checks: VerificationCheck[]): SafeHtml {
