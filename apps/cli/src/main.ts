@@ -6,6 +6,7 @@ import { generateKeypairFile, loadKeypairSigner, RpcLedger } from '@svc/ledger';
 import { serializeReceipt, verifyReceipt } from '@svc/evidence';
 import { ApiClient, ApiError, loadSession, normalizeBaseUrl, saveSession } from './api-client';
 import { runDemo } from './demo';
+import { rebuildProjections } from './rebuild';
 import {
   acceptAsWallet,
   createDocumentOnLedger,
@@ -261,6 +262,18 @@ program
         ...report.checks.map((c) => `  ${mark[c.status] ?? c.status} ${c.label}${c.detail ? ` — ${c.detail}` : ''}`),
       ]);
       if (report.verdict !== 'VALID') process.exitCode = 1;
+    }),
+  );
+
+program
+  .command('rebuild-projections [names...]')
+  .description('rebuild read models from the event log (all, or the named ones); stop the service first when it uses the embedded read store')
+  .option('--data-dir <dir>', 'data directory (default: $DATA_DIR or ./data)')
+  .option('--json', 'machine-readable output')
+  .action(
+    run(async (names: string[], opts: { dataDir?: string; json?: boolean }) => {
+      const rebuilt = await rebuildProjections(names, opts.dataDir);
+      new Output(!!opts.json).result({ rebuilt }, rebuilt.map((r) => `rebuilt ${r.projection} from the log through position ${r.throughPosition}`));
     }),
   );
 
