@@ -145,43 +145,28 @@ export class PrepareDraftHandler implements ICommandHandler<PrepareDraft, { draf
   async execute({ draftId, wallet, ctx }: PrepareDraft) {
     const { draft, document, organization } = await this.access.draft(draftId, wallet);
     assertOpen(draft);
-    const number = (document.currentVersion?.number ?? 0) + 1;
-    const fingerprint = versionFingerprint({
-      organization: organization.address,
+    const version = {
       document: document.address,
-      number,
+      number: (document.currentVersion?.number ?? 0) + 1,
       label: draft.versionLabel,
       title: draft.title,
       contentHash: draft.contentHash,
       effectiveAt: draft.effectiveAt,
-    });
+    };
+    const fingerprint = versionFingerprint({ organization: organization.address, ...version });
     const stream = await this.log.load(streams.draft(draftId));
     const appended = await this.log.tryAppend(
       streams.draft(draftId),
-      [newEvent('DraftPrepared', { draftId, number, contentHash: draft.contentHash, fingerprint, preparedBy: wallet }, ctx)],
+      [newEvent('DraftPrepared', { draftId, number: version.number, contentHash: draft.contentHash, fingerprint, preparedBy: wallet }, ctx)],
       stream.revision,
     );
     if (!appended) throw new DomainError('chain_state', 'the draft changed meanwhile; retry');
     await this.log.settled(appended.position);
     const publication: PreparedPublication = {
       organization: organization.address,
-      document: document.address,
-      number,
-      label: draft.versionLabel,
-      title: draft.title,
-      contentHash: draft.contentHash,
+      ...version,
       fingerprint,
-      effectiveAt: draft.effectiveAt,
-      memo: encodeMemo({
-        kind: 'ver',
-        document: document.address,
-        number,
-        label: draft.versionLabel,
-        title: draft.title,
-        contentHash: draft.contentHash,
-        fingerprint,
-        effectiveAt: draft.effectiveAt,
-      }),
+      memo: encodeMemo({ kind: 'ver', ...version, fingerprint }),
     };
     return { draft: (await this.access.draft(draftId, wallet)).draft, publication };
   }

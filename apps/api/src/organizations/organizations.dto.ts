@@ -1,6 +1,17 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsOptional, IsString, Length, Matches, MaxLength, Min, ValidateIf } from 'class-validator';
 import { ADDR, SIG } from '@svc/http';
+
+/** Optional effective date: Unix seconds > 0, or null (effective on publication); else 400 invalid_effective_date. */
+const EffectiveAt = () =>
+  applyDecorators(
+    ApiPropertyOptional({ description: 'Unix seconds; null: effective on publication', nullable: true, type: Number }),
+    IsOptional(),
+    ValidateIf((_, v) => v !== null),
+    IsInt({ message: 'must be an integer (Unix seconds) or null', context: { code: 'invalid_effective_date' } }),
+    Min(1, { message: 'must be positive', context: { code: 'invalid_effective_date' } }),
+  );
 
 export class AddressRequest {
   @ApiProperty({ description: 'On-chain address (base58)' })
@@ -20,11 +31,7 @@ export class CreateDraftRequest {
   @Length(1, 16)
   versionLabel!: string;
 
-  @ApiPropertyOptional({ description: 'Unix seconds; null: effective on publication', nullable: true, type: Number })
-  @IsOptional()
-  @ValidateIf((_, v) => v !== null)
-  @IsInt({ message: 'must be an integer (Unix seconds) or null', context: { code: 'invalid_effective_date' } })
-  @Min(1, { message: 'must be positive', context: { code: 'invalid_effective_date' } })
+  @EffectiveAt()
   effectiveAt?: number | null;
 
   @ApiProperty({ description: 'Markdown text of the version', minLength: 1, maxLength: 2_000_000 })
@@ -53,11 +60,7 @@ export class UpdateDraftRequest {
   @Length(1, 16)
   versionLabel?: string;
 
-  @ApiPropertyOptional({ nullable: true, type: Number })
-  @IsOptional()
-  @ValidateIf((_, v) => v !== null)
-  @IsInt({ message: 'must be an integer (Unix seconds) or null', context: { code: 'invalid_effective_date' } })
-  @Min(1, { message: 'must be positive', context: { code: 'invalid_effective_date' } })
+  @EffectiveAt()
   effectiveAt?: number | null;
 
   @ApiPropertyOptional({ minLength: 1, maxLength: 2_000_000 })
