@@ -29,13 +29,44 @@ import {
  */
 export function canonicalContent(text: string): Buffer {
   if (typeof text !== 'string') throw new ContentError('document text must be a string');
-  if (/\p{Cs}/u.test(text)) throw new ContentError('document text contains an unpaired UTF-16 surrogate');
+  // Well-formed UTF-16 ⇔ no unpaired surrogate (what /\p{Cs}/u matched). ES2024, in Node ≥ 20.
+  if (!(text as string & { isWellFormed(): boolean }).isWellFormed()) throw new ContentError('document text contains an unpaired UTF-16 surrogate');
   let t = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   t = t.normalize('NFC');
-  t = t.replace(/\r\n?/g, '\n');
-  t = t.replace(/[ \t]+$/gm, '');
-  t = t.replace(/\n+$/, '') + '\n';
+  if (t.indexOf('\r') !== -1) t = t.replace(/\r\n?/g, '\n');
+  t = stripTrailingBlanks(t);
+  let end = t.length;
+  while (end > 0 && t.charCodeAt(end - 1) === 0x0a) end--;
+  t = (end === t.length ? t : t.slice(0, end)) + '\n';
   return Buffer.from(t, 'utf8');
+}
+
+/**
+ * Removes the spaces and tabs that end a line, exactly as `t.replace(/[ \t]+$/gm, '')` (a line ends before
+ * LF, U+2028, U+2029 or at the end of the text; `t` holds no CR here), looking back from each LF only.
+ */
+function stripTrailingBlanks(t: string): string {
+  if (t.indexOf('\u2028') !== -1 || t.indexOf('\u2029') !== -1) return t.replace(/[ \t]+$/gm, '');
+  let out = '';
+  let copied = 0;
+  let lineStart = 0;
+  for (;;) {
+    const lf = t.indexOf('\n', lineStart);
+    const lineEnd = lf === -1 ? t.length : lf;
+    let blanksStart = lineEnd;
+    while (blanksStart > lineStart) {
+      const c = t.charCodeAt(blanksStart - 1);
+      if (c !== 0x20 && c !== 0x09) break;
+      blanksStart--;
+    }
+    if (blanksStart !== lineEnd) {
+      out += t.slice(copied, blanksStart);
+      copied = lineEnd;
+    }
+    if (lf === -1) break;
+    lineStart = lf + 1;
+  }
+  return copied === 0 ? t : out + t.slice(copied);
 }
 
 /** Content hash: lower-case hex SHA-256 (FIPS 180-4) of canonical bytes (64 characters). */

@@ -103,3 +103,38 @@ describe('versionFingerprint', () => {
     }
   });
 });
+
+describe('canonicalContent, against its reference definition', () => {
+  /** The rules written as regular expressions (the former implementation). */
+  function reference(input: string): Buffer {
+    if (/\p{Cs}/u.test(input)) throw new ContentError('document text contains an unpaired UTF-16 surrogate');
+    let t = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
+    t = t.normalize('NFC');
+    t = t.replace(/\r\n?/g, '\n');
+    t = t.replace(/[ \t]+$/gm, '');
+    t = t.replace(/\n+$/, '') + '\n';
+    return Buffer.from(t, 'utf8');
+  }
+  const outcome = (f: (s: string) => Buffer, s: string) => {
+    try {
+      return f(s).toString('hex');
+    } catch (error) {
+      return `${(error as Error).constructor.name}: ${(error as Error).message}`;
+    }
+  };
+
+  it('gives the same bytes or the same error on random texts', () => {
+    const pieces = [' ', '  ', '\t', '\n', '\r', '\r\n', 'a', 'é', 'e\u0301', 'A\u030a', '\u2028', '\u2029', '\uFEFF', '\u00a0', '\u000b', '\f', '\u0085', '😀', '\ud83d', '\ude00', 'x y'];
+    let x = 42;
+    const random = () => {
+      x = (x * 1103515245 + 12345) & 0x7fffffff;
+      return x >>> 4;
+    };
+    for (let n = 0; n < 20000; n++) {
+      let s = '';
+      const length = random() % 16;
+      for (let i = 0; i < length; i++) s += pieces[random() % pieces.length];
+      expect({ s, out: outcome(canonicalContent, s) }).toEqual({ s, out: outcome(reference, s) });
+    }
+  });
+});

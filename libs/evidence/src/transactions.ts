@@ -1,5 +1,5 @@
 /**
- * Evidence transactions, built and parsed with `@solana/kit`. Layouts (instruction order, accounts,
+ * Evidence transactions, built with `@solana/kit` and parsed by hand (the hot path of verification). Layouts (instruction order, accounts,
  * fee payer) are specified in docs/protocol.md ("Transactions"). Transactions are legacy-format
  * (no address lookup tables) with a recent-blockhash lifetime.
  */
@@ -9,17 +9,13 @@ import {
   blockhash as toBlockhash,
   compileTransaction,
   createTransactionMessage,
-  getCompiledTransactionMessageDecoder,
-  getCompiledTransactionMessageEncoder,
   getSignatureFromTransaction,
-  getTransactionDecoder,
   getTransactionEncoder,
   pipe,
   setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
   signTransactionMessageWithSigners,
   type AccountSignerMeta,
-  type Address,
   type Instruction,
   type InstructionWithSigners,
   type TransactionSigner,
@@ -229,49 +225,49 @@ export interface EvidenceTransaction {
 /**
  * Decodes transaction wire bytes (legacy or v0 without lookup tables) into the parts the evidence
  * protocol reads. It does not verify signatures: a transaction read from the ledger was checked by it.
+ *
+ * The wire format is read by hand (it accepts and refuses exactly what `@solana/kit`'s transaction and
+ * compiled-message decoders followed by a canonical re-encoding check did, and yields the same result;
+ * see transactions.unit.spec.ts): compact-u16 signature count, 64-byte signatures, then the message:
+ * [version byte 0x80|v for v0], header (3 × u8), compact-u16 count of 32-byte account keys, 32-byte
+ * recent blockhash, compact-u16 count of instructions (u8 program index, compact-u16 count of u8
+ * account indices, compact-u16 data length, data), and for v0 compact-u16 count of address table
+ * lookups (32-byte table, compact-u16 count of u8 writable indexes, compact-u16 count of u8 readonly
+ * indexes).
  * @throws TransactionFormatError when the bytes are not exactly one transaction of a supported form.
  */
 export function parseEvidenceTransaction(wire: Uint8Array): EvidenceTransaction {
   if (!(wire instanceof Uint8Array)) throw new TransactionFormatError('wire must be bytes');
-  let transaction: ReturnType<ReturnType<typeof getTransactionDecoder>['decode']>;
-  let compiled: ReturnType<ReturnType<typeof getCompiledTransactionMessageDecoder>['decode']>;
-  try {
-    transaction = getTransactionDecoder().decode(wire);
-    compiled = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes);
-  } catch (error) {
-    throw new TransactionFormatError(`cannot decode transaction: ${(error as Error).message}`);
-  }
-  const reencoded = getCompiledTransactionMessageEncoder().encode(compiled);
-  const messageBytes = transaction.messageBytes;
-  if (reencoded.length !== messageBytes.length || !reencoded.every((b, i) => b === messageBytes[i])) {
-    throw new TransactionFormatError('transaction bytes are not canonical (trailing or inconsistent bytes)');
-  }
-  if (compiled.version === 1) throw new TransactionFormatError('transaction version 1 is not used by the evidence protocol');
-  if (compiled.version === 0 && (compiled.addressTableLookups?.length ?? 0) > 0) {
-    throw new TransactionFormatError('address lookup tables are not used by the evidence protocol');
-  }
-  const accounts: Address[] = compiled.staticAccounts;
-  const signerCount = compiled.header.numSignerAccounts;
+  const raw = decodeWire(wire);
+  if (!raw.canonical) throw new TransactionFormatError('transaction bytes are not canonical (trailing or inconsistent bytes)');
+  if (raw.lookupTableCount > 0) throw new TransactionFormatError('address lookup tables are not used by the evidence protocol');
+  const accounts = raw.staticAccounts;
+  const signerCount = raw.numSignerAccounts;
   const feePayer = accounts[0];
   if (!feePayer || signerCount < 1) throw new TransactionFormatError('transaction has no fee payer');
-  const feePayerSignature = transaction.signatures[feePayer];
+  // Signatures pair with the first signer accounts; a repeated account keeps its last signature, and an
+  // all-zero signature counts as none.
+  let feePayerSignature: Uint8Array | null = null;
+  for (let i = 0; i < raw.signatures.length; i++) {
+    if (accounts[i] === feePayer) feePayerSignature = raw.signatures[i]!.some((b) => b !== 0) ? raw.signatures[i]! : null;
+  }
   if (!feePayerSignature) throw new TransactionFormatError('transaction is not signed by its fee payer');
   const account = (index: number) => {
     const a = accounts[index];
     if (a === undefined) throw new TransactionFormatError(`account index ${index} out of range`);
     return a;
   };
-  const instructions: ParsedInstruction[] = compiled.instructions.map((ix) => ({
+  const instructions: ParsedInstruction[] = raw.instructions.map((ix) => ({
     programAddress: account(ix.programAddressIndex),
-    accounts: (ix.accountIndices ?? []).map(account),
-    data: new Uint8Array(ix.data ?? new Uint8Array(0)),
+    accounts: ix.accountIndices.map(account),
+    data: ix.data,
   }));
   const signerSet = new Set(accounts.slice(0, signerCount));
   const memos: ParsedMemo[] = [];
   const ed25519: ParsedEd25519Signature[] = [];
   instructions.forEach((ix, instructionIndex) => {
     if (ix.programAddress === MEMO_PROGRAM_ADDRESS) {
-      const signerAccounts = ix.accounts.filter((a) => signerSet.has(a as Address));
+      const signerAccounts = ix.accounts.filter((a) => signerSet.has(a));
       let text = '';
       let record: MemoRecord | null = null;
       let error: string | null = null;
@@ -296,9 +292,126 @@ export function parseEvidenceTransaction(wire: Uint8Array): EvidenceTransaction 
     signature: bytesToBase58(feePayerSignature),
     feePayer,
     signers: accounts.slice(0, signerCount),
-    recentBlockhash: compiled.lifetimeToken,
+    recentBlockhash: raw.recentBlockhash,
     instructions,
     memos,
     ed25519,
   };
+}
+
+/** The fields of a decoded legacy or v0 transaction that the evidence protocol reads. */
+interface RawTransaction {
+  signatures: Uint8Array[];
+  numSignerAccounts: number;
+  staticAccounts: string[];
+  recentBlockhash: string;
+  instructions: Array<{ programAddressIndex: number; accountIndices: number[]; data: Uint8Array }>;
+  lookupTableCount: number;
+  /** False when the bytes hold a non-minimal compact-u16 or bytes after the message. */
+  canonical: boolean;
+}
+
+const VERSION_FLAG = 0x80;
+
+/**
+ * Reads the wire format.
+ * @throws TransactionFormatError `cannot decode transaction: ...` when the bytes end early, a count is out of
+ *   range, the signature count differs from the signer count, or the version is not legacy or 0; and the
+ *   version-1 refusal for version-1 transactions.
+ */
+function decodeWire(wire: Uint8Array): RawTransaction {
+  const fail = (why: string): never => {
+    throw new TransactionFormatError(`cannot decode transaction: ${why}`);
+  };
+  let offset = 0;
+  let canonical = true;
+  const need = (n: number, what: string) => {
+    if (offset + n > wire.length) fail(`${what}: expected ${n} more bytes at offset ${offset}, ${wire.length - offset} left`);
+  };
+  const u8 = (what: string): number => {
+    need(1, what);
+    return wire[offset++]!;
+  };
+  const shortU16 = (what: string): number => {
+    const start = offset;
+    let value = 0;
+    for (let i = 0; i < 3; i++) {
+      const byte = u8(what);
+      value |= (byte & 0x7f) << (i * 7);
+      if ((byte & 0x80) === 0) {
+        if (value > 0xffff) fail(`${what}: compact-u16 out of range`);
+        // Minimal encoding: 1 byte below 0x80, 2 below 0x4000, else 3.
+        if (offset - start !== (value < 0x80 ? 1 : value < 0x4000 ? 2 : 3)) canonical = false;
+        return value;
+      }
+    }
+    return fail(`${what}: compact-u16 longer than 3 bytes`);
+  };
+  const bytes = (n: number, what: string): Uint8Array => {
+    need(n, what);
+    const out = new Uint8Array(wire.subarray(offset, offset + n)); // a copy, never a view of `wire`
+    offset += n;
+    return out;
+  };
+  const key = (what: string): string => {
+    need(32, what);
+    const text = bytesToBase58(wire.subarray(offset, offset + 32));
+    offset += 32;
+    return text;
+  };
+
+  if (wire.length === 0) fail('no bytes');
+  if ((wire[0]! & VERSION_FLAG) !== 0) {
+    // A message-first envelope: only version-1 transactions use it.
+    if ((wire[0]! & 0x7f) === 1) throw new TransactionFormatError('transaction version 1 is not used by the evidence protocol');
+    fail(`unsupported transaction envelope (first byte ${wire[0]})`);
+  }
+  const signatureCount = shortU16('signature count');
+  const signatures: Uint8Array[] = [];
+  for (let i = 0; i < signatureCount; i++) signatures.push(bytes(64, 'signature'));
+
+  let version: 'legacy' | 0 = 'legacy';
+  if (offset < wire.length && (wire[offset]! & VERSION_FLAG) !== 0) {
+    const v = wire[offset]! ^ VERSION_FLAG;
+    if (v === 1) throw new TransactionFormatError('transaction version 1 is not used by the evidence protocol');
+    if (v !== 0) fail(`transaction version ${v} is not supported`);
+    version = 0;
+    offset++;
+  }
+  const numSignerAccounts = u8('message header');
+  u8('message header');
+  u8('message header');
+  const accountCount = shortU16('account count');
+  const staticAccounts: string[] = [];
+  for (let i = 0; i < accountCount; i++) staticAccounts.push(key('account address'));
+  const signerAccountCount = Math.min(numSignerAccounts, staticAccounts.length);
+  if (signerAccountCount !== signatures.length) {
+    fail(`the message has ${signerAccountCount} signer accounts but the transaction carries ${signatures.length} signatures`);
+  }
+  const recentBlockhash = key('recent blockhash');
+  const instructionCount = shortU16('instruction count');
+  const instructions: RawTransaction['instructions'] = [];
+  for (let i = 0; i < instructionCount; i++) {
+    const programAddressIndex = u8('instruction program index');
+    const indexCount = shortU16('instruction account count');
+    const accountIndices: number[] = [];
+    for (let j = 0; j < indexCount; j++) accountIndices.push(u8('instruction account index'));
+    const dataLength = shortU16('instruction data length');
+    instructions.push({ programAddressIndex, accountIndices, data: bytes(dataLength, 'instruction data') });
+  }
+  let lookupTableCount = 0;
+  if (version === 0) {
+    lookupTableCount = shortU16('address table lookup count');
+    for (let i = 0; i < lookupTableCount; i++) {
+      need(32, 'lookup table address');
+      offset += 32;
+      for (const what of ['writable indexes', 'readonly indexes']) {
+        const n = shortU16(what);
+        need(n, what);
+        offset += n;
+      }
+    }
+  }
+  if (offset !== wire.length) canonical = false;
+  return { signatures, numSignerAccounts, staticAccounts, recentBlockhash, instructions, lookupTableCount, canonical };
 }

@@ -74,6 +74,8 @@ export const VERIFIER_CHECKS = [
 type CheckId = (typeof VERIFIER_CHECKS)[number]['id'];
 type Outcome = { status: CheckStatus; detail: string };
 
+const utf8 = new TextEncoder();
+
 /** A ledger read that failed (network error, RPC error): verification cannot conclude. */
 class LedgerUnavailable extends Error {}
 
@@ -194,7 +196,7 @@ async function runChecks(
   if (acceptanceId === r.acceptanceId) set('acceptance.id', 'pass', `acceptance ID = ${acceptanceId}`);
   else set('acceptance.id', 'fail', `the message hashes to ${acceptanceId}, the receipt says ${r.acceptanceId}`);
 
-  const messageBytes = new TextEncoder().encode(r.acceptance.message);
+  const messageBytes = utf8.encode(r.acceptance.message);
   const signature = base58ToBytes(r.acceptance.signature);
   if (verifyEd25519(r.acceptance.signer, messageBytes, signature)) set('acceptance.signature', 'pass', `valid Ed25519 signature by ${r.acceptance.signer}`);
   else set('acceptance.signature', 'fail', `the signature does not verify for ${r.acceptance.signer} over the message`);
@@ -207,8 +209,18 @@ async function runChecks(
       throw new LedgerUnavailable(`ledger unreachable (${what}): ${(error as Error).message}`);
     }
   };
+  // The reads are independent: start them all now, then use their results in the order of the checks, so
+  // that the report (including which failed read it names) is the one a sequential run would give.
+  const maxPages = options.maxHistoryPages ?? 10;
+  const started = {
+    genesis: quiet(read('getGenesisHash', () => ledger.getGenesisHash())),
+    transaction: quiet(read('getTransaction', () => ledger.getTransaction(r.transaction.signature))),
+    version: quiet(creationOf<VersionRecord>(r.version.address, 'ver', ledger, read, maxPages)),
+    document: quiet(creationOf<DocumentRecord>(r.document.address, 'doc', ledger, read, maxPages)),
+    organization: quiet(creationOf<OrganizationRecord>(r.organization.address, 'org', ledger, read, maxPages)),
+  };
   try {
-    const genesis = await read('getGenesisHash', () => ledger.getGenesisHash());
+    const genesis = await started.genesis;
     const ledgerChainId = `solana:${String(genesis).slice(0, 32)}`;
     if (ledgerChainId !== r.network.chainId) {
       set('ledger.network', 'fail', `the ledger is ${ledgerChainId}, the receipt is for ${r.network.chainId}`);
@@ -217,7 +229,7 @@ async function runChecks(
     }
     set('ledger.network', 'pass', `ledger genesis hash matches ${r.network.chainId}`);
 
-    const tx = await read('getTransaction', () => ledger.getTransaction(r.transaction.signature));
+    const tx = await started.transaction;
     if (!tx) {
       set('transaction.found', 'fail', `the ledger has no transaction ${r.transaction.signature}`);
       block({ kind: 'no-transaction', detail: 'no acceptance transaction to check' });
@@ -225,11 +237,17 @@ async function runChecks(
       checkAcceptanceTransaction(r, tx, messageBytes, signature, message, set);
     }
 
-    await checkRegistrations(r, ledger, read, options.maxHistoryPages ?? 10, set);
+    await checkRegistrations(r, started, set);
   } catch (error) {
     if (error instanceof LedgerUnavailable) block({ kind: 'unreachable', detail: error.message });
     else throw error;
   }
+}
+
+/** `promise`, marked as handled: a result not awaited (the checks stopped earlier) is not an unhandled rejection. */
+function quiet<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
 }
 
 function checkAcceptanceTransaction(
@@ -358,12 +376,14 @@ async function creationOf<R extends OrganizationRecord | DocumentRecord | Versio
 
 async function checkRegistrations(
   r: AcceptanceReceiptV1,
-  ledger: LedgerReader,
-  read: Reader,
-  maxPages: number,
+  creations: {
+    version: Promise<Creation<VersionRecord> | string>;
+    document: Promise<Creation<DocumentRecord> | string>;
+    organization: Promise<Creation<OrganizationRecord> | string>;
+  },
   set: (id: CheckId, status: CheckStatus, detail: string) => void,
 ): Promise<void> {
-  const version = await creationOf<VersionRecord>(r.version.address, 'ver', ledger, read, maxPages);
+  const version = await creations.version;
   if (typeof version === 'string') {
     set('version.publication', 'fail', version);
   } else {
@@ -382,7 +402,7 @@ async function checkRegistrations(
     else set('version.publication', 'fail', problems.join('; '));
   }
 
-  const document = await creationOf<DocumentRecord>(r.document.address, 'doc', ledger, read, maxPages);
+  const document = await creations.document;
   if (typeof document === 'string') {
     set('document.registration', 'fail', document);
   } else {
@@ -399,7 +419,7 @@ async function checkRegistrations(
     else set('document.registration', 'fail', problems.join('; '));
   }
 
-  const organization = await creationOf<OrganizationRecord>(r.organization.address, 'org', ledger, read, maxPages);
+  const organization = await creations.organization;
   if (typeof organization === 'string') {
     set('organization.registration', 'fail', organization);
   } else {
