@@ -76,12 +76,20 @@ export class RelayAcceptanceProcessManager {
           const data: AcceptanceSubmittedData = { ...submitted.data, ...latest };
           await this.relay.relay(data, latest, revision, ctx);
         }
+        await this.completeChallenge(submitted.data.challengeId, row.acceptanceId, ctx);
         this.logger.log(`resumed the relay of acceptance ${row.acceptanceId}`);
       } catch (err) {
         this.logger.warn(`resuming acceptance ${row.acceptanceId} failed: ${(err as Error).message}`);
       }
     }
     return stale.length;
+  }
+
+  /** Marks the challenge of a resumed acceptance as used, as the submit handler would have. */
+  private async completeChallenge(challengeId: string, acceptanceId: string, ctx: ReturnType<typeof commandContext>): Promise<void> {
+    const challenge = await this.log.load(streams.challenge(challengeId));
+    if (challenge.events.length === 0 || challenge.events.some((e) => e.type === 'AcceptanceChallengeCompleted')) return;
+    await this.log.tryAppend(streams.challenge(challengeId), [newEvent('AcceptanceChallengeCompleted', { challengeId, acceptanceId }, ctx)], challenge.revision);
   }
 
   /** Records `finalized` for confirmed acceptances the ledger has finalized. */
