@@ -1,10 +1,10 @@
 import { createPrivateKey, createPublicKey, sign, type KeyObject } from 'node:crypto';
-import { base58ToBytes, bytesToBase58, isBase58Address } from './base58';
+import { base58ToBytes, bytesToBase58 } from './base58';
 import { ED25519_PROGRAM_ADDRESS, MEMO_PROGRAM_ADDRESS, TRANSACTION_SIZE_LIMIT } from './constants';
 import { buildEd25519Instruction } from './ed25519-instruction';
 import { FieldError, TransactionTooLargeError } from './errors';
 import { encodeMemo } from './memo';
-import type { BlockhashLifetime, SignedEvidenceTransaction } from './transactions';
+import { assertAcceptanceInput, type AcceptanceTransactionInput, type SignedEvidenceTransaction } from './transactions';
 
 /** A fee payer that signs synchronously (the relayer on the acceptance hot path). */
 export interface SyncSigner {
@@ -57,17 +57,8 @@ const utf8 = new TextEncoder();
  * reference builder.
  * @throws FieldError on malformed input; TransactionTooLargeError above 1232 bytes.
  */
-export function encodeAcceptanceTransaction(input: {
-  feePayer: SyncSigner;
-  signer: string;
-  signature: Uint8Array;
-  message: string;
-  acceptanceId: string;
-  versionAddress: string;
-  lifetime: BlockhashLifetime;
-}): SignedEvidenceTransaction {
-  if (!isBase58Address(input.signer)) throw new FieldError('signer: must be a base58 address');
-  if (!(input.signature instanceof Uint8Array) || input.signature.length !== 64) throw new FieldError('signature: must be 64 bytes');
+export function encodeAcceptanceTransaction(input: AcceptanceTransactionInput & { feePayer: SyncSigner }): SignedEvidenceTransaction {
+  assertAcceptanceInput(input);
   const blockhash = base58ToBytes(input.lifetime.blockhash);
   if (blockhash.length !== 32) throw new FieldError('lifetime.blockhash: must be a base58 blockhash');
   const payer = base58ToBytes(input.feePayer.address);

@@ -46,17 +46,8 @@ export interface SignedEvidenceTransaction {
 const utf8 = new TextEncoder();
 const utf8Strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/**
- * Builds and signs a direct-mode acceptance transaction:
- * instruction 0 = Ed25519 precompile over the exact UTF-8 bytes of `message` with the signer's key and
- * signature; instruction 1 = Memo `svc/1 accept <acceptanceId> <versionAddress>` with no accounts.
- * The fee payer (relayer or sponsoring shard) is the only transaction signer. The caller must have
- * verified the signature: an invalid one makes the runtime reject the transaction.
- * @throws FieldError on a malformed signer address, signature length, acceptance ID or version address.
- * @throws TransactionTooLargeError above 1232 bytes (a ≤ 700-byte message always fits).
- */
-export async function buildAcceptanceTransaction(input: {
-  feePayer: TransactionSigner;
+/** What an acceptance transaction carries, whoever pays its fee. */
+export interface AcceptanceTransactionInput {
   /** Base58 address (Ed25519 public key) of the signer. */
   signer: string;
   /** 64-byte Ed25519 signature of the signer over the UTF-8 message. */
@@ -66,9 +57,25 @@ export async function buildAcceptanceTransaction(input: {
   acceptanceId: string;
   versionAddress: string;
   lifetime: BlockhashLifetime;
-}): Promise<SignedEvidenceTransaction> {
+}
+
+/** @throws FieldError on a malformed signer address or signature length. */
+export function assertAcceptanceInput(input: AcceptanceTransactionInput): void {
   if (!isBase58Address(input.signer)) throw new FieldError('signer: must be a base58 address');
   if (!(input.signature instanceof Uint8Array) || input.signature.length !== 64) throw new FieldError('signature: must be 64 bytes');
+}
+
+/**
+ * Builds and signs a direct-mode acceptance transaction:
+ * instruction 0 = Ed25519 precompile over the exact UTF-8 bytes of `message` with the signer's key and
+ * signature; instruction 1 = Memo `svc/1 accept <acceptanceId> <versionAddress>` with no accounts.
+ * The fee payer (relayer or sponsoring shard) is the only transaction signer. The caller must have
+ * verified the signature: an invalid one makes the runtime reject the transaction.
+ * @throws FieldError on a malformed signer address, signature length, acceptance ID or version address.
+ * @throws TransactionTooLargeError above 1232 bytes (a ≤ 700-byte message always fits).
+ */
+export async function buildAcceptanceTransaction(input: AcceptanceTransactionInput & { feePayer: TransactionSigner }): Promise<SignedEvidenceTransaction> {
+  assertAcceptanceInput(input);
   const memo = encodeMemo({ kind: 'accept', acceptanceId: input.acceptanceId, versionAddress: input.versionAddress });
   const instructions: Instruction[] = [
     buildEd25519Instruction({ publicKey: base58ToBytes(input.signer), signature: input.signature, message: utf8.encode(input.message) }),
