@@ -88,6 +88,7 @@ export class SqliteEventStore implements EventStore {
   private readonly stmtHead: Database.Statement<[], { head: number | bigint | null }>;
   private readonly stmtById: Database.Statement<[string], EventRow>;
   private readonly stmtPing: Database.Statement<[], unknown>;
+  private notifyScheduled = false;
   private readonly appendTx: (streamId: string, events: readonly PreparedEvent[], expected: ExpectedRevision) => AppendResult;
 
   /**
@@ -362,8 +363,17 @@ export class SqliteEventStore implements EventStore {
     };
   }
 
+  /**
+   * Wakes the subscriptions once per event-loop turn: appends made in the same turn (concurrent commands)
+   * are then read by one query per subscription instead of one each.
+   */
   private notify(): void {
-    for (const s of this.subscriptions) s.wake();
+    if (this.notifyScheduled) return;
+    this.notifyScheduled = true;
+    setImmediate(() => {
+      this.notifyScheduled = false;
+      for (const s of this.subscriptions) s.wake();
+    });
   }
 
   private assertOpen(): void {
