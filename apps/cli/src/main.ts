@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { generateKeypairFile, loadKeypairSigner, RpcLedger } from '@svc/ledger';
 import { serializeReceipt, verifyReceipt } from '@svc/evidence';
-import { ApiClient, ApiError, loadSession, normalizeBaseUrl, saveSession } from './api-client';
+import { ApiClient, ApiError, loadSession, saveSession } from './api-client';
 import { runDemo } from './demo';
 import { rebuildProjections } from './rebuild';
 import {
@@ -296,5 +296,4 @@ program
     }),
   );
 
-void program.parseAsync(process.argv).then(() => undefined);
-export { normalizeBaseUrl };
+void program.parseAsync(process.argv);
