@@ -1,6 +1,6 @@
 /**
  * Contract suite of the read store port: every adapter must pass it unchanged.
- * NeDB always runs (temporary directory); MongoDB runs when MONGODB_URL is set (a throwaway database).
+ * SQLite always runs (a file in a temporary directory); MongoDB runs when MONGODB_URL is set (a throwaway database).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { MongoReadStore, databaseFromUrl } from './mongo-read-store';
-import { NedbReadStore } from './nedb-read-store';
+import { SqliteReadStore } from './sqlite/sqlite-read-store';
 import { DuplicateKeyError, type Doc, type ReadStore } from './read-store.port';
 
 interface Harness {
@@ -19,17 +19,17 @@ interface Harness {
   cleanup(): Promise<void>;
 }
 
-function nedbHarness(): Harness {
+function sqliteHarness(): Harness {
   let dir = '';
   return {
-    name: 'NeDB adapter',
+    name: 'SQLite adapter',
     async open() {
       dir = fs.mkdtempSync(path.join(os.tmpdir(), 'read-store-contract-'));
-      return NedbReadStore.open({ dataDir: dir, autocompactionIntervalMs: 0 });
+      return SqliteReadStore.open({ file: path.join(dir, 'read.sqlite') });
     },
     async reopen(store) {
       await store.close();
-      return NedbReadStore.open({ dataDir: dir, autocompactionIntervalMs: 0 });
+      return SqliteReadStore.open({ file: path.join(dir, 'read.sqlite') });
     },
     async cleanup() {
       fs.rmSync(dir, { recursive: true, force: true });
@@ -54,7 +54,7 @@ function mongoHarness(url: string): Harness {
 }
 
 const MONGODB_URL = process.env['MONGODB_URL'];
-const harnesses: Harness[] = [nedbHarness(), ...(MONGODB_URL ? [mongoHarness(MONGODB_URL)] : [])];
+const harnesses: Harness[] = [sqliteHarness(), ...(MONGODB_URL ? [mongoHarness(MONGODB_URL)] : [])];
 
 interface Item extends Doc {
   n: number;

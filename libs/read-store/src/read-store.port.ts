@@ -1,9 +1,9 @@
 /**
  * The read store port: document collections queried by the API, written only by projections.
  *
- * The query and update language is the subset of MongoDB's that both adapters
- * (`@seald-io/nedb` embedded, `mongodb` in production) run with MongoDB's semantics (the NeDB
- * adapter rewrites the few conditions where NeDB's matcher differs):
+ * The query and update language is the subset of MongoDB's that both adapters (SQLite embedded,
+ * `mongodb` in production) run with MongoDB's semantics (the SQLite adapter compiles filters to SQL
+ * and checks what SQL cannot answer with `sift`, a MongoDB-compatible matcher):
  * - filters: equality on fields (dotted paths allowed), `$lt $lte $gt $gte $ne $in $exists`, `$or`;
  * - updates: `$set $unset $inc $push $addToSet`, and upsert;
  * - options: sort (1 / -1 on one or more fields), limit, skip.
@@ -21,7 +21,13 @@
  *   (`null` vs missing, and mixed types, may order differently across adapters);
  * - collection names match `/^[A-Za-z0-9][A-Za-z0-9_.-]*$/` (at most 120 characters);
  *   `checkpoints` is reserved for the checkpoint store;
- * - a unique index violation rejects with `DuplicateKeyError`.
+ * - a unique index violation rejects with `DuplicateKeyError`;
+ * - an indexed field holds a string, a number, a boolean or null, or is missing (never an array, a
+ *   sub-document or a Date): the SQLite adapter refuses other values there with a TypeError, and
+ *   answers every condition on indexed fields from its indexes. Queries on hot paths filter and sort
+ *   on indexed fields only;
+ * - in a unique index, documents missing the field (or holding null) never collide in the SQLite
+ *   adapter (MongoDB lets only one such document in unless the index is sparse): do not rely on either.
  */
 
 export type Doc = Record<string, unknown> & { _id: string };
@@ -45,7 +51,7 @@ export interface FindOptions {
 }
 
 export interface IndexSpec {
-  /** Field names with direction; NeDB indexes each field (and compound ones) natively. */
+  /** Field names (dotted paths allowed) with direction, in priority order; one field or several (compound). */
   fields: Record<string, 1 | -1>;
   unique?: boolean;
   /** Index only documents that have the fields (sparse). */
@@ -56,8 +62,9 @@ export interface UpdateResult {
   /** Documents that matched the filter (0 when the upsert inserted one). */
   matched: number;
   /**
-   * Documents written. MongoDB does not count an update that changed nothing; NeDB counts every
-   * matched document. Do not build logic on the difference.
+   * Documents written. MongoDB does not count an update that changed nothing; the SQLite adapter does
+   * not either, except on its single-statement path (`{_id}` filter, top-level `$set`), which counts
+   * every matched document. Do not build logic on the difference.
    */
   modified: number;
   /** Whether the upsert inserted a new document. */
@@ -119,6 +126,13 @@ export interface ReadStore {
   deleteCheckpoint(projection: string): Promise<void>;
   /** Every stored checkpoint, sorted by key (status pages, the CLI). */
   listCheckpoints(): Promise<Checkpoint[]>;
+  /**
+   * Optional (SQLite): runs `work` with the writes it makes through this store in one transaction,
+   * committed when it resolves, rolled back when it rejects (the rejection is rethrown). Transactions
+   * run one at a time; a call inside `work` joins the open one. Adapters without it (MongoDB) write
+   * as they go: callers fall back to plain sequential writes, which idempotent projections absorb.
+   */
+  transaction?<R>(work: () => Promise<R>): Promise<R>;
   /** Whether the backing store answers (readiness); never throws. */
   ping(): Promise<boolean>;
   /** Flushes and releases the store; later calls reject. */

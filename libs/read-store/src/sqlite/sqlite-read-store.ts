@@ -1,0 +1,174 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import Database from 'better-sqlite3';
+import type { Checkpoint, Collection, Doc, ReadStore } from '../read-store.port';
+import { assertCollectionName, parsePosition, type CheckpointDoc } from '../read-store.support';
+import { SqliteCollection, type SqliteStoreContext } from './sqlite-collection';
+
+/** Options of {@link SqliteReadStore}. */
+export interface SqliteReadStoreOptions {
+  /** Path of the SQLite file (its directory is created if missing), or `:memory:`. */
+  file: string;
+  /** SQLite page cache of the connection, in KiB; default 65 536 (64 MiB). */
+  cacheSizeKiB?: number;
+  /** How long a write waits for another process's lock, in milliseconds; default 5000. */
+  busyTimeoutMs?: number;
+}
+
+interface OpenTransaction {
+  token: object;
+  ended: Promise<void>;
+}
+
+/**
+ * The embedded read store: one SQLite file (better-sqlite3, WAL, synchronous=NORMAL), a table
+ * `rm_<collection>(_id TEXT PRIMARY KEY, doc TEXT)` per collection holding each document as JSON,
+ * declared indexes as expression indexes on `json_extract` (their definitions in `read_indexes`), and
+ * checkpoints in `checkpoints(_id, position, updated_at)`. Filters compile to SQL (sql-filter.ts) with a
+ * prepared statement cached per filter shape; only conditions on indexed fields and `_id` are answered
+ * by SQL alone, others are checked on the decoded documents.
+ *
+ * Every operation runs synchronously on the one connection; `transaction()` groups writes. Documents
+ * live on disk, not in memory: the process holds the SQLite page cache only.
+ */
+export class SqliteReadStore implements ReadStore {
+  private readonly db: Database.Database;
+  private readonly collections = new Map<string, SqliteCollection<Doc>>();
+  private readonly als = new AsyncLocalStorage<object>();
+  private readonly context: SqliteStoreContext;
+  private tx: OpenTransaction | undefined;
+  private closed = false;
+  private readonly stmtGetCheckpoint: Database.Statement<[string], CheckpointDoc>;
+  private readonly stmtSaveCheckpoint: Database.Statement<[string, string, string]>;
+  private readonly stmtDeleteCheckpoint: Database.Statement<[string]>;
+  private readonly stmtListCheckpoints: Database.Statement<[], CheckpointDoc & { updatedAt: string }>;
+
+  /**
+   * Opens (or creates) the file and the store's own tables.
+   * @throws Error when the file cannot be opened or is not a SQLite database.
+   */
+  constructor(options: SqliteReadStoreOptions) {
+    if (!options.file) throw new TypeError('SqliteReadStore: file is required');
+    if (options.file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(options.file)), { recursive: true });
+    this.db = new Database(options.file);
+    this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+    if (options.file !== ':memory:') this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma(`cache_size = -${Math.max(2048, Math.floor(options.cacheSizeKiB ?? 65_536))}`);
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS checkpoints (_id TEXT PRIMARY KEY NOT NULL, position TEXT NOT NULL, updated_at TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS read_indexes (
+        collection TEXT NOT NULL, fields TEXT NOT NULL, "unique" INTEGER NOT NULL, PRIMARY KEY (collection, fields)
+      );
+    `);
+    this.stmtGetCheckpoint = this.db.prepare('SELECT _id, position, updated_at AS updatedAt FROM checkpoints WHERE _id = ?');
+    this.stmtSaveCheckpoint = this.db.prepare(
+      'INSERT INTO checkpoints (_id, position, updated_at) VALUES (?, ?, ?) ON CONFLICT (_id) DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at',
+    );
+    this.stmtDeleteCheckpoint = this.db.prepare('DELETE FROM checkpoints WHERE _id = ?');
+    this.stmtListCheckpoints = this.db.prepare('SELECT _id, position, updated_at AS updatedAt FROM checkpoints ORDER BY _id');
+    this.context = {
+      db: this.db,
+      assertOpen: () => this.assertOpen(),
+      writeGate: () => (this.tx && this.als.getStore() !== this.tx.token ? this.waitForOthers() : undefined),
+    };
+  }
+
+  /** Opens the store (see the constructor); async for symmetry with the MongoDB adapter. */
+  static async open(options: SqliteReadStoreOptions): Promise<SqliteReadStore> {
+    return new SqliteReadStore(options);
+  }
+
+  collection<T extends Doc = Doc>(name: string): Collection<T> {
+    let c = this.collections.get(name);
+    if (!c) {
+      this.assertOpen();
+      assertCollectionName(name);
+      c = new SqliteCollection<Doc>(name, this.context);
+      this.collections.set(name, c);
+    }
+    // A collection's documents are `T` by the caller's declaration: the store keeps JSON, not types.
+    return c as Collection<Doc> as Collection<T>;
+  }
+
+  async getCheckpoint(projection: string): Promise<bigint | null> {
+    this.assertOpen();
+    const doc = this.stmtGetCheckpoint.get(projection);
+    return doc ? parsePosition(doc) : null;
+  }
+
+  async saveCheckpoint(projection: string, position: bigint): Promise<void> {
+    if (typeof position !== 'bigint') throw new TypeError('saveCheckpoint: position must be a bigint');
+    await this.context.writeGate();
+    this.assertOpen();
+    this.stmtSaveCheckpoint.run(projection, position.toString(), new Date().toISOString());
+  }
+
+  async deleteCheckpoint(projection: string): Promise<void> {
+    await this.context.writeGate();
+    this.assertOpen();
+    this.stmtDeleteCheckpoint.run(projection);
+  }
+
+  async listCheckpoints(): Promise<Checkpoint[]> {
+    this.assertOpen();
+    return this.stmtListCheckpoints.all().map((d) => ({ projection: d._id, position: parsePosition(d), updatedAt: d.updatedAt }));
+  }
+
+  /**
+   * Runs `work` inside one SQLite transaction: its writes (and checkpoint saves) commit together when
+   * it resolves and are rolled back when it rejects (the rejection is rethrown). Transactions run one
+   * at a time; a call made inside `work` joins the open transaction. Writes from outside `work` wait
+   * until it ends, so a rollback never takes them along. Reads are not held back: a reader of this
+   * process may see a transaction's writes before it commits.
+   * @throws Error `read store closed` when the store is closed.
+   */
+  async transaction<R>(work: () => Promise<R>): Promise<R> {
+    if (this.tx && this.als.getStore() === this.tx.token) return work();
+    while (this.tx) await this.tx.ended;
+    this.assertOpen();
+    const token = {};
+    let end!: () => void;
+    this.tx = { token, ended: new Promise<void>((resolve) => (end = resolve)) };
+    try {
+      this.db.exec('BEGIN IMMEDIATE');
+      const result = await this.als.run(token, work);
+      this.db.exec('COMMIT');
+      return result;
+    } catch (err) {
+      if (!this.closed && this.db.inTransaction) this.db.exec('ROLLBACK');
+      throw err;
+    } finally {
+      this.tx = undefined;
+      end();
+    }
+  }
+
+  async ping(): Promise<boolean> {
+    if (this.closed) return false;
+    try {
+      this.db.prepare('SELECT 1').get();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Waits for an open transaction, then closes the database; later operations reject. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    while (this.tx) await this.tx.ended;
+    if (this.closed) return;
+    this.closed = true;
+    this.db.close();
+  }
+
+  private async waitForOthers(): Promise<void> {
+    while (this.tx && this.als.getStore() !== this.tx.token) await this.tx.ended;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('read store closed');
+  }
+}
