@@ -8,8 +8,18 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyCors from '@fastify/cors';
 import { Logger as PinoLogger } from 'nestjs-pino';
 import type { FastifyInstance } from 'fastify';
-import type { AppConfig } from '@svc/config';
-import { ApiErrorFilter, createValidationPipe, registerRateLimits, requestId } from '@svc/http';
+import { secureDataDir, type AppConfig } from '@svc/config';
+import {
+  ApiErrorFilter,
+  DEFAULT_BODY_LIMIT,
+  DRAFT_ROUTES,
+  clientErrorHandler,
+  createValidationPipe,
+  frameworkErrors,
+  registerRateLimits,
+  registerRequestBodies,
+  requestId,
+} from '@svc/http';
 import { LEDGER, registerLedgerJsonRpc, type Ledger } from '@svc/ledger';
 import { AppModule } from './app.module';
 import { OpenApiDocument } from './system/openapi.document';
@@ -18,17 +28,23 @@ import { OpenApiDocument } from './system/openapi.document';
 export const API_VERSION = '1.0.0';
 
 /**
- * Builds the HTTP service: Fastify, the `/api` prefix, cookies, CORS, rate limits, validation,
- * the error envelope, the OpenAPI description and, with the embedded ledger, its JSON-RPC endpoint at `/rpc`.
+ * Builds the HTTP service: a private data directory, Fastify, the `/api` prefix, cookies, CORS, rate limits,
+ * JSON-only bodies with per-route limits, validation, the error envelope (also for errors raised before a
+ * route runs: 400, 408, 413, 414, 415, 431), the OpenAPI description and, with the embedded ledger, its
+ * JSON-RPC endpoint at `/rpc`. Input limits: docs/api.md "Input limits and content types".
  */
 export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
+  secureDataDir(config.dataDir);
   const adapter = new FastifyAdapter({
     trustProxy: config.trustProxy,
-    bodyLimit: 8 * 1024 * 1024,
+    bodyLimit: DEFAULT_BODY_LIMIT,
     genReqId: (req: IncomingMessage) => requestId(req),
     routerOptions: { maxParamLength: 200 },
+    clientErrorHandler,
+    frameworkErrors,
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, { bufferLogs: true });
+  // Nest's own body parsers (JSON and URL-encoded forms) are replaced by registerRequestBodies below.
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, { bufferLogs: true, bodyParser: false });
   app.useLogger(app.get(PinoLogger));
   // The receipt pages (`receiptUrl`) are public addresses for people, outside the API.
   app.setGlobalPrefix('api', {
@@ -42,6 +58,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   app.enableShutdownHooks();
 
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+  registerRequestBodies(fastify, { jsonOnlyPrefix: '/api/', largeBodyRoutes: DRAFT_ROUTES });
   await app.register(fastifyCookie as never);
   // Public endpoints are callable from any website (no credentials); the dashboard's cookies only
   // travel with requests from the app's own origin.

@@ -97,6 +97,28 @@ export function isText(value: unknown, min: number, max: number): value is strin
   return length >= min && length <= max;
 }
 
+/** Bounds of a version's text fields in code points (docs/protocol.md, "Field rules"). */
+export const VERSION_LABEL_MAX = 16;
+export const VERSION_TITLE_MAX = 200;
+
+/** Whether `value` is a version label: {@link isText} of 1 to 16 code points (the rule of `ver` memos and fingerprints). */
+export function isVersionLabel(value: unknown): value is string {
+  return isText(value, 1, VERSION_LABEL_MAX);
+}
+
+/** Whether `value` is a version or document title: {@link isText} of 1 to 200 code points. */
+export function isVersionTitle(value: unknown): value is string {
+  return isText(value, 1, VERSION_TITLE_MAX);
+}
+
+/**
+ * Whether `value` is a string that can become canonical content: well-formed UTF-16 (no unpaired surrogate),
+ * the condition under which `canonicalContent` succeeds (docs/protocol.md, "Content hash").
+ */
+export function isWellFormedText(value: unknown): value is string {
+  return typeof value === 'string' && (value as string & { isWellFormed(): boolean }).isWellFormed();
+}
+
 /** Whether `value` is an own-property-only plain object (JSON object). */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;

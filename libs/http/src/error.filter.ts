@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { DomainError, ERROR_STATUS, type ErrorCode } from '@svc/domain';
+import { EdgeError } from './body';
 
 /** The error body of every failed request (spec §7). */
 export interface ErrorBody {
@@ -13,8 +14,11 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
   403: 'forbidden',
   404: 'not_found',
   409: 'chain_state',
+  408: 'invalid_request',
   413: 'invalid_request',
+  414: 'invalid_request',
   415: 'invalid_request',
+  431: 'invalid_request',
   429: 'rate_limited',
 };
 
@@ -36,6 +40,9 @@ export class ApiErrorFilter implements ExceptionFilter {
 
 /** Maps any thrown value to the spec's status and error body. */
 export function toErrorResponse(exception: unknown, logger?: Logger): { status: number; body: ErrorBody } {
+  if (exception instanceof EdgeError) {
+    return { status: exception.statusCode, body: { error: { code: exception.code, message: exception.message } } };
+  }
   if (exception instanceof DomainError) {
     return { status: ERROR_STATUS[exception.code], body: { error: { code: exception.code, message: exception.message } } };
   }

@@ -1,21 +1,37 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
 import { DomainError, type ErrorCode } from '@svc/domain';
-import { ADDR, HEX64, SIG, SLUG, UUID } from './patterns';
+import { HEX64, SLUG, UUID, isAddress, isSignature, isSigner } from './patterns';
 
-/** Validates one path or query parameter against a format, failing with the spec's code (400). */
+/** A format: a regular expression the whole value must match, or a predicate. */
+export type Format = RegExp | ((value: string) => boolean);
+
+/**
+ * Validates one path or query parameter against a format.
+ * @throws DomainError with `code` (400; default `invalid_request`) and the message `<name>: invalid format`.
+ */
 @Injectable()
-export class MatchPipe implements PipeTransform<string, string> {
-  constructor(private readonly name: string, private readonly pattern: RegExp, private readonly code: ErrorCode = 'invalid_request') {}
-  transform(value: string): string {
-    if (typeof value !== 'string' || !this.pattern.test(value)) {
-      throw new DomainError(this.code, `${this.name}: invalid format`);
-    }
+export class MatchPipe implements PipeTransform<unknown, string> {
+  constructor(
+    private readonly name: string,
+    private readonly format: Format,
+    private readonly code: ErrorCode = 'invalid_request',
+  ) {}
+  transform(value: unknown): string {
+    const ok = typeof value === 'string' && (typeof this.format === 'function' ? this.format(value) : this.format.test(value));
+    if (!ok) throw new DomainError(this.code, `${this.name}: invalid format`);
     return value;
   }
 }
 
-export const AddressParam = (name = 'address') => new MatchPipe(name, ADDR, 'invalid_address');
+/** ADDR path parameter (32-byte base58 address, spec "Conventions"); otherwise 400 `invalid_address`. */
+export const AddressParam = (name = 'address') => new MatchPipe(name, isAddress, 'invalid_address');
+/** HEX64 path parameter; otherwise 400 `invalid_request`. */
 export const Hex64Param = (name: string) => new MatchPipe(name, HEX64);
-export const SignatureParam = (name = 'signature') => new MatchPipe(name, SIG, 'invalid_signature');
+/** SIG path parameter (64-byte base58 signature); otherwise 400 `invalid_signature`. */
+export const SignatureParam = (name = 'signature') => new MatchPipe(name, isSignature, 'invalid_signature');
+/** Signer path parameter: ADDR or P256ID; otherwise 400 `invalid_signer`. */
+export const SignerParam = (name = 'publicKey') => new MatchPipe(name, isSigner, 'invalid_signer');
+/** UUID path parameter; otherwise 400 `invalid_request`. */
 export const UuidParam = (name: string) => new MatchPipe(name, UUID);
+/** SLUG path parameter; otherwise 400 `invalid_request`. */
 export const SlugParam = (name = 'slug') => new MatchPipe(name, SLUG);

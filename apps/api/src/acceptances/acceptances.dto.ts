@@ -1,42 +1,29 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsObject, IsOptional, IsString, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
-import { ADDR, B64URL, P256ID, SIG } from '@svc/http';
+import { IsObject, ValidateIf, ValidateNested } from 'class-validator';
+import { AddressField, B64URL, EnumField, PatternField, SignatureField, SignerField, StringField } from '@svc/http';
 
-const ADDR_OR_P256 = new RegExp(`${ADDR.source}|${P256ID.source}`);
-
+/** `POST /v1/acceptance/challenges` (spec §4.4). */
 export class ChallengeRequest {
-  @ApiProperty({ description: 'Organization address (ADDR)' })
-  @IsString()
-  @Matches(ADDR, { message: 'must be a base58 address', context: { code: 'invalid_address' } })
+  @AddressField({ description: 'Organization address (ADDR)' })
   organization!: string;
 
-  @ApiProperty({ description: 'Document address (ADDR)' })
-  @IsString()
-  @Matches(ADDR, { message: 'must be a base58 address', context: { code: 'invalid_address' } })
+  @AddressField({ description: 'Document address (ADDR)' })
   document!: string;
 
-  @ApiProperty({ description: 'Signer: wallet address (ADDR) or native passkey identity (P256ID)' })
-  @IsString()
-  @Matches(ADDR_OR_P256, { message: 'must be a base58 address or a p256 identity', context: { code: 'invalid_signer' } })
+  @SignerField({ description: 'Signer: wallet address (ADDR) or native passkey identity (P256ID)' })
   signer!: string;
 
-  @ApiPropertyOptional({ description: 'Acceptance session token', maxLength: 128 })
-  @IsOptional()
-  @IsString()
-  @MaxLength(128)
+  @StringField(0, 128, { presence: 'optional', description: 'Acceptance session token' })
   sessionToken?: string;
 
-  @ApiPropertyOptional({ enum: ['wallet', 'passkey', 'passkey_p256'], default: 'wallet' })
-  @IsOptional()
-  @IsIn(['wallet', 'passkey', 'passkey_p256'])
+  @EnumField(['wallet', 'passkey', 'passkey_p256'], { presence: 'optional', description: 'Default `wallet`' })
   signerType?: 'wallet' | 'passkey' | 'passkey_p256';
 }
 
-/** A base64url string of 1 to `max` characters. */
-const Base64Url = (max: number) =>
-  applyDecorators(ApiProperty({ minLength: 1, maxLength: max }), IsString(), Length(1, max), Matches(B64URL, { message: 'must be base64url' }));
+/** A base64url string of 1 to `max` characters (spec "B64URL"). */
+const Base64Url = (max: number) => PatternField(B64URL, 1, max, `must be 1 to ${max} base64url characters`);
 
 /** WebAuthn assertion (spec "ASSERTION"): all four fields required, no other keys. */
 export class PasskeyAssertionDto {
@@ -46,22 +33,24 @@ export class PasskeyAssertionDto {
   @Base64Url(1024) signature!: string;
 }
 
+/** An optional nested ASSERTION object. */
+const AssertionField = () =>
+  applyDecorators(
+    ApiPropertyOptional({ type: PasskeyAssertionDto, description: 'Passkey signers only' }),
+    ValidateIf((_, v) => v !== undefined),
+    IsObject({ message: 'must be an object' }),
+    ValidateNested(),
+    Type(() => PasskeyAssertionDto),
+  );
+
+/** `POST /v1/acceptance/challenges/{challengeId}/submit` (spec §4.4). */
 export class SubmitRequest {
-  @ApiProperty({ description: 'The clientBinding returned with the challenge', minLength: 20, maxLength: 64 })
-  @IsString()
-  @Length(20, 64)
+  @StringField(20, 64, { description: 'The clientBinding returned with the challenge' })
   clientBinding!: string;
 
-  @ApiPropertyOptional({ description: 'Ed25519 signature of the exact message (base58); wallets and legacy passkeys' })
-  @IsOptional()
-  @IsString()
-  @Matches(SIG, { message: 'must be a base58 signature', context: { code: 'invalid_signature' } })
+  @SignatureField({ presence: 'optional', description: 'Ed25519 signature of the exact message (base58); wallets and legacy passkeys' })
   signature?: string;
 
-  @ApiPropertyOptional({ type: PasskeyAssertionDto, description: 'Passkey signers only' })
-  @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => PasskeyAssertionDto)
+  @AssertionField()
   passkeyAssertion?: PasskeyAssertionDto;
 }

@@ -3,15 +3,13 @@ import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { APP_CONFIG, type AppConfig } from '@svc/config';
 import { DomainError } from '@svc/domain';
 import { parseEvidenceTransaction } from '@svc/evidence';
-import { ADDR, Hex64Param, MatchPipe, P256ID, SignatureParam } from '@svc/http';
+import { Hex64Param, SignatureParam, SignerParam } from '@svc/http';
 import { LEDGER, type Ledger } from '@svc/ledger';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { COLLECTIONS, type AcceptanceDoc } from '@svc/projections';
 import { ReceiptService } from './receipt.service';
 import { receiptUrlOf } from './submit.handler';
 import { acceptanceRecord } from './views';
-
-const SIGNER = new RegExp(`${ADDR.source}|${P256ID.source}`);
 
 /** Public verification reads (spec §4.3). */
 @ApiTags('public: verification')
@@ -84,7 +82,7 @@ export class PublicAcceptancesController {
    * blockTime}], keyStatements: [], passkeys: [], rotations: []}` (newest first, at most 200).
    */
   @Get('signers/:publicKey')
-  async signer(@Param('publicKey', new MatchPipe('publicKey', SIGNER, 'invalid_signer')) publicKey: string) {
+  async signer(@Param('publicKey', SignerParam()) publicKey: string) {
     const rows = await this.acceptances.find({ signer: publicKey, status: 'confirmed' }, { sort: { submittedAt: -1 }, limit: 200 });
     if (rows.length === 0) throw new DomainError('not_found', 'no evidence for this signer');
     const records = rows.map(acceptanceRecord);

@@ -3,6 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ApiCookieAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '@svc/config';
+import { SameOriginGuard } from '@svc/http';
 import { commandContext } from '../infrastructure/command-context';
 import { SignInChallengeRequest, SignInVerifyRequest } from './auth.dto';
 import { CompleteSignIn, EndSession, IssueSignInChallenge, type SignInChallengeResult, type SignInResult } from './sign-in.handlers';
@@ -32,6 +33,7 @@ export class AuthController {
    */
   @Post('verify')
   @HttpCode(200)
+  @UseGuards(SameOriginGuard)
   @ApiOkResponse({ description: '`{address, signedAt, expiresAt, csrfToken}`; sets cookies svc_session and svc_csrf' })
   async verify(@Body() body: SignInVerifyRequest, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const result: SignInResult = await this.commands.execute(

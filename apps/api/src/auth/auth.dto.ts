@@ -1,27 +1,19 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { IsString, Matches, MaxLength } from 'class-validator';
-import { ADDR, SIG } from '@svc/http';
+import { AddressField, SignatureField, StringField } from '@svc/http';
 
+/** `POST /v1/auth/challenge` (spec §4.10). */
 export class SignInChallengeRequest {
-  @ApiProperty({ description: 'Wallet address (base58)', example: '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin' })
-  @IsString()
-  @Matches(ADDR, { message: 'must be a base58 address', context: { code: 'invalid_address' } })
+  @AddressField({ description: 'Wallet address (base58, 32 bytes)' })
   address!: string;
 }
 
+/** `POST /v1/auth/verify` (spec §4.10): all fields required. */
 export class SignInVerifyRequest {
-  @ApiProperty({ description: 'Wallet address (base58)' })
-  @IsString()
-  @Matches(ADDR, { message: 'must be a base58 address', context: { code: 'invalid_address' } })
+  @AddressField({ description: 'Wallet address (base58, 32 bytes)' })
   address!: string;
 
-  @ApiProperty({ description: 'The exact sign-in message returned by /v1/auth/challenge', maxLength: 4096 })
-  @IsString()
-  @MaxLength(4096)
+  @StringField(0, 4096, { description: 'The exact sign-in message returned by /v1/auth/challenge' })
   signedMessage!: string;
 
-  @ApiProperty({ description: 'Ed25519 signature of the message (base58, 64 bytes)' })
-  @IsString()
-  @Matches(SIG, { message: 'must be a base58 signature', context: { code: 'invalid_signature' } })
+  @SignatureField({ description: 'Ed25519 signature of the message (base58, 64 bytes)' })
   signature!: string;
 }

@@ -1,85 +1,57 @@
-import { applyDecorators } from '@nestjs/common';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsOptional, IsString, Length, Matches, MaxLength, Min, ValidateIf } from 'class-validator';
-import { ADDR, SIG } from '@svc/http';
+import { AddressField, DocumentSourceField, EffectiveAtField, SignatureField, StringField, VersionLabelField, VersionTitleField } from '@svc/http';
 
-/** Optional effective date: Unix seconds > 0, or null (effective on publication); else 400 invalid_effective_date. */
-const EffectiveAt = () =>
-  applyDecorators(
-    ApiPropertyOptional({ description: 'Unix seconds; null: effective on publication', nullable: true, type: Number }),
-    IsOptional(),
-    ValidateIf((_, v) => v !== null),
-    IsInt({ message: 'must be an integer (Unix seconds) or null', context: { code: 'invalid_effective_date' } }),
-    Min(1, { message: 'must be positive', context: { code: 'invalid_effective_date' } }),
-  );
+/** Longest draft source (spec §8: 1 to 2,000,000 characters). */
+const SOURCE_MAX = 2_000_000;
+/** Longest change summary (spec §8). */
+const CHANGE_SUMMARY_MAX = 4000;
 
+/** `{address}` of `POST /v1/organizations/sync` and `POST /v1/organizations/{orgId}/documents/sync` (spec §4.10). */
 export class AddressRequest {
-  @ApiProperty({ description: 'On-chain address (base58)' })
-  @IsString()
-  @Matches(ADDR, { message: 'must be a base58 address', context: { code: 'invalid_address' } })
+  @AddressField({ description: 'On-chain address (base58, 32 bytes)' })
   address!: string;
 }
 
+/**
+ * `POST /v1/documents/{documentId}/drafts` (spec §4.10). Title and label follow the protocol's rules for
+ * version records (docs/protocol.md, "Field rules"), so every draft accepted here can be prepared.
+ */
 export class CreateDraftRequest {
-  @ApiProperty({ minLength: 1, maxLength: 200 })
-  @IsString()
-  @Length(1, 200)
+  @VersionTitleField()
   title!: string;
 
-  @ApiProperty({ minLength: 1, maxLength: 16 })
-  @IsString()
-  @Length(1, 16)
+  @VersionLabelField()
   versionLabel!: string;
 
-  @EffectiveAt()
+  @EffectiveAtField()
   effectiveAt?: number | null;
 
-  @ApiProperty({ description: 'Markdown text of the version', minLength: 1, maxLength: 2_000_000 })
-  @IsString()
-  @Length(1, 2_000_000)
+  @DocumentSourceField(SOURCE_MAX, { description: 'Markdown text of the version' })
   source!: string;
 
-  @ApiPropertyOptional({ maxLength: 4000, nullable: true, type: String })
-  @IsOptional()
-  @ValidateIf((_, v) => v !== null)
-  @IsString()
-  @MaxLength(4000)
+  @StringField(0, CHANGE_SUMMARY_MAX, { presence: 'nullable' })
   changeSummary?: string | null;
 }
 
+/** `PATCH /v1/drafts/{draftId}`: the keys of a draft, all optional; only effectiveAt and changeSummary may be null. */
 export class UpdateDraftRequest {
-  @ApiPropertyOptional({ minLength: 1, maxLength: 200 })
-  @IsOptional()
-  @IsString()
-  @Length(1, 200)
+  @VersionTitleField({ presence: 'optional' })
   title?: string;
 
-  @ApiPropertyOptional({ minLength: 1, maxLength: 16 })
-  @IsOptional()
-  @IsString()
-  @Length(1, 16)
+  @VersionLabelField({ presence: 'optional' })
   versionLabel?: string;
 
-  @EffectiveAt()
+  @EffectiveAtField()
   effectiveAt?: number | null;
 
-  @ApiPropertyOptional({ minLength: 1, maxLength: 2_000_000 })
-  @IsOptional()
-  @IsString()
-  @Length(1, 2_000_000)
+  @DocumentSourceField(SOURCE_MAX, { presence: 'optional', description: 'Markdown text of the version' })
   source?: string;
 
-  @ApiPropertyOptional({ maxLength: 4000, nullable: true, type: String })
-  @IsOptional()
-  @ValidateIf((_, v) => v !== null)
-  @IsString()
-  @MaxLength(4000)
+  @StringField(0, CHANGE_SUMMARY_MAX, { presence: 'nullable' })
   changeSummary?: string | null;
 }
 
+/** `POST /v1/publications/confirm` (spec §4.10). */
 export class ConfirmPublicationRequest {
-  @ApiProperty({ description: 'Signature of the publication transaction (base58)' })
-  @IsString()
-  @Matches(SIG, { message: 'must be a base58 transaction signature', context: { code: 'invalid_signature' } })
+  @SignatureField({ description: 'Signature of the publication transaction (base58, 64 bytes)' })
   signature!: string;
 }

@@ -1,0 +1,135 @@
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import type { ErrorCode } from '@svc/domain';
+
+/**
+ * Request bodies at the edge (spec §4 fields, §7 errors, §8 limits; docs/api.md "Input limits and content
+ * types"): JSON only, a body limit per route, and a bound on nesting depth checked before `JSON.parse`.
+ */
+
+/** A request refused before it reaches a controller; carries its status (400, 413, 415…) and spec code. */
+export class EdgeError extends Error {
+  override readonly name = 'EdgeError';
+  constructor(
+    readonly statusCode: number,
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Default body limit of every route (bytes). */
+export const DEFAULT_BODY_LIMIT = 64 * 1024;
+/** Body limit of routes that carry a draft's source (bytes): 2,000,000 characters of UTF-8 JSON and the other fields. */
+export const DRAFT_BODY_LIMIT = 8 * 1024 * 1024;
+/** Deepest nesting of arrays and objects a JSON body may have (the API's bodies need 4). */
+export const MAX_JSON_DEPTH = 32;
+
+/** A route that needs a larger body than the default. */
+export interface LargeBodyRoute {
+  method: string;
+  /** Fastify route URL with parameters as `:name`, e.g. `/api/v1/drafts/:draftId`. */
+  url: RegExp;
+  bodyLimit: number;
+}
+
+/** The draft routes (spec §4.10 `POST /v1/documents/{documentId}/drafts`, `PATCH /v1/drafts/{draftId}`). */
+export const DRAFT_ROUTES: readonly LargeBodyRoute[] = [
+  { method: 'POST', url: /^\/api\/v1\/documents\/:[^/]+\/drafts$/, bodyLimit: DRAFT_BODY_LIMIT },
+  { method: 'PATCH', url: /^\/api\/v1\/drafts\/:[^/]+$/, bodyLimit: DRAFT_BODY_LIMIT },
+];
+
+/**
+ * Whether the JSON text nests arrays and objects deeper than `maxDepth`. One linear pass that skips string
+ * contents (and escapes within them); exact for well-formed JSON, and malformed text is refused by the
+ * parser afterwards, so a parsed body never nests deeper than `maxDepth`.
+ */
+export function jsonNestsDeeperThan(text: string, maxDepth: number): boolean {
+  let depth = 0;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // Skip to the closing quote: the next `"` not escaped by a backslash.
+      for (i++; i < n; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c) i++;
+        else if (d === 0x22) break;
+      }
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > maxDepth) return true;
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+/**
+ * Whether a `content-type` header names JSON in UTF-8: `application/json` (any case), with no charset or
+ * `charset=utf-8` (optionally quoted, any case); other parameters are ignored.
+ */
+export function isJsonMediaType(header: string | undefined): boolean {
+  if (typeof header !== 'string') return false;
+  const [type, ...params] = header.split(';');
+  if (type.trim().toLowerCase() !== 'application/json') return false;
+  for (const param of params) {
+    const eq = param.indexOf('=');
+    if (eq < 0 || param.slice(0, eq).trim().toLowerCase() !== 'charset') continue;
+    const charset = param.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1').toLowerCase();
+    if (charset !== 'utf-8' && charset !== 'utf8') return false;
+  }
+  return true;
+}
+
+/** Whether the request announces a body (RFC 9112 §6.3: a non-zero `content-length` or any `transfer-encoding`). */
+function hasBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+export interface RequestBodyOptions {
+  /** URL prefix of the routes that accept only JSON bodies (`/api/`); other routes keep Fastify's parsers. */
+  jsonOnlyPrefix: string;
+  largeBodyRoutes?: readonly LargeBodyRoute[];
+  maxDepth?: number;
+}
+
+/**
+ * Installs the body rules on a Fastify instance before its routes are registered:
+ * - `application/json` is parsed by Fastify's parser (prototype-poisoning protection) after a depth check:
+ *   deeper than `maxDepth` → 400 `invalid_request`; malformed → 400 `invalid_request`; an empty body is no body.
+ * - Under `jsonOnlyPrefix`, a request with a body whose content type is not JSON in UTF-8 → 415 `invalid_request`,
+ *   before the body is read.
+ * - Routes listed in `largeBodyRoutes` get their larger limit; every other route keeps the server's `bodyLimit`
+ *   (or its own). A larger body → 413 `invalid_request` (Fastify refuses it from `content-length`, unread).
+ * @throws Error from Fastify when called after the instance started.
+ */
+export function registerRequestBodies(fastify: FastifyInstance, options: RequestBodyOptions): void {
+  const maxDepth = options.maxDepth ?? MAX_JSON_DEPTH;
+  const parseJson = fastify.getDefaultJsonParser('error', 'error');
+  fastify.removeContentTypeParser('application/json');
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.length === 0) return done(null, undefined);
+    if (jsonNestsDeeperThan(text, maxDepth)) {
+      return done(new EdgeError(400, 'invalid_request', `body: JSON nested deeper than ${maxDepth} levels`), undefined);
+    }
+    parseJson(request, text, done);
+  });
+
+  const large = options.largeBodyRoutes ?? [];
+  fastify.addHook('onRoute', (route: RouteOptions) => {
+    if (route.bodyLimit !== undefined) return;
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const match = large.find((r) => methods.includes(r.method) && r.url.test(route.url));
+    if (match) route.bodyLimit = match.bodyLimit;
+  });
+
+  fastify.addHook('onRequest', async (request) => {
+    if (!request.url.startsWith(options.jsonOnlyPrefix) || !hasBody(request)) return;
+    if (!isJsonMediaType(request.headers['content-type'])) {
+      throw new EdgeError(415, 'invalid_request', 'content-type: request bodies must be application/json (UTF-8)');
+    }
+  });
+}

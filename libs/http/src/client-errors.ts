@@ -1,0 +1,55 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import type { ErrorBody } from './error.filter';
+
+/**
+ * Answers that Node or Fastify give before any route runs, in the error envelope of spec §7 (code
+ * `invalid_request`, as spec §7 has no code of its own for them; docs/api.md "Input limits and content types").
+ */
+
+function envelope(message: string): string {
+  const body: ErrorBody = { error: { code: 'invalid_request', message } };
+  return JSON.stringify(body);
+}
+
+/**
+ * Status and message for an error of Node's HTTP parser (`clientError` event): headers (the request line
+ * included) over Node's 16 KiB limit → 431; a request that took too long → 408; anything else → 400.
+ */
+export function clientErrorStatus(code: string | undefined): { status: number; message: string } {
+  if (code === 'HPE_HEADER_OVERFLOW') return { status: 431, message: 'request line and headers exceed 16 KiB' };
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return { status: 408, message: 'request timed out' };
+  return { status: 400, message: 'malformed HTTP request' };
+}
+
+/**
+ * Fastify's `clientErrorHandler`: writes the envelope on the raw socket and closes it (the parser cannot go on
+ * after such an error). Connection resets and destroyed sockets are left alone.
+ */
+export function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const { status, message } = clientErrorStatus(err.code);
+  const body = envelope(message);
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
+}
+
+/**
+ * Fastify's `frameworkErrors`: errors of the router before a route is chosen. A path parameter longer than
+ * `maxParamLength` → 414; a URL that cannot be decoded → 400; others keep their own 4xx status (500 otherwise).
+ * The answer is written on the raw response (no route, so no hooks run for it).
+ */
+export function frameworkErrors(error: { code?: string; statusCode?: number; message: string }, _request: unknown, reply: { raw: ServerResponse }): void {
+  const status = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : error.code === 'FST_ERR_BAD_URL' ? 400 : (error.statusCode ?? 500);
+  const message =
+    status === 414 ? 'a path segment is too long' : status === 400 ? 'the URL is not valid' : status >= 500 ? 'internal error' : error.message;
+  const body = status >= 500 ? JSON.stringify({ error: { code: 'internal_error', message } }) : envelope(message);
+  reply.raw.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  reply.raw.end(body);
+}

@@ -1,0 +1,104 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
+import { ValidateBy, ValidateIf } from 'class-validator';
+import type { ErrorCode } from '@svc/domain';
+import { VERSION_LABEL_MAX, VERSION_TITLE_MAX, isEffectiveAt, isVersionLabel, isVersionTitle, isWellFormedText } from '@svc/evidence';
+import { ADDR, P256ID, SIG, isAddress, isSignature, isSigner } from './patterns';
+
+/**
+ * Request-body field decorators: each pairs the OpenAPI description of a field with the one predicate
+ * that validates it, so that the edge applies exactly the rule the evidence protocol applies later
+ * (docs/protocol.md, "Field rules"; spec "Conventions" and §4). A failed field is a 400 whose code is the
+ * spec's code for that field (the validation pipe reads it from the constraint's context).
+ */
+
+/** Whether a field must be present, may be absent, or may also be null. */
+export type Presence = 'required' | 'optional' | 'nullable';
+
+export interface FieldOptions {
+  description?: string;
+  /** Default `required`. `optional`: absent is fine, null is not. `nullable`: absent and null are fine. */
+  presence?: Presence;
+}
+
+/**
+ * One rule: `test` must hold for the value; otherwise `<field>: <message>` with `code`.
+ * The OpenAPI schema of the field is `schema`.
+ */
+function field(name: string, test: (value: unknown) => boolean, message: string, code: ErrorCode, schema: ApiPropertyOptions, options: FieldOptions) {
+  const presence = options.presence ?? 'required';
+  const doc = { ...schema, ...(options.description ? { description: options.description } : {}) } as ApiPropertyOptions;
+  const decorators: PropertyDecorator[] = [
+    presence === 'required' ? ApiProperty(doc) : ApiPropertyOptional({ ...doc, ...(presence === 'nullable' ? { nullable: true } : {}) } as ApiPropertyOptions),
+  ];
+  // `undefined` (absent) skips an optional field; `null` is a value, refused unless the field is nullable.
+  if (presence === 'optional') decorators.push(ValidateIf((_, v) => v !== undefined));
+  if (presence === 'nullable') decorators.push(ValidateIf((_, v) => v !== undefined && v !== null));
+  decorators.push(ValidateBy({ name, validator: { validate: (v: unknown) => test(v), defaultMessage: () => message } }, { context: { code } }));
+  return applyDecorators(...decorators);
+}
+
+/** ADDR: base58, 32 to 44 characters, decoding to 32 bytes; otherwise `invalid_address`. */
+export const AddressField = (options: FieldOptions = {}) =>
+  field('isAddress', isAddress, 'must be a base58 address of 32 bytes', 'invalid_address', { type: String, pattern: ADDR.source, minLength: 32, maxLength: 44 }, options);
+
+/** SIG: base58, 64 to 90 characters, decoding to 64 bytes; otherwise `invalid_signature`. */
+export const SignatureField = (options: FieldOptions = {}) =>
+  field('isSignature', isSignature, 'must be a base58 signature of 64 bytes', 'invalid_signature', { type: String, pattern: SIG.source, minLength: 64, maxLength: 90 }, options);
+
+/** ADDR or P256ID; otherwise `invalid_signer`. */
+export const SignerField = (options: FieldOptions = {}) =>
+  field('isSigner', isSigner, 'must be a base58 address of 32 bytes or a p256 identity', 'invalid_signer', { type: String, pattern: `${ADDR.source}|${P256ID.source}`, minLength: 32, maxLength: 71 }, options);
+
+/** A string of `min` to `max` UTF-16 code units (the spec's "chars"); otherwise `invalid_request`. */
+export const StringField = (min: number, max: number, options: FieldOptions = {}) =>
+  field(
+    'isStringOfLength',
+    (v) => typeof v === 'string' && v.length >= min && v.length <= max,
+    `must be a string of ${min} to ${max} characters`,
+    'invalid_request',
+    { type: String, minLength: min, maxLength: max },
+    options,
+  );
+
+/** A string matching `pattern` (a whole-value regular expression) within `min`..`max` characters; otherwise `code`. */
+export const PatternField = (pattern: RegExp, min: number, max: number, message: string, code: ErrorCode = 'invalid_request', options: FieldOptions = {}) =>
+  field('isPattern', (v) => typeof v === 'string' && v.length >= min && v.length <= max && pattern.test(v), message, code, { type: String, pattern: pattern.source, minLength: min, maxLength: max }, options);
+
+/** One of `values`; otherwise `invalid_request`. */
+export const EnumField = (values: readonly string[], options: FieldOptions = {}) =>
+  field('isOneOf', (v) => typeof v === 'string' && values.includes(v), `must be one of ${values.join(', ')}`, 'invalid_request', { type: String, enum: [...values] }, options);
+
+/** Text of a version (`ver` memo, fingerprint): 1 to `max` code points, no control characters, line breaks or unpaired surrogates. */
+const versionText = (name: string, test: (value: unknown) => boolean, max: number, options: FieldOptions) =>
+  field(name, test, `must be 1 to ${max} characters without control characters, line breaks or unpaired surrogates`, 'invalid_request', { type: String, minLength: 1, maxLength: max }, options);
+
+/** Version title: 1 to 200 code points (see `versionText`). */
+export const VersionTitleField = (options: FieldOptions = {}) => versionText('isVersionTitle', isVersionTitle, VERSION_TITLE_MAX, options);
+
+/** Version label: 1 to 16 code points (see `versionText`). */
+export const VersionLabelField = (options: FieldOptions = {}) => versionText('isVersionLabel', isVersionLabel, VERSION_LABEL_MAX, options);
+
+/** Effective date: integer Unix seconds from 1 to 2^53-1, or null; otherwise `invalid_effective_date`. Always nullable. */
+export const EffectiveAtField = (options: Omit<FieldOptions, 'presence'> = {}) =>
+  field(
+    'isEffectiveAt',
+    isEffectiveAt,
+    'must be an integer from 1 to 9007199254740991 (Unix seconds) or null',
+    'invalid_effective_date',
+    { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Unix seconds; null: effective on publication' },
+    { ...options, presence: 'nullable' },
+  );
+
+/**
+ * Document source: 1 to `max` UTF-16 code units (`invalid_request`) of well-formed text, i.e. no unpaired
+ * surrogate, which is what canonical content needs (`invalid_content`).
+ */
+export const DocumentSourceField = (max: number, options: FieldOptions = {}) =>
+  applyDecorators(
+    StringField(1, max, options),
+    ValidateBy(
+      { name: 'isWellFormedText', validator: { validate: (v: unknown) => typeof v !== 'string' || isWellFormedText(v), defaultMessage: () => 'must not contain unpaired UTF-16 surrogates' } },
+      { context: { code: 'invalid_content' } },
+    ),
+  );
