@@ -7,6 +7,7 @@ import { RpcLedger } from './rpc/rpc-ledger';
 
 export * from './ledger.port';
 export * from './ledger-inspector';
+export * from './ledger-error';
 export * from './errors';
 export {
   MEMO_PROGRAM_ADDRESS,
@@ -25,6 +26,14 @@ export {
 export { EmbeddedLedger, type EmbeddedLedgerOptions, type EmbeddedLedgerTransaction } from './embedded/embedded-ledger';
 export { RpcLedger, type RpcLedgerOptions } from './rpc/rpc-ledger';
 export { registerLedgerJsonRpc, type LedgerJsonRpcOptions } from './rpc/json-rpc-server';
+export {
+  AirdropGuard,
+  callsPerMinutePerClient,
+  DEFAULT_AIRDROP_LIMITS,
+  FixedWindowCounter,
+  type AirdropLimits,
+  type CallAllowance,
+} from './rpc/rpc-limits';
 export { generateKeypairFile, loadKeypairSigner, loadOrCreateKeypairSigner, readKeypairSeed } from './keypair-file';
 
 export interface CreateLedgerConfig {

@@ -301,7 +301,7 @@ ledgerContract('EmbeddedLedger (direct)', async () => {
 async function serve(dataDir: string): Promise<{ embedded: EmbeddedLedger; app: FastifyInstance; rpc: RpcLedger }> {
   const embedded = await EmbeddedLedger.open({ dataDir, slotMs: SLOT_MS, synchronous: 'normal' });
   const app = Fastify();
-  registerLedgerJsonRpc(app, embedded, { path: '/rpc' });
+  registerLedgerJsonRpc(app, embedded, { path: '/rpc', airdrop: { maxLamports: 10n * SOL, perMinute: 100 } });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;
   const rpc = new RpcLedger({ url: `http://127.0.0.1:${port}/rpc`, maxPollIntervalMs: 50 });

@@ -5,6 +5,7 @@
  * and a Solana JSON-RPC cluster through `@solana/kit` (`LEDGER_RPC_URL`).
  * Addresses and signatures are base58 strings; amounts are lamports (bigint).
  */
+import { LedgerError } from './ledger-error';
 
 export type Commitment = 'processed' | 'confirmed' | 'finalized';
 
@@ -64,7 +65,8 @@ export interface Ledger {
   /**
    * Sends a signed transaction (wire bytes) and waits for `options.commitment`.
    * @returns the transaction signature (base58 of the first signature).
-   * @throws TransactionFailedError when the runtime rejects it (with its logs).
+   * @throws TransactionFailedError when the runtime rejects it (with its code, Solana JSON error and logs).
+   * @throws LedgerError `Unavailable` / `Timeout` when the ledger cannot be reached or does not confirm in time.
    */
   sendTransaction(wire: Uint8Array, options?: SendOptions): Promise<string>;
   /** Null when the ledger has no record of the signature. */
@@ -86,9 +88,11 @@ export interface Ledger {
 /** Injection token of the ledger port. */
 export const LEDGER = Symbol('LEDGER');
 
-export class TransactionFailedError extends Error {
-  override readonly name = 'TransactionFailedError';
-  constructor(message: string, readonly logs: string[] = [], readonly err: unknown = null) {
-    super(message);
-  }
+/**
+ * A transaction the ledger refused or that landed with an error. `code` says which (see
+ * {@link LedgerErrorCode}); `err` is the runtime's error in Solana's JSON form, `logs` its program
+ * logs, `landed` whether it is on the ledger with its fee charged.
+ */
+export class TransactionFailedError extends LedgerError {
+  override readonly name: string = 'TransactionFailedError';
 }

@@ -9,7 +9,6 @@ import { join } from 'node:path';
 import { generateKeyPairSigner, lamports, type KeyPairSigner } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { EmbeddedLedger, type EmbeddedLedgerOptions } from './embedded-ledger';
-import { LedgerTransactionFailedError } from '../errors';
 import { TransactionFailedError } from '../ledger.port';
 import { MEMO_PROGRAM_ADDRESS } from '../constants';
 import { buildTransaction, ed25519Instruction, memoInstruction, rawPublicKey, waitFor } from '../testing/test-transactions';
@@ -34,7 +33,7 @@ afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-async function failingTransfer(ledger: EmbeddedLedger, payer: KeyPairSigner): Promise<{ signature: string; error: LedgerTransactionFailedError }> {
+async function failingTransfer(ledger: EmbeddedLedger, payer: KeyPairSigner): Promise<{ signature: string; error: TransactionFailedError }> {
   const to = await generateKeyPairSigner();
   const tx = await buildTransaction(await ledger.getLatestBlockhash(), payer, [
     getTransferSolInstruction({ source: payer, destination: to.address, amount: lamports(1_000n * SOL) }),
@@ -42,7 +41,7 @@ async function failingTransfer(ledger: EmbeddedLedger, payer: KeyPairSigner): Pr
   try {
     await ledger.sendTransaction(tx.wire);
   } catch (e) {
-    return { signature: tx.signature, error: e as LedgerTransactionFailedError };
+    return { signature: tx.signature, error: e as TransactionFailedError };
   }
   throw new Error('expected failure');
 }
@@ -99,11 +98,11 @@ describe('EmbeddedLedger', () => {
     const tampered = new Uint8Array(tx.wire);
     const at = Buffer.from(tampered).indexOf('tampered');
     tampered[at]! ^= 0x01; // change the memo text: the signature no longer matches
-    const bad = (await ledger.sendTransaction(tampered).catch((e: unknown) => e)) as LedgerTransactionFailedError;
+    const bad = (await ledger.sendTransaction(tampered).catch((e: unknown) => e)) as TransactionFailedError;
     expect(bad.err).toBe('SignatureFailure');
     expect(bad.landed).toBe(false);
 
-    const junk = (await ledger.sendTransaction(new Uint8Array([1, 2, 3])).catch((e: unknown) => e)) as LedgerTransactionFailedError;
+    const junk = (await ledger.sendTransaction(new Uint8Array([1, 2, 3])).catch((e: unknown) => e)) as TransactionFailedError;
     expect(junk).toBeInstanceOf(TransactionFailedError);
     expect(junk.err).toBe('SanitizeFailure');
 
@@ -111,7 +110,7 @@ describe('EmbeddedLedger', () => {
     const statement = Buffer.from('statement');
     const forged = new Uint8Array(sign(null, Buffer.from('other statement'), key.privateKey));
     const ftx = await buildTransaction(lifetime, payer, [ed25519Instruction(rawPublicKey(key.publicKey), forged, statement)]);
-    const pre = (await ledger.sendTransaction(ftx.wire).catch((e: unknown) => e)) as LedgerTransactionFailedError;
+    const pre = (await ledger.sendTransaction(ftx.wire).catch((e: unknown) => e)) as TransactionFailedError;
     expect(pre.landed).toBe(false);
     expect(pre.message).toMatch(/precompile/);
 

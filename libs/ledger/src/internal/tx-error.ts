@@ -1,7 +1,11 @@
 /**
  * Conversion of LiteSVM's transaction errors to the JSON shape Solana's RPC uses
- * (`"BlockhashNotFound"`, `{"InstructionError":[0,{"Custom":1}]}`, …) and to readable messages.
+ * (`"BlockhashNotFound"`, `{"InstructionError":[0,{"Custom":1}]}`, …), to readable messages and
+ * to the {@link LedgerErrorCode} both adapters report (libs/ledger/README.md, "Errors").
  */
+import { LedgerErrorCode } from '../ledger-error';
+import { TransactionFailedError } from '../ledger.port';
+import { isPrecompileProgram, type WireMessage } from './wire';
 
 /** `TransactionErrorFieldless` of litesvm (a `const enum`, so not available at runtime). */
 const TRANSACTION_ERRORS = [
@@ -164,4 +168,61 @@ export function describeTransactionError(err: unknown): string {
     return JSON.stringify(err);
   }
   return String(err);
+}
+
+/** Transaction errors that mean the bytes themselves are not an acceptable transaction. */
+const MALFORMED = new Set(['SanitizeFailure', 'UnsupportedVersion', 'InvalidAccountIndex', 'AccountLoadedTwice', 'ResanitizationNeeded']);
+const BY_NAME: Record<string, LedgerErrorCode> = {
+  BlockhashNotFound: LedgerErrorCode.BlockhashNotFound,
+  AlreadyProcessed: LedgerErrorCode.AlreadyProcessed,
+  InsufficientFundsForFee: LedgerErrorCode.InsufficientFunds,
+  AccountNotFound: LedgerErrorCode.AccountNotFound,
+  SignatureFailure: LedgerErrorCode.SignatureVerificationFailed,
+  MissingSignatureForFee: LedgerErrorCode.SignatureVerificationFailed,
+};
+
+/**
+ * The ledger code of a Solana JSON transaction error, and the failing instruction's index.
+ * An `InstructionError` raised by a signature-verification precompile (Ed25519, secp256k1,
+ * secp256r1) of `message` is `SignatureVerificationFailed`: a validator refuses it before execution.
+ * A fee payer left below rent exemption (`InsufficientFundsForRent` of account 0) is `InsufficientFunds`.
+ */
+export function classifyTransactionError(err: unknown, message: WireMessage | null): { code: LedgerErrorCode; instructionIndex: number | null } {
+  if (typeof err === 'string') {
+    if (MALFORMED.has(err)) return { code: LedgerErrorCode.InvalidTransaction, instructionIndex: null };
+    return { code: BY_NAME[err] ?? LedgerErrorCode.TransactionFailed, instructionIndex: null };
+  }
+  if (err !== null && typeof err === 'object') {
+    const o = err as Record<string, unknown>;
+    if (Array.isArray(o.InstructionError) && typeof o.InstructionError[0] === 'number') {
+      const index = o.InstructionError[0];
+      const ix = message?.instructions[index];
+      const program = ix === undefined ? undefined : message?.accountKeys[ix.programIdIndex];
+      const precompile = program !== undefined && isPrecompileProgram(program);
+      return { code: precompile ? LedgerErrorCode.SignatureVerificationFailed : LedgerErrorCode.InstructionError, instructionIndex: index };
+    }
+    const rent = o.InsufficientFundsForRent as { account_index?: unknown } | undefined;
+    if (rent !== undefined && rent !== null && rent.account_index === 0) return { code: LedgerErrorCode.InsufficientFunds, instructionIndex: null };
+  }
+  return { code: LedgerErrorCode.TransactionFailed, instructionIndex: null };
+}
+
+/**
+ * A {@link TransactionFailedError} for the Solana JSON error `err`, its code set by
+ * {@link classifyTransactionError}. `prefix` starts the message (e.g. `Transaction failed: `).
+ */
+export function transactionFailure(
+  err: unknown,
+  context: { message: WireMessage | null; logs?: readonly string[]; signature: string | null; landed: boolean; prefix?: string },
+): TransactionFailedError {
+  const { code, instructionIndex } = classifyTransactionError(err, context.message);
+  const text = describeTransactionError(err);
+  const prefix = context.prefix ?? (code === LedgerErrorCode.SignatureVerificationFailed && instructionIndex !== null ? 'Transaction precompile verification failure: ' : '');
+  return new TransactionFailedError(code, `${prefix}${text}`, {
+    err,
+    logs: context.logs,
+    signature: context.signature,
+    landed: context.landed,
+    instructionIndex,
+  });
 }

@@ -53,7 +53,7 @@ beforeAll(async () => {
   url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/rpc`;
   rpc = createSolanaRpc(url);
   payer = await generateKeyPairSigner();
-  await rpc.requestAirdrop(payer.address, lamports(5n * SOL)).send();
+  await rpc.requestAirdrop(payer.address, lamports(2n * SOL)).send();
 });
 
 afterAll(async () => {
@@ -77,7 +77,7 @@ describe('registerLedgerJsonRpc with @solana/kit createSolanaRpc', () => {
     expect((await rpc.isBlockhashValid(value.blockhash).send()).value).toBe(true);
     expect(typeof (await rpc.getBlockTime(slot).send())).toBe('bigint');
     expect(await rpc.getMinimumBalanceForRentExemption(0n).send()).toBe(890_880n);
-    expect((await rpc.getBalance(payer.address).send()).value).toBe(5n * SOL);
+    expect((await rpc.getBalance(payer.address).send()).value).toBe(2n * SOL);
   });
 
   test('sendTransaction (base64 and base58), getTransaction (json and base64), getSignaturesForAddress with memo', async () => {

@@ -1,11 +1,12 @@
 /**
  * {@link Ledger} over Solana JSON-RPC through `@solana/kit` — a real cluster (devnet, a
  * provider) or our own endpoint ({@link registerLedgerJsonRpc} over an EmbeddedLedger).
+ * Every failure is a {@link LedgerError} with a {@link LedgerErrorCode} (see rpc-errors.ts and
+ * libs/ledger/README.md, "Errors").
  */
 import {
   createDefaultRpcTransport,
   createSolanaRpcFromTransport,
-  isSolanaError,
   type Address,
   type Base64EncodedWireTransaction,
   type Blockhash,
@@ -17,13 +18,14 @@ import {
   type SolanaRpcApi,
   type TransactionMessageBytesBase64,
 } from '@solana/kit';
-import type {
-  AddressSignature,
-  Commitment,
-  LatestBlockhash,
-  Ledger,
-  SendOptions,
-  SignatureStatus,
+import {
+  TransactionFailedError,
+  type AddressSignature,
+  type Commitment,
+  type LatestBlockhash,
+  type Ledger,
+  type SendOptions,
+  type SignatureStatus,
 } from '../ledger.port';
 import type {
   AddressSignatureWithMemo,
@@ -34,11 +36,13 @@ import type {
   SimulationResult,
 } from '../ledger-inspector';
 import type { LedgerLogger } from '../constants';
-import { LedgerInputError, LedgerTransactionFailedError } from '../errors';
+import { LedgerInputError } from '../errors';
+import { LedgerError, LedgerErrorCode } from '../ledger-error';
 import { encodeBase58, tryDecodeBase58Fixed } from '../internal/base58';
-import { describeTransactionError } from '../internal/tx-error';
+import { transactionFailure } from '../internal/tx-error';
 import { parseWireTransaction, type WireTransaction } from '../internal/wire';
 import { bigintsToNumbers } from './json';
+import { ledgerErrorFromRpc, RAW_TRANSACTION_ERROR, type SendingContext } from './rpc-errors';
 
 export interface RpcLedgerOptions {
   /** HTTP(S) URL of the JSON-RPC endpoint. */
@@ -54,20 +58,18 @@ export interface RpcLedgerOptions {
   logger?: LedgerLogger;
 }
 
-/** Where the transport wrapper stores the raw `data.err` of a failed-preflight response. */
-const RAW_ERR = 'ledgerRawTransactionError';
 const RANK: Record<Commitment, number> = { processed: 0, confirmed: 1, finalized: 2 };
 
 const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new Error('RpcLedger closed'));
+    if (signal.aborted) return reject(new LedgerError(LedgerErrorCode.Unavailable, 'RpcLedger closed'));
     const t = setTimeout(() => {
       signal.removeEventListener('abort', onAbort);
       resolve();
     }, ms);
     const onAbort = (): void => {
       clearTimeout(t);
-      reject(new Error('RpcLedger closed'));
+      reject(new LedgerError(LedgerErrorCode.Unavailable, 'RpcLedger closed'));
     };
     signal.addEventListener('abort', onAbort, { once: true });
   });
@@ -99,7 +101,7 @@ export class RpcLedger implements Ledger, LedgerInspector {
       const response = (await base(config)) as unknown;
       const r = response as { error?: { data?: Record<string, unknown> } } | null;
       const data = r?.error?.data;
-      if (data && typeof data === 'object' && 'err' in data) data[RAW_ERR] = data.err;
+      if (data && typeof data === 'object' && 'err' in data) data[RAW_TRANSACTION_ERROR] = data.err;
       return response;
     }) as RpcTransport;
     this.rpc = createSolanaRpcFromTransport(transport);
@@ -113,27 +115,36 @@ export class RpcLedger implements Ledger, LedgerInspector {
     return this.abort.signal;
   }
 
+  /** Sends one kit request; whatever it throws becomes a {@link LedgerError} (rpc-errors.ts). */
+  private async call<T>(request: { send(options: { abortSignal: AbortSignal }): Promise<T> }, sending?: SendingContext): Promise<T> {
+    try {
+      return await request.send({ abortSignal: this.signal });
+    } catch (e) {
+      throw ledgerErrorFromRpc(e, sending);
+    }
+  }
+
   async getGenesisHash(): Promise<string> {
-    if (this.genesisHash === null) this.genesisHash = await this.rpc.getGenesisHash().send({ abortSignal: this.signal });
+    if (this.genesisHash === null) this.genesisHash = await this.call(this.rpc.getGenesisHash());
     return this.genesisHash;
   }
 
   async getLatestBlockhash(): Promise<LatestBlockhash> {
-    const { value } = await this.rpc.getLatestBlockhash({ commitment: this.commitment }).send({ abortSignal: this.signal });
+    const { value } = await this.call(this.rpc.getLatestBlockhash({ commitment: this.commitment }));
     return { blockhash: value.blockhash, lastValidBlockHeight: value.lastValidBlockHeight };
   }
 
   async getSlot(commitment?: Commitment): Promise<bigint> {
-    return this.rpc.getSlot({ commitment: commitment ?? this.commitment }).send({ abortSignal: this.signal });
+    return this.call(this.rpc.getSlot({ commitment: commitment ?? this.commitment }));
   }
 
   async getBlockHeight(commitment?: Commitment): Promise<bigint> {
-    return this.rpc.getBlockHeight({ commitment: commitment ?? this.commitment }).send({ abortSignal: this.signal });
+    return this.call(this.rpc.getBlockHeight({ commitment: commitment ?? this.commitment }));
   }
 
   async ping(): Promise<boolean> {
     try {
-      return (await this.rpc.getHealth().send({ abortSignal: this.signal })) === 'ok';
+      return (await this.call(this.rpc.getHealth())) === 'ok';
     } catch {
       return false;
     }
@@ -148,35 +159,34 @@ export class RpcLedger implements Ledger, LedgerInspector {
    * Sends base64 wire bytes (with preflight unless `skipPreflight`), then polls signature
    * statuses until `options.commitment` (default: the adapter's, `confirmed`), re-sending
    * every `resendIntervalMs` while the transaction is not visible.
-   * @throws LedgerTransactionFailedError on a failed preflight, on a landed transaction with an
-   *   error (`landed: true`), or when its blockhash expires before it lands (`BlockhashNotFound`).
-   * @throws Error on timeout or transport failures.
+   * @throws TransactionFailedError on a failed preflight (code of its TransactionError), on a landed
+   *   transaction with an error (`landed: true`), when its blockhash expires before it lands
+   *   (`BlockhashNotFound`), or for undecodable bytes (`InvalidTransaction`).
+   * @throws LedgerError `Timeout` when no confirmation comes within `timeoutMs`; `Unavailable` on transport failures.
    */
   async sendTransaction(wire: Uint8Array, options?: SendOptions): Promise<string> {
     let tx: WireTransaction;
     try {
       tx = parseWireTransaction(wire);
     } catch (e) {
-      throw new LedgerTransactionFailedError(`Invalid transaction: ${(e as Error).message}`, [], 'SanitizeFailure', null, false);
+      throw new TransactionFailedError(LedgerErrorCode.InvalidTransaction, `Invalid transaction: ${(e as Error).message}`, { err: 'SanitizeFailure' });
     }
     const signature = encodeBase58(tx.signatures[0]!);
+    const sending: SendingContext = { signature, message: tx.message };
     const blockhash = encodeBase58(tx.message.recentBlockhash);
     const wanted = options?.commitment ?? this.commitment;
     const encoded = Buffer.from(wire).toString('base64') as Base64EncodedWireTransaction;
     const send = (skipPreflight: boolean) =>
-      this.rpc
-        .sendTransaction(encoded, {
+      this.call(
+        this.rpc.sendTransaction(encoded, {
           encoding: 'base64',
           skipPreflight,
           preflightCommitment: this.commitment as KitCommitment,
           maxRetries: 0n,
-        })
-        .send({ abortSignal: this.signal });
-    try {
-      await send(options?.skipPreflight === true);
-    } catch (e) {
-      throw this.sendError(e, signature);
-    }
+        }),
+        sending,
+      );
+    await send(options?.skipPreflight === true);
     const deadline = Date.now() + this.timeoutMs;
     let lastSend = Date.now();
     let delay = 0;
@@ -188,7 +198,7 @@ export class RpcLedger implements Ledger, LedgerInspector {
           const logs = await this.getTransaction(signature)
             .then((t) => t?.logMessages ?? [])
             .catch(() => []);
-          throw new LedgerTransactionFailedError(`Transaction failed: ${describeTransactionError(status.err)}`, logs, status.err, signature, true);
+          throw transactionFailure(status.err, { message: tx.message, logs, signature, landed: true, prefix: 'Transaction failed: ' });
         }
         if (RANK[status.confirmationStatus] >= RANK[wanted]) return signature;
       } else {
@@ -196,7 +206,10 @@ export class RpcLedger implements Ledger, LedgerInspector {
         if (!valid) {
           const last = (await this.getSignatureStatuses([signature]))[0];
           if (last === null || last === undefined) {
-            throw new LedgerTransactionFailedError('Transaction expired: its blockhash is no longer valid', [], 'BlockhashNotFound', signature, false);
+            throw new TransactionFailedError(LedgerErrorCode.BlockhashNotFound, 'Transaction expired: its blockhash is no longer valid', {
+              err: 'BlockhashNotFound',
+              signature,
+            });
           }
           continue;
         }
@@ -205,46 +218,24 @@ export class RpcLedger implements Ledger, LedgerInspector {
           await send(true).catch(() => undefined);
         }
       }
-      if (Date.now() > deadline) throw new Error(`Timed out waiting for ${signature} to reach ${wanted}`);
+      if (Date.now() > deadline) {
+        throw new LedgerError(LedgerErrorCode.Timeout, `Timed out waiting for ${signature} to reach ${wanted}`, { signature });
+      }
       delay = delay === 0 ? 100 : Math.min(delay * 2, this.maxPollMs);
     }
-  }
-
-  private sendError(e: unknown, signature: string): unknown {
-    if (!isSolanaError(e)) return e;
-    const ctx = e.context as Record<string, unknown>;
-    const code = Number(ctx.__code);
-    if (code === -32002) {
-      // kit upcasts numbers in error data to bigint; the port's err is plain Solana JSON.
-      const err = bigintsToNumbers(ctx[RAW_ERR] ?? null);
-      const logs = Array.isArray(ctx.logs) ? (ctx.logs as unknown[]).map(String) : [];
-      return new LedgerTransactionFailedError(`Transaction simulation failed: ${describeTransactionError(err)}`, logs, err, signature, false);
-    }
-    if (code === -32003) {
-      return new LedgerTransactionFailedError('Transaction signature verification failure', [], 'SignatureFailure', signature, false);
-    }
-    if (code <= -32000 && code >= -32099) {
-      const message = typeof ctx.__serverMessage === 'string' ? ctx.__serverMessage : e.message;
-      return new LedgerTransactionFailedError(message, [], null, signature, false);
-    }
-    if (code === -32602) {
-      const message = typeof ctx.__serverMessage === 'string' ? ctx.__serverMessage : e.message;
-      return new LedgerTransactionFailedError(message, [], 'SanitizeFailure', signature, false);
-    }
-    return e;
   }
 
   /** Landed transaction (base64 wire bytes decoded) with its meta; null when unknown. */
   async getTransaction(signature: string): Promise<DetailedLedgerTransaction | null> {
     if (tryDecodeBase58Fixed(signature, 64) === null) throw new LedgerInputError(`Invalid signature: ${signature}`);
     const [tx, statuses] = await Promise.all([
-      this.rpc
-        .getTransaction(signature as Signature, {
+      this.call(
+        this.rpc.getTransaction(signature as Signature, {
           encoding: 'base64',
           commitment: this.commitment === 'processed' ? 'confirmed' : this.commitment,
           maxSupportedTransactionVersion: 0,
-        })
-        .send({ abortSignal: this.signal }),
+        }),
+      ),
       this.getSignatureStatuses([signature]),
     ]);
     if (tx === null) return null;
@@ -269,9 +260,7 @@ export class RpcLedger implements Ledger, LedgerInspector {
     const out: (SignatureStatus | null)[] = [];
     for (let i = 0; i < signatures.length; i += 256) {
       const chunk = signatures.slice(i, i + 256) as Signature[];
-      const { value } = await this.rpc
-        .getSignatureStatuses(chunk, { searchTransactionHistory: true })
-        .send({ abortSignal: this.signal });
+      const { value } = await this.call(this.rpc.getSignatureStatuses(chunk, { searchTransactionHistory: true }));
       for (const s of value) {
         out.push(
           s === null
@@ -290,13 +279,13 @@ export class RpcLedger implements Ledger, LedgerInspector {
 
   /** Newest first; `limit` 1..1000. Entries carry the RPC's `memo`. */
   async getSignaturesForAddress(address: string, options?: { limit?: number; before?: string }): Promise<AddressSignatureWithMemo[]> {
-    const list = await this.rpc
-      .getSignaturesForAddress(address as Address, {
+    const list = await this.call(
+      this.rpc.getSignaturesForAddress(address as Address, {
         commitment: this.commitment === 'finalized' ? 'finalized' : 'confirmed',
         limit: options?.limit,
         before: options?.before as Signature | undefined,
-      })
-      .send({ abortSignal: this.signal });
+      }),
+    );
     return list.map(
       (e): AddressSignature & { memo: string | null } => ({
         signature: e.signature,
@@ -310,15 +299,16 @@ export class RpcLedger implements Ledger, LedgerInspector {
   }
 
   async getBalance(address: string): Promise<bigint> {
-    const { value } = await this.rpc.getBalance(address as Address, { commitment: this.commitment }).send({ abortSignal: this.signal });
+    const { value } = await this.call(this.rpc.getBalance(address as Address, { commitment: this.commitment }));
     return value;
   }
 
-  /** Requests an airdrop (test clusters only) and waits until it is confirmed. */
+  /**
+   * Requests an airdrop (test clusters only) and waits until it is confirmed.
+   * @throws LedgerError `RpcError` when the endpoint refuses it (e.g. `rpcCode` 429 over its limits), `Timeout`, `Unavailable`.
+   */
   async requestAirdrop(address: string, lamports: bigint): Promise<string> {
-    const signature = await this.rpc
-      .requestAirdrop(address as Address, lamports as Lamports, { commitment: this.commitment })
-      .send({ abortSignal: this.signal });
+    const signature = await this.call(this.rpc.requestAirdrop(address as Address, lamports as Lamports, { commitment: this.commitment }));
     const deadline = Date.now() + this.timeoutMs;
     let delay = 0;
     for (;;) {
@@ -326,32 +316,28 @@ export class RpcLedger implements Ledger, LedgerInspector {
       const status = (await this.getSignatureStatuses([signature]))[0];
       if (status) {
         if (status.err !== null && status.err !== undefined) {
-          throw new LedgerTransactionFailedError(`Airdrop failed: ${describeTransactionError(status.err)}`, [], status.err, signature, true);
+          throw transactionFailure(status.err, { message: null, signature, landed: true, prefix: 'Airdrop failed: ' });
         }
         if (RANK[status.confirmationStatus] >= RANK[this.commitment]) return signature;
       }
-      if (Date.now() > deadline) throw new Error(`Timed out waiting for airdrop ${signature}`);
+      if (Date.now() > deadline) throw new LedgerError(LedgerErrorCode.Timeout, `Timed out waiting for airdrop ${signature}`, { signature });
       delay = delay === 0 ? 100 : Math.min(delay * 2, this.maxPollMs);
     }
   }
 
   async getFeeForMessage(messageBase64: string): Promise<bigint | null> {
-    const { value } = await this.rpc
-      .getFeeForMessage(messageBase64 as TransactionMessageBytesBase64, { commitment: this.commitment })
-      .send({ abortSignal: this.signal });
+    const { value } = await this.call(this.rpc.getFeeForMessage(messageBase64 as TransactionMessageBytesBase64, { commitment: this.commitment }));
     return value === null ? null : BigInt(value);
   }
 
   async getMinimumBalanceForRentExemption(bytes: number): Promise<bigint> {
-    return this.rpc.getMinimumBalanceForRentExemption(BigInt(bytes), { commitment: this.commitment }).send({ abortSignal: this.signal });
+    return this.call(this.rpc.getMinimumBalanceForRentExemption(BigInt(bytes), { commitment: this.commitment }));
   }
 
   // ---------------------------------------------------------------- LedgerInspector
 
   async getAccountInfo(address: string): Promise<LedgerAccountInfo | null> {
-    const { value } = await this.rpc
-      .getAccountInfo(address as Address, { encoding: 'base64', commitment: this.commitment })
-      .send({ abortSignal: this.signal });
+    const { value } = await this.call(this.rpc.getAccountInfo(address as Address, { encoding: 'base64', commitment: this.commitment }));
     if (value === null) return null;
     return {
       lamports: value.lamports,
@@ -365,21 +351,17 @@ export class RpcLedger implements Ledger, LedgerInspector {
   /** Null when the node has no block for the slot. */
   async getBlockTime(slot: bigint): Promise<number | null> {
     try {
-      const t = await this.rpc.getBlockTime(slot).send({ abortSignal: this.signal });
+      const t = await this.call(this.rpc.getBlockTime(slot));
       return t === null ? null : Number(t);
     } catch (e) {
-      if (isSolanaError(e)) {
-        const code = Number((e.context as Record<string, unknown>).__code);
-        if (code === -32004 || code === -32007 || code === -32009 || code === -32001) return null;
-      }
+      // Block not available, slot skipped, cleaned up or outside long-term storage.
+      if (e instanceof LedgerError && e.rpcCode !== null && [-32004, -32007, -32009, -32001].includes(e.rpcCode)) return null;
       throw e;
     }
   }
 
   async isBlockhashValid(blockhash: string): Promise<boolean> {
-    const { value } = await this.rpc
-      .isBlockhashValid(blockhash as Blockhash, { commitment: 'processed' })
-      .send({ abortSignal: this.signal });
+    const { value } = await this.call(this.rpc.isBlockhashValid(blockhash as Blockhash, { commitment: 'processed' }));
     return value;
   }
 
@@ -388,7 +370,7 @@ export class RpcLedger implements Ledger, LedgerInspector {
     const config = options?.replaceRecentBlockhash
       ? ({ encoding: 'base64', replaceRecentBlockhash: true, commitment: this.commitment } as const)
       : ({ encoding: 'base64', sigVerify: options?.sigVerify === true, commitment: this.commitment } as const);
-    const { value } = await this.rpc.simulateTransaction(encoded, config as never).send({ abortSignal: this.signal });
+    const { value } = await this.call(this.rpc.simulateTransaction(encoded, config as never));
     const v = value as {
       err: unknown;
       logs: string[] | null;

@@ -1,0 +1,317 @@
+/**
+ * The methods of the ledger's JSON-RPC endpoint, over any {@link Ledger}: getLatestBlockhash,
+ * sendTransaction, simulateTransaction, getSignatureStatuses, getTransaction,
+ * getSignaturesForAddress, getBalance, getAccountInfo, getSlot, getBlockHeight, getBlockTime,
+ * getGenesisHash, getVersion, getHealth, requestAirdrop, getFeeForMessage,
+ * getMinimumBalanceForRentExemption, isBlockhashValid. Result shapes follow Solana's RPC
+ * (`{context: {slot, apiVersion}, value}` where Solana wraps; u64 as bigint, written as JSON numbers).
+ *
+ * Commitment defaults follow Solana: `getTransaction` and `getSignaturesForAddress` default to
+ * `finalized` (kit's client sends `confirmed`); account/slot reads always see the latest state.
+ *
+ * Preflight: the embedded ledger executes atomically, so `sendTransaction` runs the transaction
+ * for real. A transaction that fails during execution is on the ledger with its error (fee
+ * charged); with `skipPreflight: true` its signature is returned (as a cluster would), otherwise
+ * the -32002 error is. Methods throw {@link JsonRpcFailure}s or ledger errors; the endpoint maps
+ * the latter with `toJsonRpcFailure`.
+ */
+import { TransactionFailedError, type Ledger } from '../ledger.port';
+import type { AddressSignatureWithMemo, DetailedLedgerTransaction, LedgerInspector } from '../ledger-inspector';
+import { encodeBase58, tryDecodeBase58Fixed } from '../internal/base58';
+import { parseWireTransaction } from '../internal/wire';
+import { invalidParams, JsonRpcFailure, methodNotFound } from './json-rpc-errors';
+import {
+  addressParam,
+  COMMITMENT_RANK,
+  commitmentOf,
+  config,
+  decodeWire,
+  messageJson,
+  signatureString,
+  statusField,
+  stringParam,
+  u64Param,
+  type Params,
+} from './json-rpc-params';
+import type { AirdropGuard } from './rpc-limits';
+
+/** Who is calling: the client address the limits count against. */
+export interface CallContext {
+  clientAddress: string;
+}
+
+export type LedgerRpcMethod = (params: Params, call: CallContext) => Promise<unknown>;
+
+export interface LedgerRpcMethodOptions {
+  /** Version reported by getVersion and in `context.apiVersion`. */
+  apiVersion: string;
+  /** Airdrop caps; null when requestAirdrop is not served (-32601). */
+  airdrops: AirdropGuard | null;
+}
+
+/**
+ * The method table, by JSON-RPC method name. Methods backed by {@link LedgerInspector} extras
+ * answer -32601 when the ledger lacks them.
+ */
+export function createLedgerRpcMethods(ledger: Ledger & LedgerInspector, options: LedgerRpcMethodOptions): Record<string, LedgerRpcMethod> {
+  const { apiVersion, airdrops } = options;
+
+  const context = async (c: Record<string, unknown> = {}): Promise<{ slot: bigint; apiVersion: string }> => {
+    const slot = await ledger.getSlot();
+    if (c.minContextSlot !== undefined && c.minContextSlot !== null) {
+      const min = u64Param(c.minContextSlot, 'minContextSlot');
+      if (min > slot) throw new JsonRpcFailure(-32016, 'Minimum context slot has not been reached', { contextSlot: slot });
+    }
+    return { slot, apiVersion };
+  };
+
+  const methods: Record<string, LedgerRpcMethod> = {
+    getHealth: async () => {
+      if (!(await ledger.ping())) throw new JsonRpcFailure(-32005, 'Node is unhealthy');
+      return 'ok';
+    },
+    getVersion: async () => ({ 'solana-core': apiVersion, 'feature-set': 0 }),
+    getGenesisHash: async () => ledger.getGenesisHash(),
+    getSlot: async (p) => {
+      const c = config(p, 0);
+      await context(c);
+      return ledger.getSlot(commitmentOf(c));
+    },
+    getBlockHeight: async (p) => {
+      const c = config(p, 0);
+      await context(c);
+      return ledger.getBlockHeight(commitmentOf(c));
+    },
+    getLatestBlockhash: async (p) => {
+      const c = config(p, 0);
+      const ctx = await context(c);
+      const value = await ledger.getLatestBlockhash();
+      return { context: ctx, value: { blockhash: value.blockhash, lastValidBlockHeight: value.lastValidBlockHeight } };
+    },
+    isBlockhashValid: async (p) => {
+      const blockhash = stringParam(p, 0, 'blockhash');
+      if (tryDecodeBase58Fixed(blockhash, 32) === null) throw invalidParams('Invalid param: WrongSize');
+      const c = config(p, 1);
+      const ctx = await context(c);
+      if (!ledger.isBlockhashValid) throw methodNotFound();
+      return { context: ctx, value: await ledger.isBlockhashValid(blockhash) };
+    },
+    getBalance: async (p) => {
+      const address = addressParam(p, 0);
+      const ctx = await context(config(p, 1));
+      return { context: ctx, value: await ledger.getBalance(address) };
+    },
+    getAccountInfo: async (p) => {
+      const address = addressParam(p, 0);
+      const c = config(p, 1);
+      const encoding = c.encoding ?? 'base58';
+      if (encoding !== 'base64' && encoding !== 'base58' && encoding !== 'jsonParsed') {
+        throw invalidParams(`unsupported encoding: ${String(encoding)}`);
+      }
+      if (!ledger.getAccountInfo) throw methodNotFound();
+      const ctx = await context(c);
+      const info = await ledger.getAccountInfo(address);
+      if (info === null) return { context: ctx, value: null };
+      let data = info.data;
+      const slice = c.dataSlice as { offset?: unknown; length?: unknown } | undefined;
+      if (slice) {
+        const offset = Number(u64Param(slice.offset, 'dataSlice.offset'));
+        const length = Number(u64Param(slice.length, 'dataSlice.length'));
+        data = data.subarray(Math.min(offset, data.length), Math.min(offset + length, data.length));
+      }
+      let encoded: [string, string];
+      if (encoding === 'base58') {
+        if (data.length > 128) {
+          throw invalidParams('Encoded binary (base 58) data should be less than 128 bytes, please use Base64 encoding.');
+        }
+        encoded = [encodeBase58(data), 'base58'];
+      } else {
+        encoded = [Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64'), 'base64'];
+      }
+      return {
+        context: ctx,
+        value: {
+          data: encoded,
+          executable: info.executable,
+          lamports: info.lamports,
+          owner: info.owner,
+          rentEpoch: info.rentEpoch,
+          space: info.data.length,
+        },
+      };
+    },
+    getMinimumBalanceForRentExemption: async (p) => {
+      const size = u64Param(p[0], 'data length');
+      await context(config(p, 1));
+      return ledger.getMinimumBalanceForRentExemption(Number(size));
+    },
+    getFeeForMessage: async (p) => {
+      const message = stringParam(p, 0, 'message');
+      const ctx = await context(config(p, 1));
+      return { context: ctx, value: await ledger.getFeeForMessage(message) };
+    },
+    getBlockTime: async (p) => {
+      const slot = u64Param(p[0], 'slot');
+      if (!ledger.getBlockTime) throw methodNotFound();
+      const time = await ledger.getBlockTime(slot);
+      if (time === null) throw new JsonRpcFailure(-32004, `Block not available for slot ${slot}`);
+      return time;
+    },
+    requestAirdrop: async (p, call) => {
+      if (airdrops === null) throw methodNotFound();
+      const address = addressParam(p, 0);
+      const lamports = u64Param(p[1], 'lamports');
+      const { maxLamports } = airdrops.limits;
+      if (lamports > maxLamports) throw invalidParams(`airdrop of ${lamports} lamports is over the limit of ${maxLamports} lamports per request`);
+      const allowance = airdrops.take(address, call.clientAddress);
+      if (!allowance.allowed) {
+        const retry = allowance.retryAfterSeconds ?? 60;
+        throw new JsonRpcFailure(429, `Too many airdrops: at most ${airdrops.limits.perMinute} per minute per recipient and per client; retry in ${retry} s`, {
+          retryAfterSeconds: retry,
+        });
+      }
+      return ledger.requestAirdrop(address, lamports);
+    },
+    sendTransaction: async (p) => {
+      const c = config(p, 1);
+      const wire = decodeWire(stringParam(p, 0, 'transaction'), c.encoding);
+      await context(c);
+      try {
+        return await ledger.sendTransaction(wire, { skipPreflight: c.skipPreflight === true, commitment: 'processed' });
+      } catch (e) {
+        // Without preflight a cluster returns the signature of a transaction that landed with an error.
+        if (c.skipPreflight === true && e instanceof TransactionFailedError && e.landed && e.signature !== null) return e.signature;
+        throw e;
+      }
+    },
+    simulateTransaction: async (p) => {
+      const c = config(p, 1);
+      const wire = decodeWire(stringParam(p, 0, 'transaction'), c.encoding);
+      if (c.sigVerify === true && c.replaceRecentBlockhash === true) {
+        throw invalidParams('sigVerify may not be used with replaceRecentBlockhash');
+      }
+      if (!ledger.simulateTransaction) throw methodNotFound();
+      const ctx = await context(c);
+      const r = await ledger.simulateTransaction(wire, {
+        sigVerify: c.sigVerify === true,
+        replaceRecentBlockhash: c.replaceRecentBlockhash === true,
+      });
+      const accounts = c.accounts as { addresses?: unknown } | undefined;
+      return {
+        context: ctx,
+        value: {
+          err: r.err,
+          logs: r.logs,
+          accounts: accounts && Array.isArray(accounts.addresses) ? accounts.addresses.map(() => null) : null,
+          unitsConsumed: r.unitsConsumed,
+          returnData: null,
+          innerInstructions: c.innerInstructions === true ? [] : null,
+          replacementBlockhash: r.replacementBlockhash,
+          loadedAccountsDataSize: 0,
+          fee: r.fee,
+          preBalances: null,
+          postBalances: null,
+          preTokenBalances: null,
+          postTokenBalances: null,
+          loadedAddresses: null,
+        },
+      };
+    },
+    getSignatureStatuses: async (p) => {
+      const sigs = p[0];
+      if (!Array.isArray(sigs)) throw invalidParams('expected an array of signatures');
+      if (sigs.length > 256) throw invalidParams('Too many inputs provided; max 256');
+      const list = sigs.map(signatureString);
+      const ctx = await context();
+      const statuses = await ledger.getSignatureStatuses(list);
+      return {
+        context: ctx,
+        value: statuses.map((s) =>
+          s === null
+            ? null
+            : {
+                slot: s.slot,
+                confirmations: s.confirmations,
+                err: s.err ?? null,
+                status: statusField(s.err),
+                confirmationStatus: s.confirmationStatus,
+              },
+        ),
+      };
+    },
+    getSignaturesForAddress: async (p) => {
+      const address = addressParam(p, 0);
+      const c = config(p, 1);
+      const commitment = commitmentOf(c);
+      if (commitment === 'processed') throw invalidParams('Method does not support commitment below `confirmed`');
+      await context(c);
+      const limit = c.limit === undefined || c.limit === null ? 1000 : Number(u64Param(c.limit, 'limit'));
+      if (limit < 1 || limit > 1000) throw invalidParams('Invalid limit; max 1000');
+      const before = c.before === undefined || c.before === null ? undefined : signatureString(c.before);
+      const until = c.until === undefined || c.until === null ? undefined : signatureString(c.until);
+      const entries = (await ledger.getSignaturesForAddress(address, { limit, before })) as AddressSignatureWithMemo[];
+      const out: unknown[] = [];
+      for (const e of entries) {
+        if (until !== undefined && e.signature === until) break;
+        if (COMMITMENT_RANK[e.confirmationStatus] < COMMITMENT_RANK[commitment]) continue;
+        out.push({
+          signature: e.signature,
+          slot: e.slot,
+          err: e.err ?? null,
+          memo: e.memo ?? null,
+          blockTime: e.blockTime,
+          confirmationStatus: e.confirmationStatus,
+        });
+      }
+      return out;
+    },
+    getTransaction: async (p) => {
+      const signature = signatureString(p[0]);
+      const c = config(p, 1);
+      const encoding = c.encoding ?? 'json';
+      if (encoding !== 'json' && encoding !== 'base64' && encoding !== 'base58') {
+        throw invalidParams(`unsupported encoding: ${String(encoding)}`);
+      }
+      const commitment = commitmentOf(c);
+      if (commitment === 'processed') throw invalidParams('Method does not support commitment below `confirmed`');
+      const maxVersion = c.maxSupportedTransactionVersion;
+      if (maxVersion !== undefined && maxVersion !== null && maxVersion !== 0) {
+        throw invalidParams(`unsupported maxSupportedTransactionVersion ${String(maxVersion)}`);
+      }
+      const tx = (await ledger.getTransaction(signature)) as DetailedLedgerTransaction | null;
+      if (tx === null || COMMITMENT_RANK[tx.confirmationStatus] < COMMITMENT_RANK[commitment]) return null;
+      const parsed = parseWireTransaction(tx.wire);
+      const version = parsed.message.version;
+      const versioned = maxVersion === 0;
+      if (version === 0 && !versioned) {
+        throw new JsonRpcFailure(
+          -32015,
+          'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0',
+        );
+      }
+      let transaction: unknown;
+      if (encoding === 'base64') transaction = [Buffer.from(tx.wire).toString('base64'), 'base64'];
+      else if (encoding === 'base58') transaction = [encodeBase58(tx.wire), 'base58'];
+      else transaction = messageJson(parsed.message, parsed.signatures);
+      const meta: Record<string, unknown> = {
+        err: tx.err ?? null,
+        status: statusField(tx.err),
+        fee: tx.fee,
+        preBalances: [],
+        postBalances: [],
+        innerInstructions: [],
+        logMessages: tx.logMessages,
+        preTokenBalances: [],
+        postTokenBalances: [],
+        rewards: [],
+      };
+      if (tx.computeUnitsConsumed !== undefined) meta.computeUnitsConsumed = tx.computeUnitsConsumed;
+      if (versioned) meta.loadedAddresses = tx.loadedAddresses ?? { writable: [], readonly: [] };
+      const out: Record<string, unknown> = { slot: tx.slot, blockTime: tx.blockTime, transaction, meta };
+      if (versioned) out.version = version;
+      return out;
+    },
+  };
+
+  return methods;
+}
