@@ -2,6 +2,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
+import { OWNER_ONLY_UMASK } from '@svc/config';
 import { generateKeypairFile, loadKeypairSigner, RpcLedger } from '@svc/ledger';
 import { serializeReceipt, verifyReceipt } from '@svc/evidence';
 import { ApiClient, ApiError, loadSession, saveSession } from './api-client';
@@ -18,6 +19,9 @@ import {
   syncOrganization,
 } from './operations';
 import { Output } from './output';
+
+// Everything the CLI writes (key pairs, sessions, receipts, the demo's and rebuilt read models in DATA_DIR) is owner-only.
+process.umask(OWNER_ONLY_UMASK);
 
 const DEFAULT_API = process.env.SVC_API_URL ?? 'http://localhost:3000';
 const DEFAULT_SESSION = path.join(process.env.HOME ?? '.', '.svc', 'session.json');

@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { ScheduleModule } from '@nestjs/schedule';
 import { LoggerModule, Logger as PinoLogger } from 'nestjs-pino';
-import { loadConfig, type AppConfig } from '@svc/config';
+import { loadConfig, secureDataDir, type AppConfig } from '@svc/config';
 import { AcceptancesModule } from '../../api/src/acceptances/acceptances.module';
 import { InfrastructureModule } from '../../api/src/infrastructure/infrastructure.module';
 
@@ -36,6 +36,7 @@ async function main(): Promise<void> {
     process.stderr.write(`${(err as Error).message}\n`);
     process.exit(2);
   }
+  secureDataDir(config.dataDir);
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { bufferLogs: true });
   app.useLogger(app.get(PinoLogger));
   app.enableShutdownHooks();
