@@ -1,28 +1,33 @@
+import * as path from 'node:path';
 import { MongoReadStore } from './mongo-read-store';
-import { NedbReadStore } from './nedb-read-store';
 import type { ReadStore } from './read-store.port';
+import { SqliteReadStore } from './sqlite/sqlite-read-store';
 
 export * from './read-store.port';
-export { NedbReadStore, type NedbReadStoreOptions, type NedbReadStoreLogger } from './nedb-read-store';
+export { SqliteReadStore, type SqliteReadStoreOptions } from './sqlite/sqlite-read-store';
 export { MongoReadStore, DEFAULT_MONGO_DATABASE, databaseFromUrl, type MongoReadStoreOptions } from './mongo-read-store';
+export * from './projection';
 export * from './projection-runner';
+
+/** Where `createReadStore` puts the embedded read store, under the data directory. */
+export const SQLITE_READ_FILE = 'read.sqlite';
 
 /** Settings `createReadStore` reads (typically the service configuration). */
 export interface ReadStoreConfig {
   /** MongoDB connection string (`MONGODB_URL`); when set (non-empty) MongoDB is used. */
   mongodbUrl?: string;
-  /** Data directory; the NeDB files live under `<dataDir>/read/`. */
+  /** Data directory; the embedded store is the file `<dataDir>/read.sqlite`. */
   dataDir: string;
 }
 
 /**
  * Picks the adapter: {@link MongoReadStore} (connected and pinged) when `config.mongodbUrl` is set,
- * else {@link NedbReadStore} under `<dataDir>/read/` (checkpoint datastore loaded).
- * @throws the driver's error when MongoDB is unreachable, or a file-system error when the NeDB
- *   directory cannot be created or read.
+ * else {@link SqliteReadStore} at `<dataDir>/read.sqlite` (directory created if missing).
+ * @throws the driver's error when MongoDB is unreachable, or a SQLite error when the file cannot be
+ *   created or opened.
  */
 export async function createReadStore(config: ReadStoreConfig): Promise<ReadStore> {
   const url = config.mongodbUrl?.trim();
   if (url) return MongoReadStore.connect({ url });
-  return NedbReadStore.open({ dataDir: config.dataDir });
+  return SqliteReadStore.open({ file: path.join(config.dataDir, SQLITE_READ_FILE) });
 }

@@ -1,113 +1,24 @@
 /**
- * ProjectionRunner over the real SqliteEventStore and NedbReadStore (temporary directories).
+ * ProjectionRunner over the real SqliteEventStore and SqliteReadStore (temporary directories): the
+ * everyday behaviours. Long streams, restarts mid-way and faults are in projection-runner.long.int.spec.ts.
  */
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { randomUUID } from 'node:crypto';
-import { EventSchemaRegistry, SqliteEventStore, type NewEvent, type StoredEvent } from '@svc/event-store';
-import { NedbReadStore } from './nedb-read-store';
-import {
-  ProjectionLagError,
-  ProjectionRunner,
-  ProjectionRunnerStoppedError,
-  checkpointKey,
-  type Projection,
-  type ProjectionRunnerLogger,
-  type ProjectionRunnerOptions,
-} from './projection-runner';
-import type { Doc, ReadStore } from './read-store.port';
+import { ProjectionLagError, ProjectionRunnerStoppedError, checkpointKey, type Projection } from './projection';
+import type { ProjectionRunner } from './projection-runner';
+import { RunnerHarness, THINGS, countingProjection, memoryLogger, other, snapshot, thing, waitUntil } from './testing/runner-fixtures';
 
-const FIXTURE_SCHEMAS = path.join(__dirname, '..', '..', 'event-store', 'test-fixtures', 'event-schemas');
-const schemas = EventSchemaRegistry.fromDirectory(FIXTURE_SCHEMAS);
+describe('ProjectionRunner (SQLite event store, SQLite read store)', () => {
+  let h: RunnerHarness;
+  let events: RunnerHarness['events'];
+  let reads: RunnerHarness['reads'];
+  const FAST = {};
+  const runner = (...args: Parameters<RunnerHarness['runner']>): ProjectionRunner => h.runner(...args);
 
-const THINGS = 'things_v1';
-
-interface ThingDoc extends Doc {
-  eventIds: string[];
-  lastN: number;
-}
-
-function thing(thingId: string, n: number): NewEvent {
-  return {
-    type: 'ThingHappened',
-    data: { thingId, n },
-    metadata: {
-      correlationId: randomUUID(),
-      causationId: randomUUID(),
-      actor: 'service:test',
-      schemaVersion: 1,
-      occurredAt: new Date().toISOString(),
-    },
-  };
-}
-
-function other(thingId: string): NewEvent {
-  return { ...thing(thingId, 0), type: 'OtherThingHappened', data: { thingId } };
-}
-
-/** Counts things idempotently: a replayed event finds its id already in the set. */
-function countingProjection(calls: bigint[], overrides: Partial<Projection> = {}): Projection {
-  return {
-    name: 'things',
-    version: 1,
-    eventTypes: ['ThingHappened'],
-    indexes: { [THINGS]: [{ fields: { lastN: 1 } }] },
-    async handle(event: StoredEvent, store: ReadStore): Promise<void> {
-      calls.push(event.position);
-      const data = event.data as { thingId: string; n: number };
-      await store
-        .collection<ThingDoc>(THINGS)
-        .updateOne({ _id: data.thingId }, { $addToSet: { eventIds: event.id }, $set: { lastN: data.n } }, { upsert: true });
-    },
-    ...overrides,
-  };
-}
-
-function memoryLogger(): ProjectionRunnerLogger & { lines: { level: string; message: string }[] } {
-  const lines: { level: string; message: string }[] = [];
-  return {
-    lines,
-    info: (message) => lines.push({ level: 'info', message }),
-    warn: (message) => lines.push({ level: 'warn', message }),
-    error: (message) => lines.push({ level: 'error', message }),
-  };
-}
-
-async function snapshot(store: ReadStore): Promise<Record<string, { count: number; lastN: number }>> {
-  const docs = await store.collection<ThingDoc>(THINGS).find({}, { sort: { _id: 1 } });
-  return Object.fromEntries(docs.map((d) => [d._id, { count: d.eventIds.length, lastN: d.lastN }]));
-}
-
-describe('ProjectionRunner (SQLite event store, NeDB read store)', () => {
-  let dir: string;
-  let events: SqliteEventStore;
-  let reads: NedbReadStore;
-  const runners: ProjectionRunner[] = [];
-
-  const FAST: ProjectionRunnerOptions = { checkpointDelayMs: 20, idleCheckMs: 0, waitForTimeoutMs: 5_000 };
-  function runner(projections: Projection[], options: ProjectionRunnerOptions = FAST, logger = memoryLogger()) {
-    const r = new ProjectionRunner(events, reads, projections, logger, options);
-    runners.push(r);
-    return r;
-  }
-
-  beforeEach(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'projection-runner-'));
-    events = new SqliteEventStore({
-      file: path.join(dir, 'events.sqlite'),
-      schemas,
-      retry: { initialDelayMs: 5, maxDelayMs: 20 },
-    });
-    reads = await NedbReadStore.open({ dataDir: dir, autocompactionIntervalMs: 0 });
+  beforeEach(() => {
+    h = new RunnerHarness();
+    events = h.events;
+    reads = h.reads;
   });
-
-  afterEach(async () => {
-    for (const r of runners.splice(0)) await r.stop();
-    await events.close();
-    await reads.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterEach(() => h.close());
 
   it('applies the log; waitFor(position) makes the writes readable, for catch-up and live events', async () => {
     await events.append('thing-a', [thing('a', 1), thing('a', 2), thing('a', 3)], 'no_stream');
@@ -155,22 +66,18 @@ describe('ProjectionRunner (SQLite event store, NeDB read store)', () => {
     expect(secondCalls).toEqual([position, next.position]);
   });
 
-  it('batches checkpoint writes: every N events, after the delay, and on stop', async () => {
+  it('saves the checkpoint once per batch, in the batch, so it always equals what the read model holds', async () => {
     const calls: bigint[] = [];
-    const r = runner([countingProjection(calls)], { checkpointEvery: 3, checkpointDelayMs: 60_000, idleCheckMs: 0 });
-    await r.start();
+    const r = runner([countingProjection(calls)], { batchSize: 4 });
     const appended: bigint[] = [];
-    for (let i = 0; i < 7; i++) appended.push((await events.append(`t-${i}`, [thing(`t${i}`, i)], 'no_stream')).position);
-    await r.waitFor(appended[6]!);
-    expect(await reads.getCheckpoint('things.v1')).toBe(appended[5]); // saved after the 3rd and the 6th
-    await r.stop();
-    expect(await reads.getCheckpoint('things.v1')).toBe(appended[6]);
-
-    const timed = runner([countingProjection([])], { checkpointEvery: 1_000, checkpointDelayMs: 30, idleCheckMs: 0 });
-    await timed.start();
-    const { position } = await events.append('t-late', [thing('late', 1)], 'no_stream');
-    await timed.waitFor(position);
-    await waitUntil(async () => (await reads.getCheckpoint('things.v1')) === position);
+    for (let i = 0; i < 10; i++) appended.push((await events.append(`t-${i}`, [thing(`t${i}`, i)], 'no_stream')).position);
+    await r.start(); // catch-up: batches of 4, 4 and 2 events
+    await r.waitFor(appended[9]!);
+    expect(await reads.getCheckpoint('things.v1')).toBe(appended[9]);
+    expect(calls).toEqual(appended);
+    const { position } = await events.append('t-live', [thing('live', 1)], 'no_stream');
+    await r.waitFor(position);
+    expect(await reads.getCheckpoint('things.v1')).toBe(position); // a live event is a batch of its own
   });
 
   it('a replay after a crash (checkpoint behind the read model) gives the same read model', async () => {
@@ -232,14 +139,14 @@ describe('ProjectionRunner (SQLite event store, NeDB read store)', () => {
     expect(calls).toHaveLength(2);
   });
 
-  it('logs handler failures; the event is retried, never skipped', async () => {
+  it('logs handler failures; the batch is rolled back and retried, never skipped', async () => {
     let failures = 2;
     const calls: bigint[] = [];
     const base = countingProjection(calls);
     const flaky: Projection = {
       ...base,
       async handle(event, store) {
-        if ((event.data as { n: number }).n === 2 && failures-- > 0) throw new Error('read store hiccup');
+        if (event.data['n'] === 2 && failures-- > 0) throw new Error('read store hiccup');
         await base.handle(event, store);
       },
     };
@@ -251,7 +158,8 @@ describe('ProjectionRunner (SQLite event store, NeDB read store)', () => {
     expect(await snapshot(reads)).toEqual({ a: { count: 3, lastN: 3 } });
     const errors = logger.lines.filter((l) => l.level === 'error');
     expect(errors).toHaveLength(2);
-    expect(errors[0]!.message).toMatch(/projection things\.v1 failed on event ThingHappened .*read store hiccup/);
+    expect(errors[0]!.message).toMatch(/projection things\.v1 failed on event ThingHappened at position \d+ \(stream thing-a\): read store hiccup/);
+    expect(r.faults()).toEqual([]); // two failures: not yet reported as a fault
   });
 
   it('waitFor rejects with ProjectionLagError naming a stuck projection', async () => {
@@ -287,7 +195,7 @@ describe('ProjectionRunner (SQLite event store, NeDB read store)', () => {
   });
 
   it('the idle check moves a caught-up checkpoint over skipped events', async () => {
-    const r = runner([countingProjection([])], { checkpointDelayMs: 10, idleCheckMs: 25 });
+    const r = runner([countingProjection([])], { idleCheckMs: 25 });
     await r.start();
     await events.append('thing-a', [thing('a', 1)], 'no_stream');
     const { position } = await events.append('thing-a', [other('a'), other('a')], 0n);
@@ -335,10 +243,3 @@ describe('ProjectionRunner (SQLite event store, NeDB read store)', () => {
   });
 });
 
-async function waitUntil(check: () => Promise<boolean>, timeoutMs = 3_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
