@@ -20,7 +20,7 @@ import {
   registerRequestBodies,
   requestId,
 } from '@svc/http';
-import { LEDGER, registerLedgerJsonRpc, type Ledger } from '@svc/ledger';
+import { callsPerMinutePerClient, LEDGER, registerLedgerJsonRpc, type Ledger } from '@svc/ledger';
 import { AppModule } from './app.module';
 import { OpenApiDocument } from './system/openapi.document';
 
@@ -79,7 +79,11 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   });
 
   if (!config.ledgerRpcUrl) {
-    registerLedgerJsonRpc(fastify, app.get<Ledger>(LEDGER), { path: '/rpc' });
+    registerLedgerJsonRpc(fastify, app.get<Ledger>(LEDGER), {
+      path: '/rpc',
+      airdrop: { maxLamports: config.ledgerAirdropMaxLamports, perMinute: config.ledgerAirdropsPerMinute },
+      countCalls: callsPerMinutePerClient(config.rateLimitRpcCalls),
+    });
   }
 
   const openApi = new DocumentBuilder()

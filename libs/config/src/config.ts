@@ -62,6 +62,12 @@ export interface AppConfig {
    * on power loss.
    */
   ledgerSynchronous: 'full' | 'normal';
+  /** Largest airdrop one request to the embedded ledger's `/rpc` may ask for, lamports (default 2 SOL). */
+  ledgerAirdropMaxLamports: bigint;
+  /** Airdrops per minute through `/rpc` allowed to one recipient and to one client address (default 10). */
+  ledgerAirdropsPerMinute: number;
+  /** JSON-RPC calls per minute per client address on `/rpc`, each call of a batch counting one (default: the general rate). */
+  rateLimitRpcCalls: number;
   logLevel: string;
   /** Run projections and process managers in the API process (true: embedded default; false: API replicas beside a worker). */
   runProjections: boolean;
@@ -114,6 +120,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       TRUST_PROXY: trustProxyValidator({ default: false }),
       LEDGER_SLOT_MS: num({ default: 400 }),
       LEDGER_SYNCHRONOUS: str({ default: 'normal', choices: ['full', 'normal'] }),
+      LEDGER_AIRDROP_MAX_LAMPORTS: lamports({ default: '2000000000' }),
+      LEDGER_AIRDROPS_PER_MINUTE: num({ default: 10 }),
+      RATE_LIMIT_RPC_CALLS_PER_MINUTE: num({ default: undefined }),
       LOG_LEVEL: str({ default: 'info', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] }),
       SECURE_COOKIES: bool({ default: undefined }),
       RUN_PROJECTIONS: bool({ default: true }),
@@ -134,6 +143,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     ['RATE_LIMIT_SIGNIN_PER_MINUTE', e.RATE_LIMIT_SIGNIN_PER_MINUTE],
     ['RATE_LIMIT_ACCEPTANCE_PER_MINUTE', e.RATE_LIMIT_ACCEPTANCE_PER_MINUTE],
     ['LEDGER_SLOT_MS', e.LEDGER_SLOT_MS],
+    ['LEDGER_AIRDROPS_PER_MINUTE', e.LEDGER_AIRDROPS_PER_MINUTE],
+    ['RATE_LIMIT_RPC_CALLS_PER_MINUTE', e.RATE_LIMIT_RPC_CALLS_PER_MINUTE ?? e.RATE_LIMIT_GENERAL_PER_MINUTE],
   ] as const) {
     if (!Number.isInteger(value) || value <= 0) throw new Error(`invalid configuration: ${name} must be a positive integer, got ${value}`);
   }
@@ -168,6 +179,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     trustProxy: e.TRUST_PROXY,
     ledgerSlotMs: e.LEDGER_SLOT_MS,
     ledgerSynchronous: e.LEDGER_SYNCHRONOUS as 'full' | 'normal',
+    ledgerAirdropMaxLamports: BigInt(e.LEDGER_AIRDROP_MAX_LAMPORTS),
+    ledgerAirdropsPerMinute: e.LEDGER_AIRDROPS_PER_MINUTE,
+    rateLimitRpcCalls: e.RATE_LIMIT_RPC_CALLS_PER_MINUTE ?? e.RATE_LIMIT_GENERAL_PER_MINUTE,
     logLevel: e.LOG_LEVEL,
     secureCookies: e.SECURE_COOKIES ?? publicBaseUrl.startsWith('https://'),
     runProjections: e.RUN_PROJECTIONS,

@@ -28,7 +28,7 @@ import {
   type KeyPairSigner,
 } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
-import { EmbeddedLedger, registerLedgerJsonRpc, RpcLedger, TransactionFailedError, type Ledger } from './index';
+import { EmbeddedLedger, LedgerErrorCode, registerLedgerJsonRpc, RpcLedger, TransactionFailedError, type Ledger } from './index';
 import { buildTransaction, ed25519Instruction, memoInstruction, rawPublicKey, waitFor } from './testing/test-transactions';
 
 const SLOT_MS = 20;
@@ -57,6 +57,12 @@ async function expectRejected(promise: Promise<unknown>): Promise<TransactionFai
     return e as TransactionFailedError;
   }
   throw new Error('expected the transaction to be rejected');
+}
+
+/** Wire bytes of `messageBytes` signed by `signer` alone (for messages kit refuses to compile). */
+async function signRaw(signer: KeyPairSigner, messageBytes: Uint8Array): Promise<Uint8Array> {
+  const signature = new Uint8Array(await crypto.subtle.sign('Ed25519', signer.keyPair.privateKey, messageBytes));
+  return new Uint8Array([1, ...signature, ...messageBytes]);
 }
 
 // ------------------------------------------------------------------ the contract
@@ -130,7 +136,9 @@ function ledgerContract(name: string, open: () => Promise<Harness>): void {
       // Its duplicate is refused and changes nothing.
       const balance = await ledger.getBalance(payer.address);
       const dup = await expectRejected(ledger.sendTransaction(wire));
+      expect(dup.code).toBe(LedgerErrorCode.AlreadyProcessed);
       expect(dup.err).toBe('AlreadyProcessed');
+      expect(dup.landed).toBe(false);
       expect(await ledger.getBalance(payer.address)).toBe(balance);
     });
 
@@ -175,6 +183,9 @@ function ledgerContract(name: string, open: () => Promise<Harness>): void {
       const balance = await ledger.getBalance(payer.address);
       const forged = await buildTransaction(await ledger.getLatestBlockhash(), payer, [ed25519Instruction(pub, forgedSig, statement), memo]);
       const error = await expectRejected(ledger.sendTransaction(forged.wire));
+      expect(error.code).toBe(LedgerErrorCode.SignatureVerificationFailed);
+      expect(error.instructionIndex).toBe(0);
+      expect(error.landed).toBe(false);
       expect(error.err).toEqual({ InstructionError: [0, { Custom: 2 }] });
       expect(await ledger.getSignatureStatuses([forged.signature])).toEqual([null]);
       expect(await ledger.getTransaction(forged.signature)).toBeNull();
@@ -207,17 +218,61 @@ function ledgerContract(name: string, open: () => Promise<Harness>): void {
         const old = await ledger.getLatestBlockhash();
         const unknown = { blockhash: 'GHtXQBsoZHVnNFa9YevAzFr17DJjgHXk3ycTKD5xD3Zi', lastValidBlockHeight: old.lastValidBlockHeight };
         const bogus = await buildTransaction(unknown, payer, [memoInstruction({ memo: 'unknown blockhash' })]);
-        expect((await expectRejected(ledger.sendTransaction(bogus.wire))).err).toBe('BlockhashNotFound');
+        const refused = await expectRejected(ledger.sendTransaction(bogus.wire));
+        expect(refused.code).toBe(LedgerErrorCode.BlockhashNotFound);
+        expect(refused.err).toBe('BlockhashNotFound');
 
         await waitFor('block height past lastValidBlockHeight', h.timeout, async () => (await ledger.getBlockHeight()) > old.lastValidBlockHeight);
         const balance = await ledger.getBalance(payer.address);
         const stale = await buildTransaction(old, payer, [memoInstruction({ memo: 'stale' })]);
-        expect((await expectRejected(ledger.sendTransaction(stale.wire))).err).toBe('BlockhashNotFound');
+        const expired = await expectRejected(ledger.sendTransaction(stale.wire));
+        expect(expired.code).toBe(LedgerErrorCode.BlockhashNotFound);
+        expect(expired.err).toBe('BlockhashNotFound');
         expect(await ledger.getSignatureStatuses([stale.signature])).toEqual([null]);
         expect(await ledger.getBalance(payer.address)).toBe(balance);
       },
       true,
     );
+
+    t('a fee payer that cannot pay is refused: AccountNotFound when never funded, InsufficientFunds when short', async () => {
+      const lifetime = await ledger.getLatestBlockhash();
+      const ghost = await generateKeyPairSigner();
+      const never = await buildTransaction(lifetime, ghost, [memoInstruction({ memo: 'unfunded' })]);
+      const missing = await expectRejected(ledger.sendTransaction(never.wire));
+      expect(missing.code).toBe(LedgerErrorCode.AccountNotFound);
+      expect(missing.landed).toBe(false);
+      expect(await ledger.getSignatureStatuses([never.signature])).toEqual([null]);
+
+      // Exactly rent exempt: paying 5,000 lamports would leave it below the minimum.
+      const poor = await generateKeyPairSigner();
+      const minimum = await ledger.getMinimumBalanceForRentExemption(0);
+      await ledger.requestAirdrop(poor.address, minimum);
+      const short = await buildTransaction(await ledger.getLatestBlockhash(), poor, [memoInstruction({ memo: 'short' })]);
+      const error = await expectRejected(ledger.sendTransaction(short.wire));
+      expect(error.code).toBe(LedgerErrorCode.InsufficientFunds);
+      expect(error.landed).toBe(false);
+      expect(await ledger.getBalance(poor.address)).toBe(minimum);
+      expect(await ledger.getSignatureStatuses([short.signature])).toEqual([null]);
+    });
+
+    t('malformed or badly signed bytes are refused: InvalidTransaction, SignatureVerificationFailed', async () => {
+      const junk = await expectRejected(ledger.sendTransaction(new Uint8Array([1, 2, 3])));
+      expect(junk.code).toBe(LedgerErrorCode.InvalidTransaction);
+
+      const built = await buildTransaction(await ledger.getLatestBlockhash(), payer, [memoInstruction({ memo: 'sanitize' })], 'legacy');
+      // Legacy layout: [1][signature 64][header 3][1 key count][keys 32·n][blockhash 32][1 ix count][programIdIndex]…
+      const message = new Uint8Array(built.messageBytes);
+      const keyCount = message[3]!;
+      message[3 + 1 + 32 * keyCount + 32 + 1] = 200; // programIdIndex out of range, validly signed
+      const insane = await expectRejected(ledger.sendTransaction(await signRaw(payer, message)));
+      expect(insane.code).toBe(LedgerErrorCode.InvalidTransaction);
+
+      const tampered = new Uint8Array(built.wire);
+      tampered[10]! ^= 0x01;
+      const forged = await expectRejected(ledger.sendTransaction(tampered));
+      expect(forged.code).toBe(LedgerErrorCode.SignatureVerificationFailed);
+      expect(forged.instructionIndex).toBeNull();
+    });
 
     t('fees: getFeeForMessage counts transaction and precompile signatures', async () => {
       const statement = Buffer.from('fee check');

@@ -48,7 +48,8 @@ function airdropGuard(option: LedgerJsonRpcOptions['airdrop']): AirdropGuard | n
 
 /**
  * Registers the JSON-RPC endpoint on `fastify` (POST `options.path`). Call before `listen()`.
- * Every response is HTTP 200 with a JSON-RPC body, except a refusal by `countCalls` (HTTP 429).
+ * Every response is HTTP 200 with a JSON-RPC body, except a refusal by `countCalls` and a lone
+ * refused airdrop (HTTP 429 with `retry-after`, JSON-RPC error 429 with `data.retryAfterSeconds`).
  * @throws RangeError when the airdrop limits are not positive.
  */
 export function registerLedgerJsonRpc(fastify: FastifyInstance, ledger: Ledger & LedgerInspector, options: LedgerJsonRpcOptions): void {
@@ -104,10 +105,17 @@ export function registerLedgerJsonRpc(fastify: FastifyInstance, ledger: Ledger &
       if (!allowance.allowed) {
         const retry = allowance.retryAfterSeconds ?? 60;
         reply.header('retry-after', String(retry));
-        return send(reply, { jsonrpc: '2.0', error: { code: 429, message: `Too many requests: retry in ${retry} s` }, id: null }, 429);
+        return send(reply, { jsonrpc: '2.0', error: { code: 429, message: `Too many requests: retry in ${retry} s`, data: { retryAfterSeconds: retry } }, id: null }, 429);
       }
       const call: CallContext = { clientAddress: request.ip };
-      if (!batch) return send(reply, await handleOne(body, call));
+      if (!batch) {
+        const response = await handleOne(body, call);
+        const error = response.error as { code?: unknown; data?: { retryAfterSeconds?: unknown } } | undefined;
+        if (error?.code !== 429) return send(reply, response);
+        // A refused airdrop alone answers HTTP 429 as public test clusters do (stock clients expect it there).
+        reply.header('retry-after', String(error.data?.retryAfterSeconds ?? 60));
+        return send(reply, response, 429);
+      }
       const out: unknown[] = [];
       // Sequential: keeps the order of transactions submitted in one batch.
       for (const item of body as unknown[]) out.push(await handleOne(item, call));

@@ -32,7 +32,8 @@ function isJsonRpcCode(code: number): boolean {
 
 /**
  * The {@link LedgerError} for an error thrown by a kit RPC call. Already-converted errors pass through.
- * - transport failures, HTTP errors and `-32005` (node unhealthy): `Unavailable`;
+ * - transport failures, HTTP errors and `-32005` (node unhealthy): `Unavailable` (HTTP 429, a rate or
+ *   airdrop limit, also sets `rpcCode` 429);
  * - `-32002` (preflight failure): the code of its TransactionError (`BlockhashNotFound`,
  *   `AlreadyProcessed`, `InsufficientFunds`, `InstructionError`, precompile → `SignatureVerificationFailed`…);
  * - `-32003` / `-32006`: `SignatureVerificationFailed`;
@@ -47,7 +48,10 @@ export function ledgerErrorFromRpc(e: unknown, sending?: SendingContext): Ledger
     return new LedgerError(LedgerErrorCode.Unavailable, message, { cause: e });
   }
   if (isSolanaError(e, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR)) {
-    return new LedgerError(LedgerErrorCode.Unavailable, `ledger RPC answered HTTP ${e.context.statusCode} ${e.context.message}`, { cause: e });
+    const status = e.context.statusCode;
+    const text = `ledger RPC answered HTTP ${status} ${e.context.message}`;
+    // 429: the endpoint refuses this caller for now (rate or airdrop limit): retry later, like any unavailability.
+    return new LedgerError(LedgerErrorCode.Unavailable, text, { rpcCode: status === 429 ? 429 : null, cause: e });
   }
   const ctx = e.context as Record<string, unknown>;
   const code = Number(ctx.__code);

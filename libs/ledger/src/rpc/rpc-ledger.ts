@@ -305,7 +305,8 @@ export class RpcLedger implements Ledger, LedgerInspector {
 
   /**
    * Requests an airdrop (test clusters only) and waits until it is confirmed.
-   * @throws LedgerError `RpcError` when the endpoint refuses it (e.g. `rpcCode` 429 over its limits), `Timeout`, `Unavailable`.
+   * @throws LedgerError `Unavailable` with `rpcCode` 429 when the endpoint refuses it for now (airdrop limits), `InvalidInput`
+   *   over its per-request cap, `Timeout`, `Unavailable`.
    */
   async requestAirdrop(address: string, lamports: bigint): Promise<string> {
     const signature = await this.call(this.rpc.requestAirdrop(address as Address, lamports as Lamports, { commitment: this.commitment }));
