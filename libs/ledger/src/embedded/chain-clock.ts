@@ -18,6 +18,7 @@ export type SlotListener = (slot: number, startMs: number) => void;
 
 const closedError = (): LedgerError => new LedgerError(LedgerErrorCode.Unavailable, 'Ledger closed');
 
+/** Slot, blockhashes and commitment of the embedded ledger (see the file comment). */
 export class ChainClock {
   private readonly blockhashes: BlockhashQueue;
   private slot = -1;

@@ -10,6 +10,7 @@ import { generateKeyPairSigner, lamports, type KeyPairSigner } from '@solana/kit
 import { getTransferSolInstruction } from '@solana-program/system';
 import { EmbeddedLedger, type EmbeddedLedgerOptions } from './embedded-ledger';
 import { TransactionFailedError } from '../ledger.port';
+import { LedgerErrorCode } from '../ledger-error';
 import { MEMO_PROGRAM_ADDRESS } from '../constants';
 import { buildTransaction, ed25519Instruction, memoInstruction, rawPublicKey, waitFor } from '../testing/test-transactions';
 
@@ -69,6 +70,8 @@ describe('EmbeddedLedger', () => {
     await ledger.requestAirdrop(payer.address, 2n * SOL);
     const { signature, error } = await failingTransfer(ledger, payer);
     expect(error).toBeInstanceOf(TransactionFailedError);
+    expect(error.code).toBe(LedgerErrorCode.InstructionError);
+    expect(error.instructionIndex).toBe(0);
     expect(error.landed).toBe(true);
     expect(error.signature).toBe(signature);
     expect(error.err).toEqual({ InstructionError: [0, { Custom: 1 }] });
@@ -99,11 +102,13 @@ describe('EmbeddedLedger', () => {
     const at = Buffer.from(tampered).indexOf('tampered');
     tampered[at]! ^= 0x01; // change the memo text: the signature no longer matches
     const bad = (await ledger.sendTransaction(tampered).catch((e: unknown) => e)) as TransactionFailedError;
+    expect(bad.code).toBe(LedgerErrorCode.SignatureVerificationFailed);
     expect(bad.err).toBe('SignatureFailure');
     expect(bad.landed).toBe(false);
 
     const junk = (await ledger.sendTransaction(new Uint8Array([1, 2, 3])).catch((e: unknown) => e)) as TransactionFailedError;
     expect(junk).toBeInstanceOf(TransactionFailedError);
+    expect(junk.code).toBe(LedgerErrorCode.InvalidTransaction);
     expect(junk.err).toBe('SanitizeFailure');
 
     const key = generateKeyPairSync('ed25519');
@@ -111,6 +116,8 @@ describe('EmbeddedLedger', () => {
     const forged = new Uint8Array(sign(null, Buffer.from('other statement'), key.privateKey));
     const ftx = await buildTransaction(lifetime, payer, [ed25519Instruction(rawPublicKey(key.publicKey), forged, statement)]);
     const pre = (await ledger.sendTransaction(ftx.wire).catch((e: unknown) => e)) as TransactionFailedError;
+    expect(pre.code).toBe(LedgerErrorCode.SignatureVerificationFailed);
+    expect(pre.instructionIndex).toBe(0);
     expect(pre.landed).toBe(false);
     expect(pre.message).toMatch(/precompile/);
 

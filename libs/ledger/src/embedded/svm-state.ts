@@ -83,6 +83,7 @@ function epochOf(slot: number, schedule: EpochSchedule): { epoch: number; firstS
   return { epoch: baseEpoch + n, firstSlot: base + n * schedule.slotsPerEpoch };
 }
 
+/** The LiteSVM of the embedded ledger, its clock sysvar and snapshots (see the file comment). */
 export class SvmState {
   /** Access to the current SVM; replaced by {@link rebuild}. */
   driver!: SvmDriver;

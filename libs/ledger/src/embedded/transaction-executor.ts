@@ -64,6 +64,7 @@ function parseOrRefuse(wire: Uint8Array): WireTransaction {
   }
 }
 
+/** Executes transactions on the SVM state and journals them with group commit (see the file comment). */
 export class TransactionExecutor {
   private pending: { entry: JournalAppend; signature: string; resolve: () => void; reject: (e: Error) => void }[] = [];
   private readonly pendingSignatures = new Set<string>();
