@@ -190,6 +190,7 @@ export interface SignInCompletedData {
   nonce: string;
   address: Address;
   sessionId: string;
+  signedAt: IsoTime;
 }
 export interface DashboardSessionStartedData {
   sessionId: string;

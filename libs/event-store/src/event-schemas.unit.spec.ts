@@ -1,6 +1,7 @@
 /**
  * The JSON Schemas in `event-schemas/` against the domain's event union (libs/domain/src/events.ts):
- * one schema per type, properties exactly the interface's fields, required = the non-optional fields,
+ * one schema per type and version up to the current one (libs/domain/src/schema-versions.ts); the
+ * current one has properties exactly the interface's fields, required = the non-optional fields,
  * null allowed exactly where the field type includes null; a sample of every type passes and broken
  * variants fail.
  *
@@ -10,6 +11,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EVENT_TYPES, type DataOf, type DomainEventType } from '../../domain/src/events';
+import { CURRENT_SCHEMA_VERSION } from '../../domain/src/schema-versions';
 import { EventSchemaRegistry } from './event-schema-registry';
 import { EventSchemaError } from './event-store.port';
 
@@ -154,7 +156,7 @@ const SAMPLES: { [T in DomainEventType]: Required<DataOf<T>> } = {
   AcceptanceRelayFailed: { acceptanceId: H3, transactionSignature: SIG, reason: 'blockhash expired', logs: ['Program log: x'] },
   AcceptanceFinalized: { acceptanceId: H3, transactionSignature: SIG, slot: 301 },
   SignInChallengeIssued: { nonce: NONCE, address: A2, message: 'Sign in to …', issuedAt: T1, expiresAt: T2 },
-  SignInCompleted: { nonce: NONCE, address: A2, sessionId: U2 },
+  SignInCompleted: { nonce: NONCE, address: A2, sessionId: U2, signedAt: T2 },
   DashboardSessionStarted: { sessionId: U2, address: A2, tokenHash: H1, csrfHash: H2, signedAt: T1, expiresAt: T2 },
   DashboardSessionEnded: { sessionId: U2, reason: 'logout' },
 };
@@ -217,18 +219,29 @@ const BAD_FIELD: { [T in DomainEventType]?: [keyof DataOf<T> & string, unknown] 
   AcceptanceRelayed: ['slot', 1.5],
   DashboardSessionEnded: ['reason', 'kicked'],
   SignInChallengeIssued: ['nonce', 'xyz'],
+  SignInCompleted: ['signedAt', '2026-11-22T11:00:00+01:00'],
 };
 
 const SCHEMA_DIR = EventSchemaRegistry.defaultDirectory();
 const registry = EventSchemaRegistry.fromDirectory(SCHEMA_DIR);
 
-function schemaOf(type: string): { required: string[]; properties: Record<string, unknown>; $id: string } {
-  return JSON.parse(fs.readFileSync(path.join(SCHEMA_DIR, `${type}.v1.json`), 'utf8'));
+/** The schema file of the version `type` is written with today. */
+function schemaOf(type: DomainEventType): { required: string[]; properties: Record<string, unknown>; $id: string } {
+  return JSON.parse(fs.readFileSync(path.join(SCHEMA_DIR, `${type}.v${CURRENT_SCHEMA_VERSION[type]}.json`), 'utf8'));
 }
 
-function expectInvalid(type: string, data: unknown): void {
-  expect(() => registry.validate(type, 1, data)).toThrow(EventSchemaError);
+function expectInvalid(type: DomainEventType, data: unknown): void {
+  expect(() => registry.validate(type, CURRENT_SCHEMA_VERSION[type], data)).toThrow(EventSchemaError);
 }
+
+function expectValid(type: DomainEventType, data: unknown): void {
+  expect(() => registry.validate(type, CURRENT_SCHEMA_VERSION[type], data)).not.toThrow();
+}
+
+/** Every (type, version) from 1 to the current version of each type, sorted like `registry.list()`. */
+const ALL_VERSIONS = [...EVENT_TYPES]
+  .sort()
+  .flatMap((type) => Array.from({ length: CURRENT_SCHEMA_VERSION[type] }, (_, i) => ({ type, version: i + 1 })));
 
 describe('event-schemas/', () => {
   it('is found from this file by walking up to the repository root', () => {
@@ -237,11 +250,18 @@ describe('event-schemas/', () => {
     expect(EventSchemaRegistry.fromDirectory().list()).toEqual(registry.list());
   });
 
-  it('has exactly one v1 schema per domain event type, and nothing else', () => {
+  it('has one schema per domain event type and version up to the current one, and nothing else', () => {
     const files = fs.readdirSync(SCHEMA_DIR).filter((f) => f.endsWith('.json')).sort();
-    expect(files).toEqual(EVENT_TYPES.map((t) => `${t}.v1.json`).sort());
-    expect(registry.list()).toEqual([...EVENT_TYPES].sort().map((type) => ({ type, version: 1 })));
+    expect(files).toEqual(ALL_VERSIONS.map(({ type, version }) => `${type}.v${version}.json`).sort());
+    expect(registry.list()).toEqual(ALL_VERSIONS);
     expect(Object.keys(SAMPLES).sort()).toEqual([...EVENT_TYPES].sort());
+  });
+
+  it('keeps SignInCompleted v1 frozen: the v2 sample without signedAt passes v1, with it fails', () => {
+    const { signedAt: _signedAt, ...v1 } = SAMPLES.SignInCompleted;
+    expect(() => registry.validate('SignInCompleted', 1, v1)).not.toThrow();
+    expect(() => registry.validate('SignInCompleted', 1, SAMPLES.SignInCompleted)).toThrow(EventSchemaError);
+    expectInvalid('SignInCompleted', v1);
   });
 
   describe.each([...EVENT_TYPES])('%s', (type) => {
@@ -251,15 +271,15 @@ describe('event-schemas/', () => {
     const schema = schemaOf(type);
 
     it('names itself in $id; properties = the interface fields; required = the non-optional ones', () => {
-      expect(schema.$id).toBe(`${type}.v1.json`);
+      expect(schema.$id).toBe(`${type}.v${CURRENT_SCHEMA_VERSION[type]}.json`);
       expect(Object.keys(schema.properties).sort()).toEqual(Object.keys(sample).sort());
       expect([...schema.required].sort()).toEqual(Object.keys(sample).filter((k) => !optional.includes(k)).sort());
     });
 
     it('accepts a valid sample (and the sample without its optional fields)', () => {
-      expect(() => registry.validate(type, 1, sample)).not.toThrow();
+      expectValid(type, sample);
       const minimal = Object.fromEntries(Object.entries(sample).filter(([k]) => !optional.includes(k)));
-      expect(() => registry.validate(type, 1, minimal)).not.toThrow();
+      expectValid(type, minimal);
     });
 
     it('rejects a missing required field, an unknown field, and a wrong type', () => {
@@ -276,7 +296,7 @@ describe('event-schemas/', () => {
 
     it('allows null exactly for the `T | null` fields', () => {
       for (const key of Object.keys(sample)) {
-        if (nullable.includes(key)) expect(() => registry.validate(type, 1, { ...sample, [key]: null })).not.toThrow();
+        if (nullable.includes(key)) expectValid(type, { ...sample, [key]: null });
         else expectInvalid(type, { ...sample, [key]: null });
       }
     });

@@ -78,8 +78,13 @@ export interface ReadAllOptions {
 export interface Subscription {
   /** Stops delivery; resolves once the handler is no longer called. */
   stop(): Promise<void>;
-  /** Resolves once every event up to `position` has been handled. */
+  /**
+   * Resolves once every event up to `position` has been handled. Rejects with SubscriptionStoppedError
+   * when the subscription is stopped first, or with its {@link Subscription.failure} once it failed.
+   */
   caughtUpTo(position: bigint): Promise<void>;
+  /** Set once the subscription stopped on a bad stored event. */
+  readonly failure: EventIntegrityError | undefined;
 }
 
 export interface SubscribeOptions {
@@ -87,6 +92,8 @@ export interface SubscribeOptions {
   after?: bigint;
   /** Only events whose type is in this list (others are skipped, the position still advances). */
   eventTypes?: readonly string[];
+  /** Called once when the subscription stops for good on a bad stored event. */
+  onFailure?: (err: EventIntegrityError) => void;
 }
 
 /**
@@ -103,15 +110,23 @@ export interface EventStore {
    * @throws EventSchemaError when an event does not satisfy its JSON Schema.
    */
   append(streamId: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult>;
-  /** Reads one stream; an absent stream reads as `[]`. */
+  /**
+   * Reads one stream; an absent stream reads as `[]`.
+   * @throws EventIntegrityError when a stored event was altered, a link of the chain is broken, or an
+   *   event no longer satisfies its schema (nothing is returned then).
+   */
   readStream(streamId: string, options?: ReadStreamOptions): Promise<StoredEvent[]>;
-  /** Reads the global log in position order. */
+  /**
+   * Reads the global log in position order.
+   * @throws EventIntegrityError as {@link EventStore.readStream}.
+   */
   readAll(options?: ReadAllOptions): Promise<StoredEvent[]>;
   /** Position of the last event in the log (`-1n` when empty). */
   headPosition(): Promise<bigint>;
   /**
    * Durable catch-up subscription: delivers every event after `options.after`,
-   * then live events as they are appended.
+   * then live events as they are appended. Stops for good (see {@link Subscription.failure}) when a
+   * stored event fails its integrity check; never skips it.
    */
   subscribeToAll(handler: EventHandler, options?: SubscribeOptions): Subscription;
   /** Whether the backing server answers (readiness). */
@@ -139,6 +154,43 @@ export class EventSchemaError extends Error {
     super(`event ${eventType} does not satisfy its schema: ${problems}`);
   }
 }
+
+/** Why a stored event is refused on read (see libs/event-store/README.md, "Tamper evidence"). */
+export type EventIntegrityReason = 'hash_mismatch' | 'broken_link' | 'schema';
+
+/**
+ * A stored event that must not be served: its content no longer matches its hash (`hash_mismatch`), it
+ * does not link to the event read before it (`broken_link`: an event was removed, inserted or reordered),
+ * or it does not satisfy its JSON Schema (`schema`). `position` is `-1n` when the backend did not report it.
+ */
+export class EventIntegrityError extends Error {
+  override readonly name = 'EventIntegrityError';
+  constructor(
+    readonly streamId: string,
+    readonly position: bigint,
+    readonly revision: bigint,
+    readonly eventId: string,
+    readonly reason: EventIntegrityReason,
+    readonly detail: string,
+  ) {
+    super(
+      `stored event ${eventId} (stream ${streamId}, revision ${String(revision)}, position ${String(position)}) ` +
+        `refused: ${reason}: ${detail}`,
+    );
+  }
+}
+
+/**
+ * Turns stored event data of any older schema version into the current shape (pure; no I/O).
+ * Returns the data and the version it now has; the same version when nothing applies.
+ * @throws Error when no upcast path exists (the stores report it as an EventIntegrityError 'schema').
+ */
+export type EventUpcaster = (
+  type: string,
+  schemaVersion: number,
+  data: Readonly<Record<string, unknown>>,
+  metadata: Readonly<EventMetadata>,
+) => { data: Record<string, unknown>; schemaVersion: number };
 
 /** Raised by `Subscription.caughtUpTo` when the subscription stops before reaching the position. */
 export class SubscriptionStoppedError extends Error {

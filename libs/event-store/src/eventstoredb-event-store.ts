@@ -1,33 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import {
-  ANY,
   BACKWARDS,
   END,
   EventStoreDBClient,
   FORWARDS,
   NO_STREAM,
   START,
-  STREAM_EXISTS,
   StreamNotFoundError,
   WrongExpectedVersionError,
-  excludeSystemEvents,
-  jsonEvent,
-  type AllStreamSubscription,
-  type AppendExpectedRevision,
-  type JSONType,
   type Position,
   type ReadPosition,
-  type RecordedEvent,
 } from '@eventstore/db-client';
+import { SubscriptionGroup } from './catch-up-subscription';
+import type { ReadPath } from './event-decoding';
+import { GENESIS_HASH } from './event-hash';
 import type { EventSchemaRegistry } from './event-schema-registry';
 import {
   EventSchemaError,
   WrongExpectedRevisionError,
   type AppendResult,
   type EventHandler,
-  type EventMetadata,
   type EventStore,
   type EventStoreLogger,
+  type EventUpcaster,
   type ExpectedRevision,
   type NewEvent,
   type ReadAllOptions,
@@ -37,7 +32,18 @@ import {
   type Subscription,
   type SubscriptionRetryOptions,
 } from './event-store.port';
-import { CheckpointTracker, WakeableSleep, backoffDelay, deliverWithRetry, resolveRetry } from './subscription-support';
+import {
+  chainEvents,
+  checkLinksWithinPage,
+  checkRecorded,
+  checkStreamRun,
+  isSystemEvent,
+  type ChainInput,
+  type ChainedEvent,
+} from './eventstoredb-chain';
+import { EsdbLiveWake } from './eventstoredb-wake';
+import { expectationHolds, firstRevisionFits } from './expected-revision';
+import { resolveRetry } from './subscription-support';
 
 /** Options of {@link EventStoreDbEventStore}. */
 export interface EventStoreDbEventStoreOptions {
@@ -45,34 +51,25 @@ export interface EventStoreDbEventStoreOptions {
   connectionString: string;
   /** Schemas checked on append and on read. */
   schemas: EventSchemaRegistry;
-  /** Optional log sink (subscription retries and reconnects). */
+  /** Brings events stored with an older schema version to the current shape on read (default: none). */
+  upcast?: EventUpcaster;
+  /** Optional log sink (subscription retries, reconnects, integrity failures). */
   logger?: EventStoreLogger;
-  /** Backoff when a subscription handler rejects or the subscription drops. */
+  /** Backoff when a subscription handler rejects or a read fails. */
   retry?: SubscriptionRetryOptions;
   /** Deadline of `ping()`, in milliseconds; default 2000. */
   pingTimeoutMs?: number;
+  /** Longest wait of a caught-up subscription before it reads again, in milliseconds; default 1000. */
+  pollIntervalMs?: number;
+  /** Events read per page by subscriptions; default 500. */
+  pageSize?: number;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Stream read by `ping()`: a user stream that is never written (reading it needs no admin rights). */
 const PING_STREAM = 'svc-event-store-ping';
-
-function isSystemType(type: string): boolean {
-  return type.startsWith('$');
-}
-
-function toEsdbExpected(expected: ExpectedRevision): AppendExpectedRevision {
-  switch (expected) {
-    case 'any':
-      return ANY;
-    case 'no_stream':
-      return NO_STREAM;
-    case 'stream_exists':
-      return STREAM_EXISTS;
-    default:
-      return expected;
-  }
-}
+/** Appends with `'any'` / `'stream_exists'` retried when another writer extended the stream meanwhile. */
+const MAX_APPEND_ATTEMPTS = 5;
 
 /** `after` as an ESDB read position (single-node logs have commit = prepare for every event). */
 function positionAfter(after: bigint | undefined): ReadPosition {
@@ -82,17 +79,26 @@ function positionAfter(after: bigint | undefined): ReadPosition {
 /**
  * Event store over EventStoreDB (gRPC client `@eventstore/db-client`).
  *
- * Events are JSON with JSON metadata (our {@link EventMetadata} plus `$correlationId`/`$causationId`
- * for the server's system projections; those two are removed again on read). `position` is the
- * event's commit position in `$all` (bigint). System events (`$`-prefixed types) are never returned.
+ * Events are JSON with JSON metadata: the port's metadata plus reserved `$`-prefixed keys, among them
+ * the per-stream hash chain (eventstoredb-chain.ts), all removed again on read. `position` is the
+ * event's commit position in `$all`. System events (`$`-prefixed types or streams) are never returned.
+ *
+ * An append first reads the stream's last event (to chain to its hash) and then appends at exactly that
+ * revision, so the server refuses it if another writer came first. Retries are idempotent by event id
+ * (see {@link EventStoreDbEventStore.append}). Subscriptions use the shared catch-up loop, woken by this
+ * instance's appends and by one live subscription to `$all` (eventstoredb-wake.ts), polling meanwhile.
  */
 export class EventStoreDbEventStore implements EventStore {
   private readonly client: EventStoreDBClient;
   private readonly schemas: EventSchemaRegistry;
+  private readonly readPath: ReadPath;
   private readonly logger?: EventStoreLogger;
   private readonly retry: Required<SubscriptionRetryOptions>;
   private readonly pingTimeoutMs: number;
-  private readonly subscriptions = new Set<EsdbSubscription>();
+  private readonly pollIntervalMs: number;
+  private readonly pageSize: number;
+  private readonly subscriptions = new SubscriptionGroup();
+  private readonly liveWake: EsdbLiveWake;
   private closed = false;
 
   /**
@@ -102,15 +108,29 @@ export class EventStoreDbEventStore implements EventStore {
   constructor(options: EventStoreDbEventStoreOptions) {
     this.client = EventStoreDBClient.connectionString(options.connectionString);
     this.schemas = options.schemas;
+    this.readPath = { schemas: options.schemas, upcast: options.upcast };
     this.logger = options.logger;
     this.retry = resolveRetry(options.retry);
     this.pingTimeoutMs = options.pingTimeoutMs ?? 2000;
+    this.pollIntervalMs = options.pollIntervalMs ?? 1000;
+    this.pageSize = options.pageSize ?? 500;
+    this.liveWake = new EsdbLiveWake(this.client, () => this.subscriptions.wakeSoon(), this.retry, this.logger);
   }
 
   /**
-   * Appends `events` atomically to `streamId` after the server checked `expectedRevision`.
+   * Appends `events` atomically to `streamId`, chained to the stream's last event, after checking
+   * `expectedRevision` (the server re-checks it: the append goes at the revision that was read).
+   *
+   * Idempotence: when every event has a caller-given id and those events are already stored in this
+   * stream where `expectedRevision` puts them (for `'any'`/`'stream_exists'`: as the stream's last
+   * events), nothing is written and the original result is returned, also when `expectedRevision` no
+   * longer holds because the first attempt succeeded. Two identical retries racing each other are
+   * deduplicated by the server (same ids at the same expected revision). Limit: with `'any'` or
+   * `'stream_exists'`, a retry made after someone else appended to the stream writes the events again
+   * (the server's own id cache is not relied upon); command handlers append at an exact revision.
    * @throws EventSchemaError when an event, its metadata or its id (must be a UUID) is invalid; nothing is sent.
-   * @throws WrongExpectedRevisionError when the server reports a wrong expected version.
+   * @throws WrongExpectedRevisionError on a conflict (also after {@link MAX_APPEND_ATTEMPTS} lost races with `'any'`).
+   * @throws EventIntegrityError when the stream's last event fails its hash check (nothing is chained to it).
    * @throws Error (client errors: unavailable, access denied, …) otherwise.
    */
   async append(streamId: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
@@ -118,79 +138,87 @@ export class EventStoreDbEventStore implements EventStore {
     if (typeof streamId !== 'string' || streamId.length === 0) throw new Error('streamId must be a non-empty string');
     if (streamId.startsWith('$')) throw new Error(`append to ${streamId}: system streams are not writable here`);
     if (events.length === 0) throw new Error(`append to ${streamId}: no events`);
-    const payload = events.map((e) => {
+    const inputs: ChainInput[] = events.map((e) => {
       this.schemas.validateEvent(e);
       if (e.id !== undefined && !UUID.test(e.id)) throw new EventSchemaError(e.type, `id must be a UUID, got ${JSON.stringify(e.id)}`);
-      return jsonEvent({
-        id: e.id ?? randomUUID(),
-        type: e.type,
-        data: e.data as JSONType,
-        metadata: {
-          ...e.metadata,
-          $correlationId: e.metadata.correlationId,
-          $causationId: e.metadata.causationId,
-        },
-      });
+      return { id: e.id ?? randomUUID(), type: e.type, data: e.data, metadata: e.metadata };
     });
-    try {
-      const result = await this.client.appendToStream(streamId, payload, { expectedRevision: toEsdbExpected(expectedRevision) });
-      const position = result.position?.commit ?? (await this.lastPositionOf(streamId));
-      return { nextExpectedRevision: result.nextExpectedRevision, position };
-    } catch (err) {
-      if (err instanceof WrongExpectedVersionError) {
-        const actual = err.actualVersion;
-        throw new WrongExpectedRevisionError(streamId, expectedRevision, typeof actual === 'bigint' ? actual : 'no_stream');
+    const callerIds = events.every((e) => e.id !== undefined);
+    for (let attempt = 1; ; attempt++) {
+      const tail = await this.streamTail(streamId);
+      const current = tail ? tail.stored.revision : 'no_stream';
+      const holds = expectationHolds(expectedRevision, current);
+      const maybeRetry = !holds || (tail !== undefined && tail.stored.id === inputs[inputs.length - 1]!.id);
+      if (callerIds && maybeRetry) {
+        const replay = await this.idempotentReplay(streamId, inputs, expectedRevision, current);
+        if (replay) return replay;
       }
-      throw err;
+      if (!holds) throw new WrongExpectedRevisionError(streamId, expectedRevision, current);
+      const payload = chainEvents(streamId, inputs, current === 'no_stream' ? 0n : current + 1n, tail?.hash ?? GENESIS_HASH);
+      try {
+        const result = await this.client.appendToStream(streamId, payload, {
+          expectedRevision: current === 'no_stream' ? NO_STREAM : current,
+        });
+        this.subscriptions.wakeSoon();
+        const position = result.position?.commit ?? (await this.lastPositionOf(streamId));
+        return { nextExpectedRevision: result.nextExpectedRevision, position };
+      } catch (err) {
+        if (!(err instanceof WrongExpectedVersionError)) throw err;
+        if (attempt >= MAX_APPEND_ATTEMPTS) {
+          const actual = err.actualVersion;
+          throw new WrongExpectedRevisionError(streamId, expectedRevision, typeof actual === 'bigint' ? actual : 'no_stream');
+        }
+        // Another writer extended the stream between the read and the write: read its tail again.
+      }
     }
   }
 
   /**
    * Reads one stream (forwards from `fromRevision` or 0; backwards from `fromRevision` or the end).
    * An absent stream reads as `[]`. `position` is the commit position when the server reports it
-   * (EventStoreDB >= 22.6), else `-1n`.
-   * @throws EventSchemaError when a stored event does not satisfy its schema.
+   * (EventStoreDB >= 22.6), else `-1n`. Every event's hash and link are checked; when the read does not
+   * start at revision 0, the event before it is read too (one more call) to check the first link.
+   * @throws EventIntegrityError on the first bad event (nothing is returned).
    */
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<StoredEvent[]> {
     this.assertOpen();
     if (options.maxCount === 0) return [];
     const backwards = options.direction === 'backwards';
-    const out: StoredEvent[] = [];
-    try {
-      const read = this.client.readStream(streamId, {
-        direction: backwards ? BACKWARDS : FORWARDS,
-        fromRevision: options.fromRevision ?? (backwards ? END : START),
-        ...(options.maxCount !== undefined ? { maxCount: options.maxCount } : {}),
-      });
-      for await (const resolved of read) {
-        const stored = this.toStored(resolved.event, resolved.commitPosition);
-        if (stored) out.push(stored);
-      }
-    } catch (err) {
-      if (err instanceof StreamNotFoundError) return [];
-      throw err;
-    }
-    return out;
+    const read = await this.readChained(streamId, {
+      direction: backwards ? BACKWARDS : FORWARDS,
+      fromRevision: options.fromRevision ?? (backwards ? END : START),
+      ...(options.maxCount !== undefined ? { maxCount: options.maxCount } : {}),
+    });
+    const ascending = backwards ? [...read].reverse() : read;
+    const first = ascending[0];
+    if (!first) return [];
+    const predecessor =
+      first.stored.revision === 0n ? undefined : await this.readChained(streamId, { fromRevision: first.stored.revision - 1n, maxCount: 1 });
+    const before = predecessor?.[0];
+    checkStreamRun(ascending, before && before.stored.revision + 1n === first.stored.revision ? before.hash : undefined);
+    return read.map((e) => e.stored);
   }
 
   /**
    * Reads `$all` forwards, strictly after `options.after`, skipping system events; at most `maxCount`
-   * non-system events.
-   * @throws EventSchemaError when a stored event does not satisfy its schema.
+   * non-system events. Every event's own hash is checked, and the links between events of one stream
+   * that the read returns together.
+   * @throws EventIntegrityError on the first bad event (nothing is returned).
    */
   async readAll(options: ReadAllOptions = {}): Promise<StoredEvent[]> {
     this.assertOpen();
     const maxCount = options.maxCount ?? Number.POSITIVE_INFINITY;
     if (maxCount <= 0) return [];
     const after = options.after ?? -1n;
-    const out: StoredEvent[] = [];
+    const out: ChainedEvent[] = [];
     const read = this.client.readAll({ direction: FORWARDS, fromPosition: positionAfter(options.after) });
     let complete = true;
     try {
       for await (const resolved of read) {
-        const stored = this.toStored(resolved.event, resolved.commitPosition);
-        if (!stored || stored.position <= after) continue;
-        out.push(stored);
+        if (!resolved.event || isSystemEvent(resolved.event)) continue;
+        const chained = checkRecorded(resolved.event, resolved.commitPosition, this.readPath);
+        if (chained.stored.position <= after) continue;
+        out.push(chained);
         if (out.length >= maxCount) {
           complete = false;
           break;
@@ -199,7 +227,8 @@ export class EventStoreDbEventStore implements EventStore {
     } finally {
       if (!complete) await read.cancel().catch(() => undefined);
     }
-    return out;
+    checkLinksWithinPage(out);
+    return out.map((e) => e.stored);
   }
 
   /** Commit position of the last non-system event in `$all` (`-1n` when there is none). */
@@ -210,7 +239,7 @@ export class EventStoreDbEventStore implements EventStore {
     try {
       for await (const resolved of read) {
         const ev = resolved.event;
-        if (!ev || isSystemType(ev.type)) continue;
+        if (!ev || isSystemEvent(ev)) continue;
         found = ev.position?.commit ?? resolved.commitPosition ?? -1n;
         break;
       }
@@ -221,22 +250,20 @@ export class EventStoreDbEventStore implements EventStore {
   }
 
   /**
-   * Catch-up subscription to `$all` from `options.after` (server-side filter excluding system events;
-   * `eventTypes` filtered client-side so that the checkpoint still advances). Serial delivery; a handler
-   * rejection retries the same event with backoff; a dropped subscription resubscribes from the last
-   * handled position.
+   * Catch-up subscription to `$all` (catch-up-subscription.ts) through {@link readAll} pages;
+   * `eventTypes` are filtered client-side so that the checkpoint still advances. Woken at once by this
+   * instance's appends and by the live subscription to `$all`; polls every `pollIntervalMs` meanwhile.
+   * Stops for good on a bad stored event (see {@link Subscription.failure}).
    */
   subscribeToAll(handler: EventHandler, options: SubscribeOptions = {}): Subscription {
     this.assertOpen();
-    const sub = new EsdbSubscription(this.client, handler, options, {
-      retry: this.retry,
-      logger: this.logger,
-      convert: (event, commitPosition) => this.toStored(event, commitPosition),
-      onStopped: (s) => this.subscriptions.delete(s),
-    });
-    this.subscriptions.add(sub);
-    sub.start();
-    return sub;
+    this.liveWake.start();
+    return this.subscriptions.start(
+      { readPage: (after, max) => this.readAll({ after, maxCount: max }), isClosed: () => this.closed },
+      handler,
+      options,
+      { pageSize: this.pageSize, idleMs: this.pollIntervalMs, retry: this.retry, logger: this.logger },
+    );
   }
 
   /** True when the server answers a read within `pingTimeoutMs`. */
@@ -251,12 +278,56 @@ export class EventStoreDbEventStore implements EventStore {
     }
   }
 
-  /** Stops every subscription (waiting for in-flight handlers), then disposes the client. Idempotent. */
+  /** Stops every subscription (waiting for in-flight handlers) and the live wake-up, then disposes the client. Idempotent. */
   async close(): Promise<void> {
     if (this.closed) return;
-    await Promise.all([...this.subscriptions].map((s) => s.stop()));
+    await this.subscriptions.stopAll();
+    await this.liveWake.stop();
     this.closed = true;
     await this.client.dispose();
+  }
+
+  /** Reads a stream and checks each event's own hash (links are the caller's); `[]` when absent. */
+  private async readChained(
+    streamId: string,
+    options: { direction?: typeof FORWARDS | typeof BACKWARDS; fromRevision: bigint | typeof START | typeof END; maxCount?: number },
+  ): Promise<ChainedEvent[]> {
+    const out: ChainedEvent[] = [];
+    try {
+      for await (const resolved of this.client.readStream(streamId, options)) {
+        if (resolved.event && !isSystemEvent(resolved.event)) out.push(checkRecorded(resolved.event, resolved.commitPosition, this.readPath));
+      }
+    } catch (err) {
+      if (err instanceof StreamNotFoundError) return [];
+      throw err;
+    }
+    return out;
+  }
+
+  /** The stream's last event, its own hash checked (`undefined` when the stream does not exist). */
+  private async streamTail(streamId: string): Promise<ChainedEvent | undefined> {
+    const [last] = await this.readChained(streamId, { direction: BACKWARDS, fromRevision: END, maxCount: 1 });
+    return last;
+  }
+
+  /**
+   * When `inputs` are already stored (same ids and types, in order) where an append with `expected`
+   * would have put them, the result of that append; else undefined. `current` is the stream's last revision.
+   */
+  private async idempotentReplay(
+    streamId: string,
+    inputs: readonly ChainInput[],
+    expected: ExpectedRevision,
+    current: bigint | 'no_stream',
+  ): Promise<AppendResult | undefined> {
+    if (current === 'no_stream') return undefined;
+    const count = BigInt(inputs.length);
+    const first = typeof expected === 'bigint' ? expected + 1n : expected === 'no_stream' ? 0n : current - count + 1n;
+    if (first < 0n || first + count - 1n > current || !firstRevisionFits(expected, first)) return undefined;
+    const stored = await this.readStream(streamId, { fromRevision: first, maxCount: inputs.length });
+    if (stored.length !== inputs.length || stored.some((e, i) => e.id !== inputs[i]!.id || e.type !== inputs[i]!.type)) return undefined;
+    const last = stored[stored.length - 1]!;
+    return { nextExpectedRevision: last.revision, position: last.position };
   }
 
   private async lastPositionOf(streamId: string): Promise<bigint> {
@@ -264,139 +335,7 @@ export class EventStoreDbEventStore implements EventStore {
     return last?.position ?? -1n;
   }
 
-  /**
-   * Converts and validates a recorded event; `undefined` for system events and unresolved links.
-   * @throws EventSchemaError when the event is not JSON or does not satisfy its schema.
-   */
-  private toStored(event: RecordedEvent | undefined, commitPosition: bigint | undefined): StoredEvent | undefined {
-    if (!event || isSystemType(event.type) || event.streamId.startsWith('$')) return undefined;
-    if (!event.isJson) throw new EventSchemaError(event.type, `stored event ${event.id} is not JSON`);
-    const raw = event.metadata;
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw) || raw instanceof Uint8Array) {
-      throw new EventSchemaError(event.type, `stored event ${event.id} has no JSON metadata object`);
-    }
-    const metadata: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(raw)) if (!key.startsWith('$')) metadata[key] = value;
-    this.schemas.validateEvent({ type: event.type, data: event.data, metadata });
-    return {
-      id: event.id,
-      type: event.type,
-      data: event.data as Record<string, unknown>,
-      metadata: metadata as unknown as EventMetadata,
-      streamId: event.streamId,
-      revision: event.revision,
-      position: event.position?.commit ?? commitPosition ?? -1n,
-    };
-  }
-
   private assertOpen(): void {
     if (this.closed) throw new Error('EventStoreDbEventStore is closed');
-  }
-}
-
-interface EsdbSubscriptionConfig {
-  retry: Required<SubscriptionRetryOptions>;
-  logger?: EventStoreLogger;
-  convert: (event: RecordedEvent | undefined, commitPosition: bigint | undefined) => StoredEvent | undefined;
-  onStopped: (s: EsdbSubscription) => void;
-}
-
-/** Catch-up subscription over `$all`, resubscribing from the last handled position after a drop. */
-class EsdbSubscription implements Subscription {
-  private readonly tracker: CheckpointTracker;
-  private readonly backoffSleep = new WakeableSleep();
-  private readonly types?: ReadonlySet<string>;
-  private current: AllStreamSubscription | undefined;
-  private stopped = false;
-  private loop: Promise<void> = Promise.resolve();
-
-  constructor(
-    private readonly client: EventStoreDBClient,
-    private readonly handler: EventHandler,
-    options: SubscribeOptions,
-    private readonly config: EsdbSubscriptionConfig,
-  ) {
-    this.tracker = new CheckpointTracker(options.after ?? -1n);
-    this.types = options.eventTypes ? new Set(options.eventTypes) : undefined;
-  }
-
-  start(): void {
-    this.loop = this.run();
-  }
-
-  async stop(): Promise<void> {
-    if (!this.stopped) {
-      this.stopped = true;
-      this.backoffSleep.wake();
-      const sub = this.current;
-      if (sub) {
-        await sub.unsubscribe().catch(() => undefined);
-        // Ends a pending `for await` (the client does not end the readable on cancel).
-        sub.destroy();
-      }
-    }
-    await this.loop;
-  }
-
-  caughtUpTo(position: bigint): Promise<void> {
-    return this.tracker.waitFor(position);
-  }
-
-  private async run(): Promise<void> {
-    const ctx = {
-      handler: this.handler,
-      retry: this.config.retry,
-      logger: this.config.logger,
-      sleep: this.backoffSleep,
-      isStopped: () => this.stopped,
-    };
-    let failures = 0;
-    try {
-      while (!this.stopped) {
-        const sub = this.client.subscribeToAll({
-          fromPosition: positionAfter(this.tracker.current),
-          filter: excludeSystemEvents(),
-        });
-        this.current = sub;
-        try {
-          for await (const resolved of sub) {
-            if (this.stopped) break;
-            const event = this.config.convert(resolved.event, resolved.commitPosition);
-            if (!event || event.position <= this.tracker.current) continue;
-            failures = 0;
-            if (this.types && !this.types.has(event.type)) {
-              this.tracker.advance(event.position);
-              continue;
-            }
-            const handled = await deliverWithRetry(event, ctx);
-            if (!handled) break;
-            this.tracker.advance(event.position);
-          }
-          if (!this.stopped) throw new Error('subscription ended by the server');
-        } catch (err) {
-          if (this.stopped) break;
-          failures++;
-          const delay = backoffDelay(failures, this.config.retry);
-          this.config.logger?.(failures >= 5 ? 'error' : 'warn', 'subscription to $all dropped; resubscribing', {
-            after: this.tracker.current.toString(),
-            attempt: failures,
-            retryInMs: delay,
-            err,
-          });
-          await sub.unsubscribe().catch(() => undefined);
-          sub.destroy();
-          await this.backoffSleep.sleep(delay);
-        }
-      }
-    } finally {
-      const sub = this.current;
-      this.current = undefined;
-      if (sub && !sub.destroyed) {
-        await sub.unsubscribe().catch(() => undefined);
-        sub.destroy();
-      }
-      this.tracker.stop();
-      this.config.onStopped(this);
-    }
   }
 }

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
+import { upcast as domainUpcast } from '@svc/domain';
 import type { EventSchemaRegistry } from './event-schema-registry';
-import type { EventStore, EventStoreLogger, SubscriptionRetryOptions } from './event-store.port';
+import type { EventStore, EventStoreLogger, EventUpcaster, SubscriptionRetryOptions } from './event-store.port';
 import { EventStoreDbEventStore } from './eventstoredb-event-store';
 import { SqliteEventStore } from './sqlite-event-store';
 
@@ -8,6 +9,8 @@ export * from './event-store.port';
 export { EventSchemaRegistry, EVENT_SCHEMAS_DIR_NAME, type EventSchemaSource } from './event-schema-registry';
 export { SqliteEventStore, DuplicateEventIdError, type SqliteEventStoreOptions } from './sqlite-event-store';
 export { EventStoreDbEventStore, type EventStoreDbEventStoreOptions } from './eventstoredb-event-store';
+export { GENESIS_HASH, sqliteRowHash, streamEventHash, type SqliteRowFields, type StreamEventFields } from './event-hash';
+export { eventStoreLogger, type LineLogger } from './logger-sink';
 
 /** Where `createEventStore` puts the embedded store. */
 export const SQLITE_EVENTS_FILE = 'events.sqlite';
@@ -24,11 +27,14 @@ export interface EventStoreConfig {
 export interface CreateEventStoreOptions {
   logger?: EventStoreLogger;
   retry?: SubscriptionRetryOptions;
+  /** Upcaster applied on read; default: the domain's (`upcast` of libs/domain/src/upcasters.ts). */
+  upcast?: EventUpcaster;
 }
 
 /**
  * Picks the adapter: {@link EventStoreDbEventStore} when `config.eventStoreUrl` is set, else
- * {@link SqliteEventStore} at `<dataDir>/events.sqlite` (directory created if missing).
+ * {@link SqliteEventStore} at `<dataDir>/events.sqlite` (directory created if missing, older files
+ * migrated). Reads are upcast to the domain's current schema versions unless `options.upcast` says otherwise.
  * @throws Error when the SQLite file cannot be opened or the connection string is malformed.
  */
 export function createEventStore(
@@ -36,8 +42,9 @@ export function createEventStore(
   schemas: EventSchemaRegistry,
   options: CreateEventStoreOptions = {},
 ): EventStore {
+  const settings = { schemas, ...options, upcast: options.upcast ?? domainUpcast };
   if (config.eventStoreUrl && config.eventStoreUrl.trim() !== '') {
-    return new EventStoreDbEventStore({ connectionString: config.eventStoreUrl.trim(), schemas, ...options });
+    return new EventStoreDbEventStore({ connectionString: config.eventStoreUrl.trim(), ...settings });
   }
-  return new SqliteEventStore({ file: path.join(config.dataDir, SQLITE_EVENTS_FILE), schemas, ...options });
+  return new SqliteEventStore({ file: path.join(config.dataDir, SQLITE_EVENTS_FILE), ...settings });
 }

@@ -5,6 +5,7 @@
  */
 import {
   SubscriptionStoppedError,
+  type EventIntegrityError,
   type EventHandler,
   type EventStoreLogger,
   type StoredEvent,
@@ -23,6 +24,7 @@ export function backoffDelay(attempt: number, retry: Required<SubscriptionRetryO
 export class CheckpointTracker {
   private waiters: Array<{ position: bigint; resolve: () => void; reject: (err: Error) => void }> = [];
   private stopped = false;
+  private failure: EventIntegrityError | undefined;
 
   /** @param position the last position already handled (`-1n` for none). */
   constructor(private position: bigint) {}
@@ -44,11 +46,21 @@ export class CheckpointTracker {
     this.waiters = still;
   }
 
-  /** Resolves once `advance` has reached `position`; rejects with SubscriptionStoppedError on stop. */
+  /**
+   * Resolves once `advance` has reached `position`; rejects with the failure once {@link fail} ran,
+   * else with SubscriptionStoppedError on stop.
+   */
   waitFor(position: bigint): Promise<void> {
     if (position <= this.position) return Promise.resolve();
+    if (this.failure) return Promise.reject(this.failure);
     if (this.stopped) return Promise.reject(new SubscriptionStoppedError(position));
     return new Promise((resolve, reject) => this.waiters.push({ position, resolve, reject }));
+  }
+
+  /** Rejects every pending waiter, and every later one, with `err` (the subscription failed for good). */
+  fail(err: EventIntegrityError): void {
+    this.failure = err;
+    this.stop();
   }
 
   /** Rejects every pending waiter (the subscription stopped). */
@@ -56,7 +68,7 @@ export class CheckpointTracker {
     this.stopped = true;
     const waiters = this.waiters;
     this.waiters = [];
-    for (const w of waiters) w.reject(new SubscriptionStoppedError(w.position));
+    for (const w of waiters) w.reject(this.failure ?? new SubscriptionStoppedError(w.position));
   }
 }
 

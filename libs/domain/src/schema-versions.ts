@@ -1,0 +1,37 @@
+import type { DomainEventType } from './events';
+
+/**
+ * The schema version every event type is written with today (`metadata.schemaVersion`), matching the
+ * newest `event-schemas/<Type>.v<N>.json`. Older stored versions are brought to this shape on read by
+ * `upcast` (upcasters.ts); each bump adds a frozen schema file and one upcaster.
+ *
+ * - `SignInCompleted` 2: adds `signedAt`, the time of the wallet's sign-in signature (spec §5, fresh signature).
+ */
+export const CURRENT_SCHEMA_VERSION: Readonly<Record<DomainEventType, number>> = {
+  OrganizationSynced: 1,
+  OrganizationRefreshed: 1,
+  DocumentSynced: 1,
+  VersionPublished: 1,
+  ContentStored: 1,
+  DraftCreated: 1,
+  DraftUpdated: 1,
+  DraftPrepared: 1,
+  DraftAbandoned: 1,
+  DraftPublished: 1,
+  AcceptanceChallengeIssued: 1,
+  AcceptanceChallengeCompleted: 1,
+  AcceptanceSubmitted: 1,
+  AcceptanceResigned: 1,
+  AcceptanceRelayed: 1,
+  AcceptanceRelayFailed: 1,
+  AcceptanceFinalized: 1,
+  SignInChallengeIssued: 1,
+  SignInCompleted: 2,
+  DashboardSessionStarted: 1,
+  DashboardSessionEnded: 1,
+};
+
+/** Whether `type` names a domain event type (a key of {@link CURRENT_SCHEMA_VERSION}). */
+export function isDomainEventType(type: string): type is DomainEventType {
+  return Object.prototype.hasOwnProperty.call(CURRENT_SCHEMA_VERSION, type);
+}
