@@ -1,158 +1,213 @@
 /**
- * Throughput of the service on its embedded default, next to this machine's ceilings.
+ * `npm run bench`: the service's throughput on its embedded default next to this machine's ceilings, all measured
+ * in one run, printed as one table, then where the service spends its time during acceptances.
  *
- *   npm run bench            (BENCH_SECONDS=10 BENCH_CONCURRENCY=16 to change the load)
+ *   npm run bench                               BENCH_SECONDS (10) per load figure, BENCH_CONCURRENCY (32) clients
+ *   BENCH_SCALE=1000000 npm run bench           adds the scale figures on 1,000,000 synthesized acceptances
+ *   node dist/test/bench/run-bench.js --smoke   about one second per figure and a tiny scale (200)
  *
- * Prints, in this order:
- * - ceilings: Ed25519 verifications/s with node:crypto, raw LiteSVM executions/s of the acceptance
- *   transaction shape, bare Fastify GETs/s;
- * - wallet acceptances/s (challenge + sign + submit, direct mode, each relayed to the embedded ledger);
- * - public receipt reads/s (`GET /v1/public/acceptances/{id}/receipt`, each verified against the ledger);
- * - public acceptance summary reads/s.
- * The service runs in its own process; the load comes from this one, over loopback.
+ * The service, the load generator and the bare Fastify server each run in their own process. Each service figure
+ * is held against a ceiling measured in the same run, with a target ratio: acceptances ≥ 25 % of raw LiteSVM
+ * executions, public summaries ≥ 50 % of bare Fastify GETs, receipts ≥ 25 % of Ed25519 verifications, and reads at
+ * scale ≥ 90 % of reads on the small data set.
  */
-import { generateKeyPairSync, sign, verify } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import * as path from 'node:path';
-import autocannon from 'autocannon';
-import Fastify from 'fastify';
-import { LiteSVM } from 'litesvm';
-import { generateKeyPairSigner, getBase58Decoder, lamports } from '@solana/kit';
-import { buildAcceptanceTransaction } from '@svc/evidence';
-import { ApiClient } from '../../apps/cli/src/api-client';
+import { RpcLedger } from '@svc/ledger';
 import { publishedDocument } from '../support/fixtures';
-import { startService } from '../../apps/cli/src/service-process';
+import { runLoad, withPeakRss } from './children';
+import { ed25519Ceiling, fastifyCeiling, ledgerCeiling } from './ceilings';
+import { summariseProfile, type ProfileSummary } from './profile-summary';
+import type { AcceptanceLoadResult, ConfirmedAcceptance, LoadOutcome } from './protocol';
+import { measureScale } from './scale';
+import { launchService, type BenchService } from './service';
+import type { SynthesisTarget } from './synthesize';
+import { renderTable, type Row } from './table';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
-const b58d = getBase58Decoder();
-
-function line(label: string, value: number, unit: string, note = ''): void {
-  process.stdout.write(`${label.padEnd(48)} ${value.toFixed(0).padStart(9)} ${unit}${note ? `  (${note})` : ''}\n`);
+/** Run settings, from the environment and `--smoke`. */
+export interface BenchOptions {
+  smoke: boolean;
+  /** Seconds per load figure. */
+  seconds: number;
+  /** Seconds per in-process ceiling. */
+  ceilingSeconds: number;
+  /** Concurrent clients (connections) of every load figure. */
+  concurrency: number;
+  /** Synthesized acceptances for the scale figures; 0 leaves them out. */
+  scale: number;
+  /** Seconds of acceptance load under the CPU profiler. */
+  profileSeconds: number;
 }
 
-function ed25519Ceiling(): number {
-  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-  const msg = Buffer.alloc(600, 7);
-  const sig = sign(null, msg, privateKey);
-  const deadline = Date.now() + 2_000;
-  let n = 0;
-  while (Date.now() < deadline) {
-    for (let i = 0; i < 100; i++) verify(null, msg, publicKey, sig);
-    n += 100;
-  }
-  return n / 2;
+const REQUEST_ORIGIN = 'https://bench.example.com';
+
+function positive(name: string, fallback: number, allowZero = false): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0 || (!allowZero && value === 0)) throw new Error(`${name}: expected a ${allowZero ? 'non-negative' : 'positive'} number, got ${JSON.stringify(raw)}`);
+  return value;
 }
 
-/** Raw LiteSVM executions of pre-signed Ed25519 + memo acceptance transactions, no I/O around them. */
-async function ledgerCeiling(): Promise<number> {
-  const svm = new LiteSVM();
-  const payer = await generateKeyPairSigner();
-  svm.airdrop(payer.address, lamports(1_000_000_000_000n));
-  const blockhash = svm.latestBlockhash();
-  const txs: Uint8Array[] = [];
-  const count = 3_000;
-  for (let i = 0; i < count; i++) {
-    const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-    const raw = publicKey.export({ format: 'der', type: 'spki' }).subarray(-32);
-    const message = `bench acceptance ${i}`;
-    const signature = sign(null, Buffer.from(message), privateKey);
-    const tx = await buildAcceptanceTransaction({
-      feePayer: payer,
-      signer: b58d.decode(raw),
-      signature,
-      message,
-      acceptanceId: '0'.repeat(63) + (i % 10),
-      versionAddress: payer.address,
-      lifetime: { blockhash, lastValidBlockHeight: 1_000_000n },
-    });
-    txs.push(tx.wire);
-  }
-  const { getTransactionDecoder } = await import('@solana/kit');
-  const decoder = getTransactionDecoder();
-  const decoded = txs.map((w) => decoder.decode(w));
-  const start = process.hrtime.bigint();
-  for (const tx of decoded) svm.sendTransaction(tx as never);
-  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-  return count / seconds;
+/** @throws Error naming the variable when BENCH_SECONDS, BENCH_CONCURRENCY or BENCH_SCALE is malformed. */
+export function benchOptions(argv: readonly string[]): BenchOptions {
+  const smoke = argv.includes('--smoke');
+  const seconds = positive('BENCH_SECONDS', smoke ? 1 : 10);
+  return {
+    smoke,
+    seconds,
+    ceilingSeconds: smoke ? 0.3 : Math.min(2, seconds),
+    concurrency: Math.round(positive('BENCH_CONCURRENCY', 32)),
+    scale: Math.round(positive('BENCH_SCALE', smoke ? 200 : 0, true)),
+    profileSeconds: smoke ? 1 : Math.min(5, seconds),
+  };
 }
 
-async function fastifyCeiling(): Promise<number> {
-  const app = Fastify();
-  app.get('/', async () => ({ status: 'ok' }));
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const port = (app.server.address() as { port: number }).port;
-  const result = await autocannon({ url: `http://127.0.0.1:${port}/`, connections: CONCURRENCY, duration: Math.min(SECONDS, 5) });
-  await app.close();
-  return result.requests.average;
+const startedAt = Date.now();
+const log = (line: string) => process.stderr.write(`[${((Date.now() - startedAt) / 1000).toFixed(1).padStart(6)} s] ${line}\n`);
+const failuresOf = (o: LoadOutcome) => Object.entries(o.failures).map(([k, v]) => `${k} ×${v}`).join(', ');
+
+/** Acceptances whose transaction the ledger reports executed without error (any commitment). */
+async function executedOnLedger(rpcUrl: string, confirmed: readonly ConfirmedAcceptance[]): Promise<ConfirmedAcceptance[]> {
+  const ledger = new RpcLedger({ url: rpcUrl });
+  const statuses = await ledger.getSignatureStatuses(confirmed.map((c) => c.transactionSignature));
+  return confirmed.filter((_, i) => {
+    const s = statuses[i];
+    return s !== null && s !== undefined && s.err === null;
+  });
+}
+
+interface ServiceFigures {
+  rows: Row[];
+  notes: string[];
+  profile: ProfileSummary;
+  profileFile: string;
+  clientSide: AcceptanceLoadResult;
+  target: SynthesisTarget;
+  smallReadsPerSecond: number;
+}
+
+/** Acceptances, public reads and the profiled acceptance load, on one running service. */
+async function serviceFigures(service: BenchService, options: BenchOptions, ceilings: { ledger: number; fastify: number; ed25519: number }): Promise<ServiceFigures> {
+  const rows: Row[] = [];
+  const notes: string[] = [];
+  log('publishing the Terms of Service v1 …');
+  const doc = await publishedDocument({ baseUrl: service.origin, rpcUrl: service.rpcUrl }, [1]);
+  const version = doc.versions[0]!;
+  const job = { kind: 'acceptances', origin: service.origin, organization: doc.organization.address, document: doc.document.address, requestOrigin: REQUEST_ORIGIN, concurrency: options.concurrency } as const;
+
+  log(`wallet acceptances for ${options.seconds} s at concurrency ${options.concurrency} …`);
+  const { value: acc, peakRssMb: accRss } = await withPeakRss(service.pid, () => runLoad({ ...job, seconds: options.seconds }));
+  const executed = await executedOnLedger(service.rpcUrl, acc.confirmed);
+  if (executed.length === 0) throw new Error(`no acceptance was confirmed and executed on the ledger (${failuresOf(acc)})`);
+  rows.push({
+    figure: `wallet acceptances, direct mode (challenge + sign + submit, c=${options.concurrency})`,
+    perSecond: executed.length / acc.seconds,
+    ceiling: ceilings.ledger,
+    targetPercent: 25,
+    p50Ms: acc.latency.p50,
+    p99Ms: acc.latency.p99,
+    rssMb: accRss,
+  });
+  notes.push(`acceptances: ${acc.confirmed.length} answered confirmed, ${executed.length} executed on the ledger, ${acc.seconds.toFixed(1)} s${failuresOf(acc) ? `; not counted: ${failuresOf(acc)}` : ''}`);
+
+  const ids = executed.map((c) => c.acceptanceId);
+  const reads = async (suffix: string) => withPeakRss(service.pid, () => runLoad({ kind: 'http', origin: service.origin, paths: ids.map((id) => `/api/v1/public/acceptances/${id}${suffix}`), connections: options.concurrency, seconds: options.seconds }));
+  log('public acceptance summaries …');
+  const { value: summary, peakRssMb: summaryRss } = await reads('');
+  const smallReadsPerSecond = summary.ok / summary.seconds;
+  rows.push({ figure: 'GET /v1/public/acceptances/{id}', perSecond: smallReadsPerSecond, ceiling: ceilings.fastify, targetPercent: 50, p50Ms: summary.latency.p50, p99Ms: summary.latency.p99, rssMb: summaryRss });
+  if (failuresOf(summary)) notes.push(`summary reads not counted: ${failuresOf(summary)}`);
+
+  log('public receipts (receipt + live verification report) …');
+  const { value: receipt, peakRssMb: receiptRss } = await reads('/receipt');
+  rows.push({ figure: 'GET /v1/public/acceptances/{id}/receipt (with report)', perSecond: receipt.ok / receipt.seconds, ceiling: ceilings.ed25519, targetPercent: 25, p50Ms: receipt.latency.p50, p99Ms: receipt.latency.p99, rssMb: receiptRss });
+  if (failuresOf(receipt)) notes.push(`receipt reads not counted: ${failuresOf(receipt)}`);
+
+  log(`CPU profile of the service over ${options.profileSeconds} s of acceptances …`);
+  const profileFile = path.join(tmpdir(), `svc-bench-${process.pid}-acceptances.cpuprofile`);
+  await service.startProfile();
+  const clientSide = await runLoad({ ...job, seconds: options.profileSeconds });
+  await service.stopProfile(profileFile);
+
+  const network = (await (await fetch(`${service.origin}/api/v1/network`)).json()) as { chainId: string };
+  const target: SynthesisTarget = {
+    organizationId: doc.organization.id,
+    organization: doc.organization.address,
+    documentId: doc.document.id,
+    document: doc.document.address,
+    documentSlug: doc.document.slug,
+    versionAddress: version.address,
+    versionNumber: version.number,
+    contentHash: version.contentHash,
+    fingerprint: version.fingerprint,
+    chainId: network.chainId,
+    requestDomain: new URL(REQUEST_ORIGIN).host,
+  };
+  return { rows, notes, profile: summariseProfile(profileFile), profileFile, clientSide, target, smallReadsPerSecond };
+}
+
+function breakdown(f: ServiceFigures, options: BenchOptions): string {
+  const busy = f.profile.stages.filter((s) => !s.stage.startsWith('idle')).reduce((a, s) => a + s.percent, 0);
+  const c = f.clientSide;
+  const lines = [
+    `Where an acceptance's time goes: CPU profile of the service over ${options.profileSeconds} s of acceptances at c=${options.concurrency}`,
+    `(${c.ok} confirmed, ${(c.ok / c.seconds).toFixed(0)}/s under the profiler; service busy ${busy.toFixed(0)}% of one core; profile: ${f.profileFile})`,
+    ...f.profile.stages.map((s) => `  ${s.percent.toFixed(1).padStart(5)}%  ${s.stage}`),
+    `  client side: challenge p50 ${c.challengeLatency.p50.toFixed(1)} ms, p99 ${c.challengeLatency.p99.toFixed(1)} ms; submit (verify, record, relay, wait for projections) p50 ${c.submitLatency.p50.toFixed(1)} ms, p99 ${c.submitLatency.p99.toFixed(1)} ms`,
+    '  top self time:',
+    ...f.profile.top.map((t) => `    ${t.percent.toFixed(1).padStart(5)}%  ${t.name}  ${t.where}`),
+  ];
+  return lines.join('\n');
 }
 
 async function main(): Promise<void> {
-  process.stdout.write(`benchmark: ${SECONDS} s per load test, ${CONCURRENCY} concurrent clients, Node ${process.version}\n\n`);
-  line('ceiling: node:crypto Ed25519 verify', ed25519Ceiling(), '/s');
-  line('ceiling: raw LiteSVM execution (acceptance tx)', await ledgerCeiling(), 'tx/s');
-  line('ceiling: bare Fastify GET', await fastifyCeiling(), 'req/s');
+  const options = benchOptions(process.argv.slice(2));
+  const cpu = cpus();
+  const header = `benchmark${options.smoke ? ' (smoke)' : ''}: Node ${process.version}, ${cpu.length} × ${cpu[0]?.model ?? 'cpu'}, load average ${loadavg()[0]!.toFixed(2)} at start; ${options.seconds} s per load figure, ${options.concurrency} concurrent clients; load from a separate process`;
+  log(header);
+
+  log('ceilings …');
+  const ed25519 = ed25519Ceiling(options.ceilingSeconds);
+  const ledger = ledgerCeiling(options.ceilingSeconds);
+  const fastify = await fastifyCeiling(options.concurrency, options.seconds);
+  const fastifyPerSecond = fastify.load.ok / fastify.load.seconds;
+  const rows: Row[] = [
+    { figure: 'ceiling: raw LiteSVM executions (acceptance tx: Ed25519 precompile + memo)', perSecond: ledger },
+    { figure: 'ceiling: node:crypto Ed25519 verifications (one core)', perSecond: ed25519 },
+    { figure: 'ceiling: bare Fastify JSON GET (separate process; RSS of that server)', perSecond: fastifyPerSecond, p50Ms: fastify.load.latency.p50, p99Ms: fastify.load.latency.p99, rssMb: fastify.peakRssMb },
+  ];
 
   const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-bench-'));
-  const limits = { RATE_LIMIT_GENERAL_PER_MINUTE: '100000000', RATE_LIMIT_ACCEPTANCE_PER_MINUTE: '100000000', RATE_LIMIT_SIGNIN_PER_MINUTE: '100000000', LOG_LEVEL: 'warn' };
-  const service = await startService({ dataDir, env: limits });
+  let notes: string[] = [];
+  let figures: ServiceFigures | undefined;
   try {
-    const doc = await publishedDocument(service, [1]);
-    const client = new ApiClient(service.baseUrl);
-    const origin = 'https://bench.example.com';
-
-    // Acceptances: each client loop makes a fresh signer, asks a challenge, signs it, submits.
-    const acceptanceIds: string[] = [];
-    let failures = 0;
-    const deadline = Date.now() + SECONDS * 1000;
-    const started = Date.now();
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        while (Date.now() < deadline) {
-          const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-          const signer = b58d.decode(publicKey.export({ format: 'der', type: 'spki' }).subarray(-32));
-          try {
-            const c = await client.request<{ challengeId: string; message: string; clientBinding: string }>(
-              'POST',
-              '/v1/acceptance/challenges',
-              { organization: doc.organization.address, document: doc.document.address, signer },
-              { origin },
-            );
-            const signature = b58d.decode(sign(null, Buffer.from(c.message, 'utf8'), privateKey));
-            const r = await client.request<{ acceptanceId: string }>('POST', `/v1/acceptance/challenges/${c.challengeId}/submit`, { clientBinding: c.clientBinding, signature }, { origin });
-            acceptanceIds.push(r.acceptanceId);
-          } catch {
-            failures++;
-          }
-        }
-      }),
-    );
-    const elapsed = (Date.now() - started) / 1000;
-    line('wallet acceptances (challenge + submit, direct)', acceptanceIds.length / elapsed, '/s', `${acceptanceIds.length} in ${elapsed.toFixed(1)} s, ${failures} failed`);
-
-    const receipts = await autocannon({
-      url: service.baseUrl,
-      connections: CONCURRENCY,
-      duration: SECONDS,
-      requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/api/v1/public/acceptances/${acceptanceIds[Math.floor(Math.random() * acceptanceIds.length)]}/receipt` }) }],
-    });
-    line('public receipt reads (verified against ledger)', receipts.requests.average, 'req/s', `${receipts.non2xx} non-2xx, p99 ${receipts.latency.p99} ms`);
-
-    const summaries = await autocannon({
-      url: service.baseUrl,
-      connections: CONCURRENCY,
-      duration: SECONDS,
-      requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/api/v1/public/acceptances/${acceptanceIds[Math.floor(Math.random() * acceptanceIds.length)]}` }) }],
-    });
-    line('public acceptance summary reads', summaries.requests.average, 'req/s', `${summaries.non2xx} non-2xx, p99 ${summaries.latency.p99} ms`);
+    log('starting the service …');
+    const service = await launchService({ dataDir });
+    try {
+      figures = await serviceFigures(service, options, { ledger, fastify: fastifyPerSecond, ed25519 });
+    } finally {
+      await service.stop();
+    }
+    rows.push(...figures.rows);
+    notes = figures.notes;
+    if (options.scale > 0) {
+      rows.push(
+        ...(await measureScale({ dataDir, target: figures.target, count: options.scale, connections: options.concurrency, seconds: options.seconds, smallReadsPerSecond: figures.smallReadsPerSecond, log })),
+      );
+    }
   } finally {
-    await service.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
+
+  process.stdout.write(`${header}\n${renderTable(rows)}\n`);
+  for (const note of notes) process.stdout.write(`note: ${note}\n`);
+  if (options.scale > 0) process.stdout.write(`note: scale rows use ${options.scale} acceptances synthesized, not relayed, into the event store (valid event chains and signer signatures; their transactions never reached the ledger)\n`);
+  process.stdout.write(`\n${breakdown(figures, options)}\n`);
 }
 
-void main().catch((err) => {
-  process.stderr.write(`benchmark failed: ${(err as Error).stack}\n`);
+void main().catch((err: unknown) => {
+  process.stderr.write(`benchmark failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(1);
 });

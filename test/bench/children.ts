@@ -1,0 +1,97 @@
+/**
+ * Parent side of the benchmark's child processes: the load generator and the bare Fastify server.
+ * Each runs in its own Node process so that no two measured parties share an event loop.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import type { AcceptanceLoadJob, AcceptanceLoadResult, ChildFailure, HttpLoadJob, HttpLoadResult, ListeningMessage, LoadJob, LoadResult } from './protocol';
+
+/**
+ * Resident set size of a process in MB (MiB), read from `/proc/<pid>/status` (`VmRSS`, Linux).
+ * @returns null where `/proc` is absent or the process is gone.
+ */
+export function rssMb(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const match = /^VmRSS:\s+(\d+)\s+kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Highest RSS of a process seen while a task runs, sampled every 200 ms (MB; null when unreadable). */
+export async function withPeakRss<T>(pid: number | undefined, task: () => Promise<T>): Promise<{ value: T; peakRssMb: number | null }> {
+  let peak: number | null = rssMb(pid);
+  const sample = () => {
+    const now = rssMb(pid);
+    if (now !== null && (peak === null || now > peak)) peak = now;
+  };
+  const timer = setInterval(sample, 200);
+  try {
+    const value = await task();
+    sample();
+    return { value, peakRssMb: peak };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** Resolves with the first IPC message of a child; rejects when it exits first. */
+export function firstMessage<T>(child: ChildProcess, what: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onExit = (code: number | null) => reject(new Error(`${what} exited (code ${code}) before answering`));
+    child.once('exit', onExit);
+    child.once('message', (message: T) => {
+      child.off('exit', onExit);
+      resolve(message);
+    });
+  });
+}
+
+const isFailure = (m: unknown): m is ChildFailure => typeof m === 'object' && m !== null && (m as { kind?: unknown }).kind === 'error';
+
+/**
+ * Runs one load job in a fresh load-generator process and returns its result.
+ * @throws Error when the generator fails or exits without answering.
+ */
+export async function runLoad(job: HttpLoadJob): Promise<HttpLoadResult>;
+export async function runLoad(job: AcceptanceLoadJob): Promise<AcceptanceLoadResult>;
+export async function runLoad(job: LoadJob): Promise<LoadResult> {
+  const child = fork(path.join(__dirname, 'load-generator.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const answer = firstMessage<LoadResult | ChildFailure>(child, 'the load generator');
+  child.send(job);
+  const result = await answer;
+  if (isFailure(result)) throw new Error(`load generator: ${result.message}`);
+  if (result.kind !== job.kind) throw new Error(`load generator answered ${result.kind} to a ${job.kind} job`);
+  return result;
+}
+
+/** A running bare Fastify server (see `bare-fastify-server.ts`). */
+export interface BareServer {
+  origin: string;
+  pid: number | undefined;
+  stop(): Promise<void>;
+}
+
+/** Starts the bare Fastify server in its own process. @throws Error when it exits before listening. */
+export async function startBareFastify(): Promise<BareServer> {
+  const child = fork(path.join(__dirname, 'bare-fastify-server.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const { port } = await firstMessage<ListeningMessage>(child, 'the bare Fastify server');
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    pid: child.pid,
+    stop: () => stopChild(child),
+  };
+}
+
+/** SIGTERM, then SIGKILL after 10 s; resolves once the child has exited. */
+export function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+  });
+}

@@ -1,0 +1,115 @@
+/**
+ * Scale figures: the service's data directory grown by N synthesized acceptances (`synthesize.ts`), then
+ * - seconds from launch to the first `200` on `GET /api/ready` and on the public summary of the last synthesized
+ *   acceptance (the projections have caught up with the whole log), and RSS then;
+ * - seconds to rebuild every read model from the log with `svc rebuild-projections`, its events/s and peak RSS;
+ * - the same start-up figures on the rebuilt read models;
+ * - public summary reads/s at that size, against the same figure on the small data set (reads must not slow down
+ *   as data grows).
+ */
+import { spawn } from 'node:child_process';
+import * as path from 'node:path';
+import { runLoad, withPeakRss } from './children';
+import { launchService, type BenchService } from './service';
+import { synthesizeAcceptances, type SynthesisTarget } from './synthesize';
+import type { Row } from './table';
+
+export interface ScaleInput {
+  dataDir: string;
+  target: SynthesisTarget;
+  count: number;
+  connections: number;
+  seconds: number;
+  /** Public summary reads/s measured on the small data set (the ceiling of the scaled figure). */
+  smallReadsPerSecond: number;
+  /** Progress lines (stderr). */
+  log: (line: string) => void;
+}
+
+/** Target: reads at scale keep at least this percent of the small-data-set figure. */
+export const SCALE_READ_TARGET_PERCENT = 90;
+/** How long one start-up may take before the run gives up. */
+const START_TIMEOUT_MS = 15 * 60_000;
+
+const cliMain = () => path.resolve(__dirname, '..', '..', 'apps', 'cli', 'src', 'main.js');
+
+/**
+ * Runs `svc rebuild-projections --data-dir <dir> --json` in its own process.
+ * @returns seconds, the log position rebuilt through (the number of events) and the peak RSS of that process.
+ * @throws Error when the command fails.
+ */
+async function rebuild(dataDir: string): Promise<{ seconds: number; events: number; peakRssMb: number | null }> {
+  const started = process.hrtime.bigint();
+  const child = spawn(process.execPath, [cliMain(), 'rebuild-projections', '--data-dir', dataDir, '--json'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'warn' } });
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (err = (err + c).slice(-4000)));
+  const { value: code, peakRssMb } = await withPeakRss(child.pid, () => new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c))));
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  if (code !== 0) throw new Error(`svc rebuild-projections exited with ${code}: ${err}`);
+  const parsed: unknown = JSON.parse(out);
+  const rebuilt = typeof parsed === 'object' && parsed !== null ? (parsed as { rebuilt?: unknown }).rebuilt : undefined;
+  const first = Array.isArray(rebuilt) ? (rebuilt[0] as { throughPosition?: unknown } | undefined) : undefined;
+  return { seconds, events: Number(first?.throughPosition ?? 0), peakRssMb };
+}
+
+/** Launches the service and times its first ready answer and its first read of `lastId`. */
+async function timedStart(dataDir: string, lastId: string): Promise<{ service: BenchService; readyS: number; firstReadS: number; rssMb: number | null }> {
+  const service = await launchService({ dataDir, readyTimeoutMs: START_TIMEOUT_MS });
+  try {
+    const firstReadMs = await service.untilOk(`/api/v1/public/acceptances/${lastId}`, START_TIMEOUT_MS);
+    return { service, readyS: service.readyMs / 1000, firstReadS: firstReadMs / 1000, rssMb: service.rssMb() };
+  } catch (err) {
+    await service.stop();
+    throw err;
+  }
+}
+
+/**
+ * Grows the (stopped) service's data directory by `count` synthesized acceptances and measures it.
+ * @returns the scale rows of the table.
+ * @throws Error when a step fails (the service is stopped first).
+ */
+export async function measureScale(input: ScaleInput): Promise<Row[]> {
+  const n = input.count.toLocaleString('en-US');
+  const rows: Row[] = [];
+  input.log(`scale: synthesizing ${n} acceptances (synthesized, not relayed)…`);
+  const progress = input.count >= 10_000 ? (done: number) => input.log(`  ${done.toLocaleString('en-US')} written`) : undefined;
+  const synth = await synthesizeAcceptances(input.dataDir, input.target, input.count, 5_000, progress);
+  rows.push({ figure: `scale ${n}: synthesize acceptances (synthesized, not relayed; 4 events each)`, perSecond: synth.acceptances / synth.seconds, seconds: synth.seconds });
+
+  input.log('scale: first launch (projections catch up with the synthesized events)…');
+  const first = await timedStart(input.dataDir, synth.lastAcceptanceId);
+  await first.service.stop();
+  rows.push({ figure: `scale ${n}: launch → first /api/ready`, seconds: first.readyS });
+  rows.push({ figure: `scale ${n}: launch → first public read (projections caught up)`, seconds: first.firstReadS, rssMb: first.rssMb });
+
+  input.log('scale: svc rebuild-projections…');
+  const rebuilt = await rebuild(input.dataDir);
+  rows.push({ figure: `scale ${n}: svc rebuild-projections (events/s; RSS of the rebuild)`, perSecond: rebuilt.events / rebuilt.seconds, seconds: rebuilt.seconds, rssMb: rebuilt.peakRssMb });
+
+  input.log('scale: relaunch on the rebuilt read models…');
+  const second = await timedStart(input.dataDir, synth.lastAcceptanceId);
+  try {
+    rows.push({ figure: `scale ${n}: relaunch → first /api/ready`, seconds: second.readyS });
+    rows.push({ figure: `scale ${n}: relaunch → first public read`, seconds: second.firstReadS, rssMb: second.rssMb });
+    input.log('scale: public reads at this size…');
+    const paths = synth.sampleIds.map((id) => `/api/v1/public/acceptances/${id}`);
+    const { value: load, peakRssMb } = await withPeakRss(second.service.pid, () => runLoad({ kind: 'http', origin: second.service.origin, paths, connections: input.connections, seconds: input.seconds }));
+    rows.push({
+      figure: `scale ${n}: GET /v1/public/acceptances/{id} (vs. small data set)`,
+      perSecond: load.ok / load.seconds,
+      ceiling: input.smallReadsPerSecond,
+      targetPercent: SCALE_READ_TARGET_PERCENT,
+      p50Ms: load.latency.p50,
+      p99Ms: load.latency.p99,
+      rssMb: peakRssMb,
+    });
+    const failed = Object.values(load.failures).reduce((a, b) => a + b, 0);
+    if (failed > 0) input.log(`  scaled reads: ${failed} answers did not count (${JSON.stringify(load.failures)})`);
+  } finally {
+    await second.service.stop();
+  }
+  return rows;
+}
