@@ -1,88 +1,75 @@
-import type { DomainEvent } from '@svc/domain';
-import type { StoredEvent } from '@svc/event-store';
-import type { Projection, ReadStore } from '@svc/read-store';
 import { COLLECTIONS, type AcceptanceDoc } from './read-models';
+import { defineProjection } from './define-projection';
+import type { ReadStore } from '@svc/read-store';
 
-/** Acceptance records (spec §2.3) with their relay outcome. */
-export const acceptancesProjection: Projection = {
+const acceptances = (store: ReadStore) => store.collection<AcceptanceDoc>(COLLECTIONS.acceptances);
+
+/**
+ * Acceptance records (spec §2.3) with their relay outcome. Indexed for every query the service makes:
+ * by id, by (version, signer), by transaction signature, by signer and status newest first, by
+ * organization newest first, and the relay's scans by status.
+ */
+export const acceptancesProjection = defineProjection({
   name: 'acceptances',
   version: 1,
-  eventTypes: ['AcceptanceSubmitted', 'AcceptanceResigned', 'AcceptanceRelayed', 'AcceptanceRelayFailed', 'AcceptanceFinalized'],
   indexes: {
     [COLLECTIONS.acceptances]: [
       { fields: { versionAddress: 1, signer: 1 } },
       { fields: { transactionSignature: 1 } },
-      { fields: { signer: 1 } },
+      { fields: { signer: 1, status: 1, submittedAt: -1 } },
       { fields: { organizationId: 1, submittedAt: -1 } },
+      { fields: { status: 1, submittedAt: 1 } },
+      { fields: { status: 1, commitment: 1 } },
     ],
   },
-  async handle(stored: StoredEvent, store: ReadStore): Promise<void> {
-    const event = stored as unknown as DomainEvent;
-    const acceptances = store.collection<AcceptanceDoc>(COLLECTIONS.acceptances);
-    switch (event.type) {
-      case 'AcceptanceSubmitted': {
-        const d = event.data;
-        // A resubmission after a failed relay reuses the stream; the record is rebuilt from this event.
-        await acceptances.replaceOne({
-          _id: d.acceptanceId,
-          acceptanceId: d.acceptanceId,
-          status: 'submitted',
-          challengeId: d.challengeId,
-          organizationId: d.organizationId,
-          organization: d.organization,
-          documentId: d.documentId,
-          document: d.document,
-          documentSlug: d.documentSlug,
-          versionAddress: d.versionAddress,
-          versionNumber: d.versionNumber,
-          signer: d.signer,
-          signerType: d.signerType,
-          protocol: d.protocol,
-          message: d.message,
-          signature: d.signature,
-          requestDomain: d.requestDomain,
-          externalUserRef: d.externalUserRef,
-          evidenceMode: d.evidenceMode,
-          feePayer: d.feePayer,
-          feeSponsor: d.feeSponsor,
-          feeLamports: null,
-          transactionSignature: d.transactionSignature,
-          slot: null,
-          blockTime: null,
-          commitment: null,
-          submittedAt: stored.metadata.occurredAt,
-          failureReason: null,
-        });
-        return;
-      }
-      case 'AcceptanceResigned':
-        await acceptances.updateOne({ _id: event.data.acceptanceId }, { $set: { transactionSignature: event.data.transactionSignature } });
-        return;
-      case 'AcceptanceRelayed': {
-        const d = event.data;
-        await acceptances.updateOne(
-          { _id: d.acceptanceId },
-          {
-            $set: {
-              status: 'confirmed',
-              transactionSignature: d.transactionSignature,
-              slot: d.slot,
-              blockTime: d.blockTime,
-              feeLamports: d.feeLamports,
-              commitment: d.commitment,
-            },
-          },
-        );
-        return;
-      }
-      case 'AcceptanceRelayFailed':
-        await acceptances.updateOne({ _id: event.data.acceptanceId }, { $set: { status: 'failed', failureReason: event.data.reason } });
-        return;
-      case 'AcceptanceFinalized':
-        await acceptances.updateOne({ _id: event.data.acceptanceId }, { $set: { commitment: 'finalized' } });
-        return;
-      default:
-        return;
-    }
+  handlers: {
+    // A resubmission after a failed relay reuses the stream; the record is rebuilt from this event.
+    AcceptanceSubmitted: async ({ data: d, metadata }, store) => {
+      await acceptances(store).replaceOne({
+        _id: d.acceptanceId,
+        acceptanceId: d.acceptanceId,
+        status: 'submitted',
+        challengeId: d.challengeId,
+        organizationId: d.organizationId,
+        organization: d.organization,
+        documentId: d.documentId,
+        document: d.document,
+        documentSlug: d.documentSlug,
+        versionAddress: d.versionAddress,
+        versionNumber: d.versionNumber,
+        signer: d.signer,
+        signerType: d.signerType,
+        protocol: d.protocol,
+        message: d.message,
+        signature: d.signature,
+        requestDomain: d.requestDomain,
+        externalUserRef: d.externalUserRef,
+        evidenceMode: d.evidenceMode,
+        feePayer: d.feePayer,
+        feeSponsor: d.feeSponsor,
+        feeLamports: null,
+        transactionSignature: d.transactionSignature,
+        slot: null,
+        blockTime: null,
+        commitment: null,
+        submittedAt: metadata.occurredAt,
+        failureReason: null,
+      });
+    },
+    AcceptanceResigned: async ({ data: d }, store) => {
+      await acceptances(store).updateOne({ _id: d.acceptanceId }, { $set: { transactionSignature: d.transactionSignature } });
+    },
+    AcceptanceRelayed: async ({ data: d }, store) => {
+      await acceptances(store).updateOne(
+        { _id: d.acceptanceId },
+        { $set: { status: 'confirmed', transactionSignature: d.transactionSignature, slot: d.slot, blockTime: d.blockTime, feeLamports: d.feeLamports, commitment: d.commitment } },
+      );
+    },
+    AcceptanceRelayFailed: async ({ data: d }, store) => {
+      await acceptances(store).updateOne({ _id: d.acceptanceId }, { $set: { status: 'failed', failureReason: d.reason } });
+    },
+    AcceptanceFinalized: async ({ data: d }, store) => {
+      await acceptances(store).updateOne({ _id: d.acceptanceId }, { $set: { commitment: 'finalized' } });
+    },
   },
-};
+});

@@ -6,6 +6,7 @@ import { organizationsProjection } from './organizations.projection';
 import { sessionsProjection } from './sessions.projection';
 
 export * from './read-models';
+export { defineProjection, toDomainEvent, type ProjectionHandlers, type StoredDomainEvent } from './define-projection';
 export { acceptancesProjection, contentsProjection, documentsProjection, organizationsProjection, sessionsProjection };
 
 /** Every projection the service runs, one per read model. */

@@ -1,37 +1,29 @@
-import type { DomainEvent } from '@svc/domain';
-import type { StoredEvent } from '@svc/event-store';
-import type { Projection, ReadStore } from '@svc/read-store';
+import type { ReadStore } from '@svc/read-store';
 import { COLLECTIONS, type SessionDoc } from './read-models';
+import { defineProjection } from './define-projection';
+
+const sessions = (store: ReadStore) => store.collection<SessionDoc>(COLLECTIONS.sessions);
 
 /** Dashboard sessions, looked up by the SHA-256 of the cookie value (the token itself is never stored). */
-export const sessionsProjection: Projection = {
+export const sessionsProjection = defineProjection({
   name: 'sessions',
   version: 1,
-  eventTypes: ['DashboardSessionStarted', 'DashboardSessionEnded'],
   indexes: { [COLLECTIONS.sessions]: [{ fields: { tokenHash: 1 }, unique: true }] },
-  async handle(stored: StoredEvent, store: ReadStore): Promise<void> {
-    const event = stored as unknown as DomainEvent;
-    const sessions = store.collection<SessionDoc>(COLLECTIONS.sessions);
-    switch (event.type) {
-      case 'DashboardSessionStarted': {
-        const d = event.data;
-        await sessions.replaceOne({
-          _id: d.sessionId,
-          sessionId: d.sessionId,
-          address: d.address,
-          tokenHash: d.tokenHash,
-          csrfHash: d.csrfHash,
-          signedAt: d.signedAt,
-          expiresAt: d.expiresAt,
-          endedAt: null,
-        });
-        return;
-      }
-      case 'DashboardSessionEnded':
-        await sessions.updateOne({ _id: event.data.sessionId }, { $set: { endedAt: stored.metadata.occurredAt } });
-        return;
-      default:
-        return;
-    }
+  handlers: {
+    DashboardSessionStarted: async ({ data: d }, store) => {
+      await sessions(store).replaceOne({
+        _id: d.sessionId,
+        sessionId: d.sessionId,
+        address: d.address,
+        tokenHash: d.tokenHash,
+        csrfHash: d.csrfHash,
+        signedAt: d.signedAt,
+        expiresAt: d.expiresAt,
+        endedAt: null,
+      });
+    },
+    DashboardSessionEnded: async ({ data: d, metadata }, store) => {
+      await sessions(store).updateOne({ _id: d.sessionId }, { $set: { endedAt: metadata.occurredAt } });
+    },
   },
-};
+});

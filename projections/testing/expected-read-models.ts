@@ -1,0 +1,183 @@
+/**
+ * The read models the fixture log (fixture-log.ts) must produce, written out by hand from its events
+ * and the read-model shapes (read-models.ts, spec §2): independent of the projections' code, so a bug in
+ * a projection or in the runner shows up as a difference.
+ */
+import { F } from './fixture-log';
+
+const version1 = {
+  address: F.v1,
+  number: 1,
+  label: '2024-01',
+  title: 'Terms of Service',
+  fingerprint: F.fp1,
+  contentHash: F.hash1,
+  effectiveAt: 1_704_067_200,
+  transactionSignature: F.sigV1,
+  slot: 20,
+  publishedAt: '2023-12-31T05:20:00.000Z', // blockTime 1704000000
+  publisher: F.authority,
+};
+
+const version2 = {
+  address: F.v2,
+  number: 2,
+  label: '2024-06',
+  title: 'Terms of Service',
+  fingerprint: F.fp2,
+  contentHash: F.hash2,
+  effectiveAt: null,
+  transactionSignature: F.sigV2,
+  slot: 30,
+  publishedAt: '2024-01-01T00:13:00.000Z', // no blockTime: the time the event was recorded
+  publisher: F.authority,
+};
+
+const acceptance = {
+  organizationId: F.orgId,
+  organization: F.org,
+  documentId: F.docId,
+  document: F.doc,
+  documentSlug: 'terms-of-service',
+  signerType: 'wallet',
+  protocol: 'svc/1',
+  requestDomain: 'shop.example',
+  evidenceMode: 'DIRECT_ONCHAIN',
+  feePayer: F.relayer,
+  feeSponsor: 'svc',
+};
+
+/** Every collection, documents sorted by `_id`. */
+export const EXPECTED_READ_MODELS: Record<string, Record<string, unknown>[]> = {
+  organizations_v1: [
+    {
+      _id: F.orgId,
+      organizationId: F.orgId,
+      address: F.org,
+      name: 'Example Shop Inc.',
+      domain: 'shop.example',
+      authority: F.authority,
+      members: [{ address: F.authority, roles: ['owner', 'admin', 'publisher'], label: null }],
+      settings: { requireAcceptanceSessions: false, allowedRequestDomains: [], signingPolicy: 'WALLET_ONLY', feeSponsor: 'svc', evidenceMode: 'DIRECT_ONCHAIN' },
+      creationSignature: F.sigOrg,
+      slot: 10,
+      createdAt: '2023-11-14T22:13:20.000Z',
+      syncedAt: '2024-01-01T00:01:00.000Z',
+      refreshedAt: '2024-01-01T00:02:00.000Z',
+    },
+  ],
+  documents_v1: [
+    {
+      _id: F.docId,
+      documentId: F.docId,
+      address: F.doc,
+      organizationId: F.orgId,
+      organization: F.org,
+      slug: 'terms-of-service',
+      title: 'Terms of Service',
+      creationSignature: F.sigDoc,
+      createdAt: '2023-11-14T22:15:00.000Z',
+      currentVersion: version2,
+    },
+  ],
+  versions_v1: [
+    { _id: F.v1, ...version1, documentId: F.docId, document: F.doc, organizationId: F.orgId, organization: F.org, draftId: F.draft1 },
+    { _id: F.v2, ...version2, documentId: F.docId, document: F.doc, organizationId: F.orgId, organization: F.org, draftId: null },
+  ],
+  drafts_v1: [
+    {
+      _id: F.draft1,
+      draftId: F.draft1,
+      documentId: F.docId,
+      organizationId: F.orgId,
+      status: 'published',
+      title: 'Terms of Service',
+      versionLabel: '2024-01',
+      effectiveAt: 1_704_067_200,
+      contentHash: F.hash1,
+      changeSummary: 'First version',
+      prepared: { number: 1, contentHash: F.hash1, fingerprint: F.fp1 },
+      publishedVersion: F.v1,
+      publicationSignature: F.sigV1,
+      createdBy: F.authority,
+      createdAt: '2024-01-01T00:05:00.000Z',
+      updatedAt: '2024-01-01T00:09:00.000Z',
+    },
+    {
+      _id: F.draft2,
+      draftId: F.draft2,
+      documentId: F.docId,
+      organizationId: F.orgId,
+      status: 'abandoned',
+      title: 'Terms v2',
+      versionLabel: '2024-06',
+      effectiveAt: null,
+      contentHash: F.hash2,
+      changeSummary: 'Kinder',
+      prepared: null,
+      publishedVersion: null,
+      publicationSignature: null,
+      createdBy: F.authority,
+      createdAt: '2024-01-01T00:10:00.000Z',
+      updatedAt: '2024-01-01T00:11:00.000Z',
+    },
+  ],
+  contents_v1: [
+    { _id: F.hash1, contentHash: F.hash1, text: 'Be nice.', byteLength: 8, mediaType: 'text/markdown' },
+    { _id: F.hash2, contentHash: F.hash2, text: 'Be very nice.', byteLength: 13, mediaType: 'text/markdown' },
+  ],
+  acceptances_v1: [
+    {
+      _id: F.accA,
+      acceptanceId: F.accA,
+      status: 'confirmed',
+      challengeId: F.challengeA,
+      ...acceptance,
+      versionAddress: F.v1,
+      versionNumber: 1,
+      signer: F.signerA,
+      message: 'I accept version 1',
+      signature: 'signature-of-SignerA',
+      externalUserRef: 'customer-42',
+      feeLamports: 10_000,
+      transactionSignature: F.sigA,
+      slot: 40,
+      blockTime: 1_704_100_000,
+      commitment: 'finalized',
+      submittedAt: '2024-01-01T00:14:00.000Z',
+      failureReason: null,
+    },
+    {
+      _id: F.accB,
+      acceptanceId: F.accB,
+      status: 'failed',
+      challengeId: F.challengeB,
+      ...acceptance,
+      versionAddress: F.v2,
+      versionNumber: 2,
+      signer: F.signerB,
+      message: 'I accept version 2',
+      signature: 'signature-of-SignerB',
+      externalUserRef: null,
+      feeLamports: null,
+      transactionSignature: F.sigB2,
+      slot: null,
+      blockTime: null,
+      commitment: null,
+      submittedAt: '2024-01-01T00:17:00.000Z',
+      failureReason: 'blockhash expired',
+    },
+  ],
+  sessions_v1: [
+    {
+      _id: F.session,
+      sessionId: F.session,
+      address: F.authority,
+      tokenHash: 'e'.repeat(64),
+      csrfHash: 'f'.repeat(64),
+      signedAt: '2024-01-01T00:21:00.000Z',
+      expiresAt: '2024-01-02T00:21:00.000Z',
+      endedAt: '2024-01-01T00:22:00.000Z',
+    },
+  ],
+};

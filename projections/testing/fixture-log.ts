@@ -1,0 +1,152 @@
+/**
+ * A small event log written by hand: one organization with one document, two published versions, a
+ * draft published and one abandoned, two acceptances (one relayed and finalized, one re-signed and then
+ * failed), a dashboard session started and ended, and events no projection handles. Values are
+ * readable stand-ins that satisfy the event schemas.
+ */
+import type { DataOf, DomainEventType } from '@svc/domain';
+import type { NewEvent } from '@svc/event-store';
+
+const base58 = (prefix: string, length: number) => prefix + '1'.repeat(length - prefix.length);
+
+export const F = {
+  orgId: '3f1c2a6e-0000-4000-8000-000000000001',
+  org: base58('Shop', 44),
+  authority: base58('Auth', 44),
+  docId: '3f1c2a6e-0000-4000-8000-000000000002',
+  doc: base58('Doc', 44),
+  v1: base58('VerA', 44),
+  v2: base58('VerB', 44),
+  signerA: base58('SignerA', 44),
+  signerB: base58('SignerB', 44),
+  relayer: base58('Re', 44),
+  hash1: 'a'.repeat(64),
+  hash2: 'b'.repeat(64),
+  fp1: 'c'.repeat(64),
+  fp2: 'd'.repeat(64),
+  accA: '0a'.repeat(32),
+  accB: '0b'.repeat(32),
+  sigOrg: base58('SigShop', 88),
+  sigDoc: base58('SigDoc', 88),
+  sigV1: base58('SigVA', 88),
+  sigV2: base58('SigVB', 88),
+  sigA: base58('SigAccA', 88),
+  sigB1: base58('SigAccB', 88),
+  sigB2: base58('SigAccBB', 88),
+  draft1: '3f1c2a6e-0000-4000-8000-000000000011',
+  draft2: '3f1c2a6e-0000-4000-8000-000000000012',
+  challengeA: '3f1c2a6e-0000-4000-8000-000000000021',
+  challengeB: '3f1c2a6e-0000-4000-8000-000000000022',
+  session: '3f1c2a6e-0000-4000-8000-000000000031',
+} as const;
+
+/** `2024-01-01T00:<minute>:00.000Z`: the fixture's clock, one minute per step. */
+export const at = (minute: number) => `2024-01-01T00:${String(minute).padStart(2, '0')}:00.000Z`;
+
+let eventNumber = 0;
+function event<T extends DomainEventType>(type: T, data: DataOf<T>, minute: number): NewEvent<T, DataOf<T>> {
+  eventNumber++;
+  const id = `3f1c2a6e-0000-4000-9000-${String(eventNumber).padStart(12, '0')}`;
+  return { id, type, data, metadata: { correlationId: id, causationId: id, actor: `wallet:${F.authority}`, schemaVersion: 1, occurredAt: at(minute) } };
+}
+
+function submitted(acceptanceId: string, challengeId: string, version: string, versionNumber: number, signer: string, transactionSignature: string) {
+  return {
+    acceptanceId,
+    challengeId,
+    organizationId: F.orgId,
+    organization: F.org,
+    documentId: F.docId,
+    document: F.doc,
+    documentSlug: 'terms-of-service',
+    versionAddress: version,
+    versionNumber,
+    signer,
+    signerType: 'wallet' as const,
+    protocol: 'svc/1' as const,
+    message: `I accept version ${versionNumber}`,
+    signature: `signature-of-${signer.slice(0, 7)}`,
+    requestDomain: 'shop.example',
+    externalUserRef: versionNumber === 1 ? 'customer-42' : null,
+    evidenceMode: 'DIRECT_ONCHAIN' as const,
+    feePayer: F.relayer,
+    feeSponsor: 'svc' as const,
+    transactionSignature,
+    transactionWire: 'AQID',
+    lastValidBlockHeight: '150',
+  };
+}
+
+/** The log, stream by stream, in append order. */
+export const FIXTURE_LOG: readonly { stream: string; events: NewEvent[] }[] = [
+  {
+    stream: `organization-${F.org}`,
+    events: [
+      event('OrganizationSynced', { organizationId: F.orgId, address: F.org, authority: F.authority, name: 'Example Shop Inc.', domain: 'shop.example', creationSignature: F.sigOrg, slot: 10, blockTime: 1_700_000_000, syncedBy: F.authority }, 1),
+      event('OrganizationRefreshed', { organizationId: F.orgId, address: F.org, transactionCount: 3, refreshedBy: F.authority }, 2),
+    ],
+  },
+  {
+    stream: `document-${F.doc}`,
+    events: [
+      event('DocumentSynced', { documentId: F.docId, address: F.doc, organizationId: F.orgId, organization: F.org, slug: 'terms-of-service', title: 'Terms of Service', creationSignature: F.sigDoc, slot: 11, blockTime: 1_700_000_100 }, 3),
+    ],
+  },
+  { stream: `content-${F.hash1}`, events: [event('ContentStored', { contentHash: F.hash1, text: 'Be nice.', byteLength: 8, mediaType: 'text/markdown' }, 4)] },
+  {
+    stream: `draft-${F.draft1}`,
+    events: [
+      event('DraftCreated', { draftId: F.draft1, documentId: F.docId, organizationId: F.orgId, title: 'Terms', versionLabel: '2024-01', effectiveAt: null, contentHash: F.hash1, changeSummary: null, createdBy: F.authority }, 5),
+      event('DraftUpdated', { draftId: F.draft1, title: 'Terms of Service', versionLabel: '2024-01', effectiveAt: 1_704_067_200, contentHash: F.hash1, changeSummary: 'First version' }, 6),
+      event('DraftPrepared', { draftId: F.draft1, number: 1, contentHash: F.hash1, fingerprint: F.fp1, preparedBy: F.authority }, 7),
+    ],
+  },
+  {
+    stream: `document-${F.doc}`,
+    events: [
+      event('VersionPublished', { documentId: F.docId, document: F.doc, organizationId: F.orgId, organization: F.org, versionAddress: F.v1, number: 1, label: '2024-01', title: 'Terms of Service', contentHash: F.hash1, fingerprint: F.fp1, effectiveAt: 1_704_067_200, transactionSignature: F.sigV1, slot: 20, blockTime: 1_704_000_000, publisher: F.authority, draftId: F.draft1 }, 8),
+    ],
+  },
+  { stream: `draft-${F.draft1}`, events: [event('DraftPublished', { draftId: F.draft1, versionAddress: F.v1, transactionSignature: F.sigV1 }, 9)] },
+  {
+    stream: `draft-${F.draft2}`,
+    events: [
+      event('DraftCreated', { draftId: F.draft2, documentId: F.docId, organizationId: F.orgId, title: 'Terms v2', versionLabel: '2024-06', effectiveAt: null, contentHash: F.hash2, changeSummary: 'Kinder', createdBy: F.authority }, 10),
+      event('DraftAbandoned', { draftId: F.draft2, abandonedBy: F.authority }, 11),
+    ],
+  },
+  { stream: `content-${F.hash2}`, events: [event('ContentStored', { contentHash: F.hash2, text: 'Be very nice.', byteLength: 13, mediaType: 'text/markdown' }, 12)] },
+  {
+    stream: `document-${F.doc}`,
+    events: [
+      event('VersionPublished', { documentId: F.docId, document: F.doc, organizationId: F.orgId, organization: F.org, versionAddress: F.v2, number: 2, label: '2024-06', title: 'Terms of Service', contentHash: F.hash2, fingerprint: F.fp2, effectiveAt: null, transactionSignature: F.sigV2, slot: 30, blockTime: null, publisher: F.authority, draftId: null }, 13),
+    ],
+  },
+  {
+    stream: `acceptance-${F.v1}-${F.signerA}`,
+    events: [
+      event('AcceptanceSubmitted', submitted(F.accA, F.challengeA, F.v1, 1, F.signerA, F.sigA), 14),
+      event('AcceptanceRelayed', { acceptanceId: F.accA, transactionSignature: F.sigA, slot: 40, blockTime: 1_704_100_000, feeLamports: 10_000, commitment: 'confirmed' }, 15),
+      event('AcceptanceFinalized', { acceptanceId: F.accA, transactionSignature: F.sigA, slot: 72 }, 16),
+    ],
+  },
+  {
+    stream: `acceptance-${F.v2}-${F.signerB}`,
+    events: [
+      event('AcceptanceSubmitted', submitted(F.accB, F.challengeB, F.v2, 2, F.signerB, F.sigB1), 17),
+      event('AcceptanceResigned', { acceptanceId: F.accB, transactionSignature: F.sigB2, transactionWire: 'BAUG', lastValidBlockHeight: '300', replaces: F.sigB1 }, 18),
+      event('AcceptanceRelayFailed', { acceptanceId: F.accB, transactionSignature: F.sigB2, reason: 'blockhash expired', logs: [] }, 19),
+    ],
+  },
+  {
+    stream: `signin-${'5'.repeat(32)}`,
+    events: [event('SignInChallengeIssued', { nonce: '5'.repeat(32), address: F.authority, message: 'Sign in to the dashboard', issuedAt: at(20), expiresAt: at(25) }, 20)],
+  },
+  {
+    stream: `session-${F.session}`,
+    events: [
+      event('DashboardSessionStarted', { sessionId: F.session, address: F.authority, tokenHash: 'e'.repeat(64), csrfHash: 'f'.repeat(64), signedAt: at(21), expiresAt: '2024-01-02T00:21:00.000Z' }, 21),
+      event('DashboardSessionEnded', { sessionId: F.session, reason: 'logout' }, 22),
+    ],
+  },
+];
