@@ -1,13 +1,44 @@
-import { BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
+import { type ArgumentMetadata, BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
 import { DomainError, type ErrorCode } from '@svc/domain';
 
+/** Keys that class-transformer and class-validator treat as part of the object's machinery, not as data. */
+const RESERVED_KEYS = new Set(['constructor', '__proto__', 'prototype']);
+
 /**
- * Input validation at the edge: class-validator DTOs, unknown keys refused (`forbidNonWhitelisted`).
- * The first failing property names the field; a constraint may carry a specific spec error code in its
- * context (`{ context: { code: 'invalid_address' } }`), otherwise the code is `invalid_request`.
+ * The path of the first own key named `constructor`, `__proto__` or `prototype` in a parsed JSON body,
+ * or null. No request body of the API has such a field; left in, `constructor` would slip past the
+ * unknown-field check (class-transformer assigns it as the instance's constructor).
+ */
+export function reservedKeyPath(value: unknown, prefix = ''): string | null {
+  if (value === null || typeof value !== 'object') return null;
+  for (const [key, child] of Object.entries(value)) {
+    const path = prefix ? `${prefix}.${key}` : key;
+    if (RESERVED_KEYS.has(key)) return path;
+    const nested = reservedKeyPath(child, path);
+    if (nested) return nested;
+  }
+  return null;
+}
+
+/** Nest's ValidationPipe that first refuses request bodies with reserved keys (400 `invalid_request`, `<field>: unknown field`). */
+class EdgeValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body') {
+      const reserved = reservedKeyPath(value);
+      if (reserved !== null) throw new DomainError('invalid_request', `${reserved}: unknown field`);
+    }
+    return super.transform(value, metadata);
+  }
+}
+
+/**
+ * Input validation at the edge: class-validator DTOs, unknown keys refused (`forbidNonWhitelisted`), also
+ * `constructor`, `__proto__` and `prototype` at any depth. The first failing property names the field; a
+ * constraint may carry a specific spec error code in its context (`{ context: { code: 'invalid_address' } }`),
+ * otherwise the code is `invalid_request`.
  */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new EdgeValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     forbidUnknownValues: true,
