@@ -188,7 +188,7 @@ describe('wallet acceptance (challenge, submit, relay) against the embedded stor
       404,
       'not_found',
     );
-    await expectApiError(client.request('POST', `/v1/acceptance/challenges/${crypto.randomUUID()}/submit`, { clientBinding: 'y'.repeat(30), signature: '1'.repeat(88) }), 404, 'not_found');
+    await expectApiError(client.request('POST', `/v1/acceptance/challenges/${crypto.randomUUID()}/submit`, { clientBinding: 'y'.repeat(30), signature: '1'.repeat(64) }), 404, 'not_found');
   });
 
   it('answers 409 no_published_version for a document without a version', async () => {
