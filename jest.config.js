@@ -1,8 +1,8 @@
 /** Three tiers by file suffix: *.unit.spec.ts, *.int.spec.ts, *.e2e.spec.ts. */
 const moduleNameMapper = {
   '^@svc/projections(.*)$': '<rootDir>/projections$1',
-  '^@svc/(config|domain|event-store|read-store|ledger|evidence|http)$': '<rootDir>/libs/$1/src',
-  '^@svc/(config|domain|event-store|read-store|ledger|evidence|http)/(.*)$': '<rootDir>/libs/$1/src/$2',
+  '^@svc/(config|domain|event-store|read-store|ledger|evidence|http|application)$': '<rootDir>/libs/$1/src',
+  '^@svc/(config|domain|event-store|read-store|ledger|evidence|http|application)/(.*)$': '<rootDir>/libs/$1/src/$2',
 };
 const transform = {
   '^.+\\.ts$': ['@swc/jest', {

@@ -7,7 +7,7 @@ import { AcceptancesModule } from './acceptances/acceptances.module';
 import { AuthModule } from './auth/auth.module';
 import { requestId } from '@svc/http';
 import { DocumentsModule } from './documents/documents.module';
-import { InfrastructureModule } from './infrastructure/infrastructure.module';
+import { InfrastructureModule, ProcessorsModule } from '@svc/application';
 import { OrganizationsModule } from './organizations/organizations.module';
 import { ReceiptsModule } from './receipts/receipts.module';
 import { OpenApiDocument } from './system/openapi.document';
@@ -48,6 +48,7 @@ export class AppModule {
         OrganizationsModule,
         DocumentsModule,
         AcceptancesModule,
+        ProcessorsModule,
         ReceiptsModule,
       ],
       controllers: [SystemController],

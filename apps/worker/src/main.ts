@@ -2,11 +2,9 @@ import 'reflect-metadata';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
-import { ScheduleModule } from '@nestjs/schedule';
 import { LoggerModule, Logger as PinoLogger } from 'nestjs-pino';
 import { loadConfig, secureDataDir, type AppConfig } from '@svc/config';
-import { AcceptancesModule } from '../../api/src/acceptances/acceptances.module';
-import { InfrastructureModule } from '../../api/src/infrastructure/infrastructure.module';
+import { InfrastructureModule, ProcessorsModule } from '@svc/application';
 
 /**
  * The worker of the scaled-out topology: runs the projections and the process managers alone, with no HTTP
@@ -20,9 +18,8 @@ class WorkerModule {
       imports: [
         LoggerModule.forRoot({ pinoHttp: { level: config.logLevel } }),
         CqrsModule.forRoot(),
-        ScheduleModule.forRoot(),
         InfrastructureModule.forRoot(config, { runProjections: true }),
-        AcceptancesModule,
+        ProcessorsModule,
       ],
     };
   }

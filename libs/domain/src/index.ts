@@ -1,4 +1,7 @@
 export * from './events';
 export * from './errors';
+export * from './decider';
+export * from './version';
+export * from './deciders';
 export * from './schema-versions';
 export * from './upcasters';

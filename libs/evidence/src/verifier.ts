@@ -4,7 +4,7 @@
  * and checks that the ledger holds exactly this evidence. The checks and the verdict rules are
  * specified in docs/protocol.md ("Verifier").
  */
-import type { AddressSignature, Ledger, LedgerTransaction } from '../../ledger/src/ledger.port';
+import type { AddressSignature, Ledger, LedgerTransaction } from '@svc/ledger';
 import { acceptanceIdOf, parseAcceptanceMessage, type AcceptanceMessageFields } from './acceptance-message';
 import { base58ToBytes } from './base58';
 import { ED25519_PROGRAM_ADDRESS } from './constants';

@@ -1,12 +1,11 @@
 import { Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
-import { SharedModule } from '../shared/shared.module';
-import { AcceptanceRelay } from './acceptance-relay.service';
+import { SharedModule } from '@svc/application';
 import { AcceptanceSigningController } from './acceptances.controller';
 import { IssueAcceptanceChallengeHandler } from './challenge.handlers';
 import { PublicAcceptancesController } from './public-acceptances.controller';
 import { ReceiptService } from './receipt.service';
-import { RelayAcceptanceProcessManager } from './relay.process-manager';
+import { RelayOutcomes } from './relay-outcomes';
 import { SubmitAcceptanceHandler } from './submit.handler';
 
 export const AcceptanceCommandHandlers = [IssueAcceptanceChallengeHandler, SubmitAcceptanceHandler];
@@ -14,7 +13,7 @@ export const AcceptanceCommandHandlers = [IssueAcceptanceChallengeHandler, Submi
 @Module({
   imports: [CqrsModule, SharedModule],
   controllers: [AcceptanceSigningController, PublicAcceptancesController],
-  providers: [...AcceptanceCommandHandlers, AcceptanceRelay, ReceiptService, RelayAcceptanceProcessManager],
-  exports: [ReceiptService, RelayAcceptanceProcessManager],
+  providers: [...AcceptanceCommandHandlers, ReceiptService, RelayOutcomes],
+  exports: [ReceiptService],
 })
 export class AcceptancesModule {}

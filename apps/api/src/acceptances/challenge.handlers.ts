@@ -1,15 +1,12 @@
 import { Inject } from '@nestjs/common';
-import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { APP_CONFIG, type AppConfig } from '@svc/config';
-import { DomainError, streams, type AcceptanceChallengeIssuedData } from '@svc/domain';
+import { challengeDecider, checkChallengeFacts, DomainError, streams, type AcceptanceChallengeIssuedData } from '@svc/domain';
 import { buildAcceptanceMessage } from '@svc/evidence';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { COLLECTIONS, type AcceptanceDoc, type DocumentDoc, type OrganizationDoc } from '@svc/projections';
-import { newEvent, type CommandContext } from '../infrastructure/command-context';
-import { NetworkService } from '../infrastructure/network.service';
-import { EventLog } from '../shared/event-log.service';
-import { hashSecret, newSecret } from '../shared/secrets';
+import { type CommandContext, Decisions, hashSecret, NetworkService, newSecret } from '@svc/application';
 import { isoSeconds } from '../auth/sign-in.handlers';
 
 /** Input of `POST /v1/acceptance/challenges` after edge validation. */
@@ -37,12 +34,26 @@ export interface ChallengeResult {
   evidenceMode: 'DIRECT_ONCHAIN';
   organization: string;
   document: string;
-  version: { address: string; number: number; label: string; title: string; fingerprint: string; contentHash: string; effectiveAt: number | null };
+  version: {
+    address: string;
+    number: number;
+    label: string;
+    title: string;
+    fingerprint: string;
+    contentHash: string;
+    effectiveAt: number | null;
+  };
 }
 
 /** Issues the message a signer must sign to accept the current version of a document. */
-export class IssueAcceptanceChallenge {
-  constructor(readonly input: ChallengeInput, readonly origin: string | undefined, readonly ctx: CommandContext) {}
+export class IssueAcceptanceChallenge extends Command<ChallengeResult> {
+  constructor(
+    readonly input: ChallengeInput,
+    readonly origin: string | undefined,
+    readonly ctx: CommandContext,
+  ) {
+    super();
+  }
 }
 
 /** `https://app.example.com` → `app.example.com`; the requesting site (spec §2.3 requestDomain). */
@@ -63,64 +74,59 @@ export function requestDomainOf(origin: string | undefined): string {
 @CommandHandler(IssueAcceptanceChallenge)
 export class IssueAcceptanceChallengeHandler implements ICommandHandler<IssueAcceptanceChallenge, ChallengeResult> {
   constructor(
-    private readonly log: EventLog,
+    private readonly decisions: Decisions,
     private readonly network: NetworkService,
     @Inject(READ_STORE) private readonly readStore: ReadStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /**
-   * @throws DomainError invalid_origin (400), unsupported_signer / invalid_signer (400), not_found (404),
+   * The rules are the challenge decider's (libs/domain); the facts come from the read models, as hints that the
+   * acceptance decider re-checks against the document's and the acceptance's streams at submit.
+   * @throws DomainError invalid_origin (400), invalid_request / invalid_signer (400), not_found (404),
    * forbidden (403: site not allowed, unknown session), no_published_version (409), already_accepted (409).
    */
   async execute({ input, origin, ctx }: IssueAcceptanceChallenge): Promise<ChallengeResult> {
     const requestDomain = requestDomainOf(origin);
-    if (input.signerType !== 'wallet') {
-      throw new DomainError('invalid_request', `signerType: ${input.signerType} signers are not accepted by this deployment; use a wallet`);
-    }
-    if (input.signer.startsWith('p256:')) throw new DomainError('invalid_signer', 'signer: a wallet signer is a base58 address');
     const [org, doc] = await Promise.all([
       this.readStore.collection<OrganizationDoc>(COLLECTIONS.organizations).findOne({ address: input.organization }),
       this.readStore.collection<DocumentDoc>(COLLECTIONS.documents).findOne({ address: input.document }),
     ]);
-    if (!org) throw new DomainError('not_found', 'organization not found');
-    if (!doc || doc.organization !== org.address) throw new DomainError('not_found', 'document not found');
-    const allowed = org.settings.allowedRequestDomains;
-    if (allowed.length > 0 && !allowed.includes(requestDomain)) throw new DomainError('forbidden', `the site ${requestDomain} may not request signatures for this organization`);
-    if (input.sessionToken !== undefined) throw new DomainError('forbidden', 'unknown or expired acceptance session');
-    if (org.settings.requireAcceptanceSessions) throw new DomainError('forbidden', 'this organization requires an acceptance session');
-    const version = doc.currentVersion;
-    if (!version) throw new DomainError('no_published_version', 'the document has no published version');
-    // An early answer from the read model; the event store enforces the rule at submit. A failed relay leaves a
-    // `failed` record beside the signer's later acceptance (another acceptance ID), so look past failed ones.
-    const accepted = await this.readStore
-      .collection<AcceptanceDoc>(COLLECTIONS.acceptances)
-      .findOne({ versionAddress: version.address, signer: input.signer, status: { $ne: 'failed' } });
-    if (accepted) {
-      throw new DomainError('already_accepted', `${input.signer} already accepted version ${version.number} of this document`);
-    }
-
+    const version = doc?.currentVersion ?? null;
+    // A failed relay leaves a `failed` record beside the signer's later acceptance (another acceptance ID).
+    const accepted = version
+      ? await this.readStore.collection<AcceptanceDoc>(COLLECTIONS.acceptances).findOne({
+          versionAddress: version.address,
+          signer: input.signer,
+          status: { $ne: 'failed' },
+        })
+      : null;
+    const facts = {
+      organization: org && {
+        address: org.address,
+        allowedRequestDomains: org.settings.allowedRequestDomains,
+        requireAcceptanceSessions: org.settings.requireAcceptanceSessions,
+      },
+      document: doc && {
+        address: doc.address,
+        organization: doc.organization,
+        hasPublishedVersion: version !== null,
+      },
+      requestDomain,
+      sessionTokenGiven: input.sessionToken !== undefined,
+      alreadyAccepted: accepted !== null,
+      signerType: input.signerType,
+      signer: input.signer,
+    };
+    // The message is built only for facts that pass; the decider judges them again before anything is recorded.
+    checkChallengeFacts(facts);
+    if (!org || !doc || !version) throw new DomainError('internal_error', 'challenge facts passed without a version');
     const challengeId = randomUUID();
     const nonce = randomBytes(16).toString('hex');
     const issuedAt = isoSeconds(ctx.now);
     const expiresAt = isoSeconds(new Date(ctx.now.getTime() + this.config.challengeTtlSeconds * 1000));
-    const message = buildAcceptanceMessage({
-      protocol: 'svc/1',
-      requestDomain,
-      chainId: this.network.chainId,
-      organization: org.address,
-      document: doc.address,
-      versionAddress: version.address,
-      versionNumber: version.number,
-      contentHash: version.contentHash,
-      fingerprint: version.fingerprint,
-      signer: input.signer,
-      nonce,
-      issuedAt,
-      expiresAt,
-    });
     const clientBinding = newSecret(24);
-    const data: AcceptanceChallengeIssuedData = {
+    const issued: AcceptanceChallengeIssuedData = {
       challengeId,
       organizationId: org.organizationId,
       organization: org.address,
@@ -132,14 +138,29 @@ export class IssueAcceptanceChallengeHandler implements ICommandHandler<IssueAcc
       signer: input.signer,
       signerType: 'wallet',
       protocol: 'svc/1',
-      message,
+      message: buildAcceptanceMessage({
+        protocol: 'svc/1',
+        requestDomain,
+        chainId: this.network.chainId,
+        organization: org.address,
+        document: doc.address,
+        versionAddress: version.address,
+        versionNumber: version.number,
+        contentHash: version.contentHash,
+        fingerprint: version.fingerprint,
+        signer: input.signer,
+        nonce,
+        issuedAt,
+        expiresAt,
+      }),
       nonce,
       clientBindingHash: hashSecret(clientBinding),
       requestDomain,
       issuedAt,
       expiresAt,
     };
-    await this.log.append(streams.challenge(challengeId), [newEvent('AcceptanceChallengeIssued', data, ctx)], 'no_stream');
+    const decided = await this.decisions.handle(streams.challenge(challengeId), challengeDecider, { kind: 'IssueChallenge', facts, issued }, ctx);
+    const message = decided.state.issued?.message ?? issued.message;
     return {
       challengeId,
       message,

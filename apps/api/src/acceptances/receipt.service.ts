@@ -4,7 +4,7 @@ import { buildReceipt, verifyReceipt, type AcceptanceReceiptV1, type Verificatio
 import { LEDGER, type Ledger } from '@svc/ledger';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { COLLECTIONS, type AcceptanceDoc, type ContentDoc, type DocumentDoc, type OrganizationDoc, type VersionDoc } from '@svc/projections';
-import { NetworkService } from '../infrastructure/network.service';
+import { NetworkService } from '@svc/application';
 
 /**
  * Builds the self-contained receipt of an acceptance (`svc-receipt-v1`) from the read models and checks it

@@ -4,7 +4,7 @@ import { ApiCookieAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '@svc/config';
 import { SameOriginGuard } from '@svc/http';
-import { commandContext } from '../infrastructure/command-context';
+import { commandContext } from '@svc/application';
 import { SignInChallengeRequest, SignInVerifyRequest } from './auth.dto';
 import { CompleteSignIn, EndSession, IssueSignInChallenge, type SignInChallengeResult, type SignInResult } from './sign-in.handlers';
 import { CSRF_COOKIE, CurrentSession, SESSION_COOKIE, SessionGuard, type DashboardSession } from './session.guard';

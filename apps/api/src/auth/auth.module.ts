@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
-import { SharedModule } from '../shared/shared.module';
+import { SharedModule } from '@svc/application';
 import { AuthController } from './auth.controller';
 import { SessionGuard } from './session.guard';
 import { SignInHandlers } from './sign-in.handlers';

@@ -4,7 +4,7 @@ import { APP_CONFIG, type AppConfig } from '@svc/config';
 import { DomainError } from '@svc/domain';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { COLLECTIONS, type SessionDoc } from '@svc/projections';
-import { hashSecret, safeEqual } from '../shared/secrets';
+import { hashSecret, safeEqual } from '@svc/application';
 
 export const SESSION_COOKIE = 'svc_session';
 export const CSRF_COOKIE = 'svc_csrf';

@@ -1,20 +1,19 @@
 import { Inject } from '@nestjs/common';
-import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { getBase58Encoder } from '@solana/kit';
 import { APP_CONFIG, type AppConfig } from '@svc/config';
-import { DomainError, streams } from '@svc/domain';
+import { DomainError, sessionDecider, signInDecider, streams } from '@svc/domain';
 import { buildSignInMessage, parseSignInMessage, verifyEd25519 } from '@svc/evidence';
-import { NetworkService } from '../infrastructure/network.service';
-import { newEvent, type CommandContext } from '../infrastructure/command-context';
-import { EventLog } from '../shared/event-log.service';
-import { hashSecret, newSecret } from '../shared/secrets';
+import { type CommandContext, Decisions, EventLog, hashSecret, NetworkService, newSecret } from '@svc/application';
 
 const STATEMENT = 'Sign in to the agreement evidence dashboard. This signature authorizes nothing on the ledger.';
 
 /** Starts a wallet sign-in: a Sign-In-With-Solana style message with a single-use nonce (spec §5). */
-export class IssueSignInChallenge {
-  constructor(readonly address: string, readonly ctx: CommandContext) {}
+export class IssueSignInChallenge extends Command<SignInChallengeResult> {
+  constructor(readonly address: string, readonly ctx: CommandContext) {
+    super();
+  }
 }
 
 export interface SignInChallengeResult {
@@ -28,11 +27,12 @@ export interface SignInChallengeResult {
 @CommandHandler(IssueSignInChallenge)
 export class IssueSignInChallengeHandler implements ICommandHandler<IssueSignInChallenge, SignInChallengeResult> {
   constructor(
-    private readonly log: EventLog,
+    private readonly decisions: Decisions,
     private readonly network: NetworkService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  /** @throws DomainError nonce_unavailable (503) on a nonce collision. */
   async execute({ address, ctx }: IssueSignInChallenge): Promise<SignInChallengeResult> {
     const nonce = randomBytes(16).toString('hex');
     const issuedAt = isoSeconds(ctx.now);
@@ -48,19 +48,17 @@ export class IssueSignInChallengeHandler implements ICommandHandler<IssueSignInC
       issuedAt,
       expirationTime: expiresAt,
     });
-    const appended = await this.log.tryAppend(
-      streams.signIn(nonce),
-      [newEvent('SignInChallengeIssued', { nonce, address, message, issuedAt, expiresAt }, ctx)],
-      'no_stream',
-    );
-    if (!appended) throw new DomainError('nonce_unavailable', 'could not allocate a sign-in nonce; retry');
+    const issued = { nonce, address, message, issuedAt, expiresAt };
+    await this.decisions.handle(streams.signIn(nonce), signInDecider, { kind: 'IssueSignInNonce', issued }, ctx);
     return { message, nonce, issuedAt, expiresAt };
   }
 }
 
 /** Completes a sign-in: checks the signed message and its nonce, then opens a dashboard session. */
-export class CompleteSignIn {
-  constructor(readonly address: string, readonly signedMessage: string, readonly signature: string, readonly ctx: CommandContext) {}
+export class CompleteSignIn extends Command<SignInResult> {
+  constructor(readonly address: string, readonly signedMessage: string, readonly signature: string, readonly ctx: CommandContext) {
+    super();
+  }
 }
 
 export interface SignInResult {
@@ -76,10 +74,15 @@ export interface SignInResult {
 @CommandHandler(CompleteSignIn)
 export class CompleteSignInHandler implements ICommandHandler<CompleteSignIn, SignInResult> {
   constructor(
+    private readonly decisions: Decisions,
     private readonly log: EventLog,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  /**
+   * @throws DomainError invalid_request (400: not a sign-in message), unauthorized (401: unknown, used or expired
+   *   nonce, message not the one issued), invalid_signature (400).
+   */
   async execute({ address, signedMessage, signature, ctx }: CompleteSignIn): Promise<SignInResult> {
     let fields;
     try {
@@ -87,54 +90,42 @@ export class CompleteSignInHandler implements ICommandHandler<CompleteSignIn, Si
     } catch (err) {
       throw new DomainError('invalid_request', `signedMessage: ${(err as Error).message}`);
     }
-    const stream = await this.log.load(streams.signIn(fields.nonce));
-    const issued = stream.events[0];
-    if (!issued || issued.type !== 'SignInChallengeIssued') throw new DomainError('unauthorized', 'unknown sign-in nonce');
-    if (stream.events.length > 1) throw new DomainError('unauthorized', 'this sign-in nonce was already used');
-    if (issued.data.message !== signedMessage || issued.data.address !== address) {
-      throw new DomainError('unauthorized', 'the signed message is not the one issued for this address');
-    }
-    if (Date.parse(issued.data.expiresAt) <= ctx.now.getTime()) throw new DomainError('unauthorized', 'the sign-in nonce expired; start again');
     const signatureBytes = getBase58Encoder().encode(signature);
-    if (signatureBytes.length !== 64 || !verifyEd25519(address, new TextEncoder().encode(signedMessage), signatureBytes)) {
-      throw new DomainError('invalid_signature', 'signature: does not verify for this address and message');
-    }
+    const signatureValid = signatureBytes.length === 64 && verifyEd25519(address, new TextEncoder().encode(signedMessage), signatureBytes);
     const sessionId = randomUUID();
-    // Single use: the nonce's stream must still be at the revision we read.
-    const used = await this.log.tryAppend(
+    // Single use: the nonce's stream is claimed at the revision read; a concurrent use sees the nonce used.
+    await this.decisions.handle(
       streams.signIn(fields.nonce),
-      [newEvent('SignInCompleted', { nonce: fields.nonce, address, sessionId }, ctx)],
-      stream.revision,
+      signInDecider,
+      { kind: 'CompleteSignInWithNonce', address, signedMessage, signatureValid, sessionId, now: ctx.now.getTime() },
+      ctx,
     );
-    if (!used) throw new DomainError('unauthorized', 'this sign-in nonce was already used');
     const sessionToken = newSecret();
     const csrfToken = newSecret();
     const signedAt = ctx.now.toISOString();
     const expiresAt = new Date(ctx.now.getTime() + this.config.sessionTtlSeconds * 1000).toISOString();
-    const started = await this.log.append(
-      streams.session(sessionId),
-      [newEvent('DashboardSessionStarted', { sessionId, address, tokenHash: hashSecret(sessionToken), csrfHash: hashSecret(csrfToken), signedAt, expiresAt }, ctx)],
-      'no_stream',
-    );
-    await this.log.settled(started.position);
+    const session = { sessionId, address, tokenHash: hashSecret(sessionToken), csrfHash: hashSecret(csrfToken), signedAt, expiresAt };
+    const started = await this.decisions.handle(streams.session(sessionId), sessionDecider, { kind: 'StartSession', session }, ctx);
+    if (started.appended) await this.log.settled(started.appended.position);
     return { sessionId, address, sessionToken, csrfToken, signedAt, expiresAt };
   }
 }
 
 /** Ends a dashboard session (logout). */
-export class EndSession {
-  constructor(readonly sessionId: string, readonly ctx: CommandContext) {}
+export class EndSession extends Command<void> {
+  constructor(readonly sessionId: string, readonly ctx: CommandContext) {
+    super();
+  }
 }
 
 @CommandHandler(EndSession)
 export class EndSessionHandler implements ICommandHandler<EndSession, void> {
-  constructor(private readonly log: EventLog) {}
+  constructor(private readonly decisions: Decisions, private readonly log: EventLog) {}
 
+  /** Idempotent. @throws DomainError not_found (404) for a session that never started. */
   async execute({ sessionId, ctx }: EndSession): Promise<void> {
-    const stream = await this.log.load(streams.session(sessionId));
-    if (stream.events.some((e) => e.type === 'DashboardSessionEnded')) return;
-    const ended = await this.log.tryAppend(streams.session(sessionId), [newEvent('DashboardSessionEnded', { sessionId, reason: 'logout' }, ctx)], stream.revision);
-    if (ended) await this.log.settled(ended.position);
+    const ended = await this.decisions.handle(streams.session(sessionId), sessionDecider, { kind: 'EndSession', reason: 'logout' }, ctx);
+    if (ended.appended) await this.log.settled(ended.appended.position);
   }
 }
 

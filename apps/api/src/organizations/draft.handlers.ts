@@ -1,11 +1,22 @@
-import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { Injectable } from '@nestjs/common';
+import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { randomUUID } from 'node:crypto';
-import { DomainError, streams, type DraftUpdatedData } from '@svc/domain';
+import {
+  contentDecider,
+  currentVersion,
+  draftDecider,
+  draftVersionFields,
+  DomainError,
+  streams,
+  type DraftCommand,
+  type DraftState,
+  type DraftUpdatedData,
+  type OrganizationFacts,
+  type VersionFields,
+} from '@svc/domain';
 import { canonicalContent, contentHash, encodeMemo, versionFingerprint } from '@svc/evidence';
 import type { DraftDoc } from '@svc/projections';
-import type { NewEvent } from '@svc/event-store';
-import { newEvent, type CommandContext } from '../infrastructure/command-context';
-import { EventLog } from '../shared/event-log.service';
+import { type CommandContext, Decisions, EventLog, OrganizationFactsReader } from '@svc/application';
 import { DashboardAccess } from './access.service';
 
 /** Fields of a draft as the dashboard sends them. */
@@ -17,158 +28,147 @@ export interface DraftInput {
   changeSummary?: string | null;
 }
 
-/** Canonical bytes and hash of a draft's source; the `ContentStored` event when the text is new. */
-function storeContent(source: string, ctx: CommandContext): { hash: string; text: string; event: NewEvent } {
-  const bytes = canonicalContent(source);
-  const hash = contentHash(bytes);
-  const text = bytes.toString('utf8');
-  return { hash, text, event: newEvent('ContentStored', { contentHash: hash, text, byteLength: bytes.length, mediaType: 'text/markdown' }, ctx) };
-}
-
-function assertOpen(draft: DraftDoc): void {
-  if (draft.status === 'published') throw new DomainError('draft_published', 'the draft was already published');
-  if (draft.status === 'abandoned') throw new DomainError('draft_closed', 'the draft was abandoned');
-}
-
-export class CreateDraft {
-  constructor(readonly documentId: string, readonly input: Required<Pick<DraftInput, 'title' | 'versionLabel' | 'source'>> & DraftInput, readonly wallet: string, readonly ctx: CommandContext) {}
-}
-
-@CommandHandler(CreateDraft)
-export class CreateDraftHandler implements ICommandHandler<CreateDraft, DraftDoc> {
-  constructor(private readonly log: EventLog, private readonly access: DashboardAccess) {}
-
-  async execute({ documentId, input, wallet, ctx }: CreateDraft): Promise<DraftDoc> {
-    const { document, organization } = await this.access.document(documentId, wallet);
-    const content = storeContent(input.source, ctx);
-    await this.log.tryAppend(streams.content(content.hash), [content.event], 'no_stream');
-    const draftId = randomUUID();
-    const appended = await this.log.append(
-      streams.draft(draftId),
-      [
-        newEvent(
-          'DraftCreated',
-          {
-            draftId,
-            documentId: document.documentId,
-            organizationId: organization.organizationId,
-            title: input.title,
-            versionLabel: input.versionLabel,
-            effectiveAt: input.effectiveAt ?? null,
-            contentHash: content.hash,
-            changeSummary: input.changeSummary ?? null,
-            createdBy: wallet,
-          },
-          ctx,
-        ),
-      ],
-      'no_stream',
-    );
-    await this.log.settled(appended.position);
-    return (await this.access.draft(draftId, wallet)).draft;
-  }
-}
-
-export class UpdateDraft {
-  constructor(readonly draftId: string, readonly input: DraftInput, readonly wallet: string, readonly ctx: CommandContext) {}
-}
-
-@CommandHandler(UpdateDraft)
-export class UpdateDraftHandler implements ICommandHandler<UpdateDraft, DraftDoc> {
-  constructor(private readonly log: EventLog, private readonly access: DashboardAccess) {}
-
-  /** @throws DomainError draft_published / draft_closed (409) */
-  async execute({ draftId, input, wallet, ctx }: UpdateDraft): Promise<DraftDoc> {
-    const { draft } = await this.access.draft(draftId, wallet);
-    assertOpen(draft);
-    const change: DraftUpdatedData = { draftId };
-    if (input.title !== undefined) change.title = input.title;
-    if (input.versionLabel !== undefined) change.versionLabel = input.versionLabel;
-    if (input.effectiveAt !== undefined) change.effectiveAt = input.effectiveAt;
-    if (input.changeSummary !== undefined) change.changeSummary = input.changeSummary;
-    if (input.source !== undefined) {
-      const content = storeContent(input.source, ctx);
-      await this.log.tryAppend(streams.content(content.hash), [content.event], 'no_stream');
-      change.contentHash = content.hash;
-    }
-    const stream = await this.log.load(streams.draft(draftId));
-    if (stream.events.some((e) => e.type === 'DraftPublished')) throw new DomainError('draft_published', 'the draft was already published');
-    const appended = await this.log.tryAppend(streams.draft(draftId), [newEvent('DraftUpdated', change, ctx)], stream.revision);
-    if (!appended) throw new DomainError('chain_state', 'the draft changed meanwhile; retry');
-    await this.log.settled(appended.position);
-    return (await this.access.draft(draftId, wallet)).draft;
-  }
-}
-
-export class AbandonDraft {
-  constructor(readonly draftId: string, readonly wallet: string, readonly ctx: CommandContext) {}
-}
-
-@CommandHandler(AbandonDraft)
-export class AbandonDraftHandler implements ICommandHandler<AbandonDraft, DraftDoc> {
-  constructor(private readonly log: EventLog, private readonly access: DashboardAccess) {}
-
-  async execute({ draftId, wallet, ctx }: AbandonDraft): Promise<DraftDoc> {
-    const { draft } = await this.access.draft(draftId, wallet);
-    assertOpen(draft);
-    const stream = await this.log.load(streams.draft(draftId));
-    const appended = await this.log.tryAppend(streams.draft(draftId), [newEvent('DraftAbandoned', { draftId, abandonedBy: wallet }, ctx)], stream.revision);
-    if (!appended) throw new DomainError('chain_state', 'the draft changed meanwhile; retry');
-    await this.log.settled(appended.position);
-    return (await this.access.draft(draftId, wallet)).draft;
-  }
-}
-
 /** What the organization's wallet must put on the ledger to publish a prepared draft. */
-export interface PreparedPublication {
+export interface PreparedPublication extends VersionFields {
   organization: string;
-  document: string;
-  number: number;
-  label: string;
-  title: string;
-  contentHash: string;
   fingerprint: string;
-  effectiveAt: number | null;
   /** The exact memo text the publication transaction carries (docs/protocol.md). */
   memo: string;
 }
 
-export class PrepareDraft {
-  constructor(readonly draftId: string, readonly wallet: string, readonly ctx: CommandContext) {}
+/**
+ * Stores the canonical bytes of a draft's source on their content stream (a no-op for known content).
+ * @returns the content hash (lowercase hex SHA-256 of the canonical bytes).
+ */
+async function storeContent(decisions: Decisions, source: string, ctx: CommandContext): Promise<string> {
+  const bytes = canonicalContent(source);
+  const hash = contentHash(bytes);
+  const content = { contentHash: hash, text: bytes.toString('utf8'), byteLength: bytes.length, mediaType: 'text/markdown' };
+  await decisions.handle(streams.content(hash), contentDecider, { kind: 'StoreContent', content }, ctx);
+  return hash;
+}
+
+/** Shared steps of the draft commands: decide on the draft's stream, wait for the read model, return the draft. */
+@Injectable()
+abstract class DraftCommandHandler {
+  constructor(
+    protected readonly decisions: Decisions,
+    protected readonly log: EventLog,
+    protected readonly access: DashboardAccess,
+    protected readonly facts: OrganizationFactsReader,
+  ) {}
+
+  /** The organization of a draft as its stream says (null when unknown: the decider answers 404). */
+  protected async organizationOf(state: DraftState | null): Promise<OrganizationFacts | null> {
+    return state ? this.facts.organization(await this.facts.organizationAddress(state.organizationId)) : null;
+  }
+
+  protected async decide(draftId: string, wallet: string, ctx: CommandContext, command: (state: DraftState | null) => Promise<DraftCommand>): Promise<DraftDoc> {
+    const decided = await this.decisions.handle(streams.draft(draftId), draftDecider, command, ctx);
+    if (decided.appended) await this.log.settled(decided.appended.position);
+    return (await this.access.draft(draftId, wallet)).draft;
+  }
+}
+
+export class CreateDraft extends Command<DraftDoc> {
+  constructor(
+    readonly documentId: string,
+    readonly input: Required<Pick<DraftInput, 'title' | 'versionLabel' | 'source'>> & DraftInput,
+    readonly wallet: string,
+    readonly ctx: CommandContext,
+  ) {
+    super();
+  }
+}
+
+@CommandHandler(CreateDraft)
+export class CreateDraftHandler extends DraftCommandHandler implements ICommandHandler<CreateDraft, DraftDoc> {
+  /** @throws DomainError not_found (404: unknown document, or the wallet is not a member of its organization). */
+  async execute({ documentId, input, wallet, ctx }: CreateDraft): Promise<DraftDoc> {
+    const { document, organization } = await this.facts.documentWithOrganization(await this.facts.documentAddress(documentId));
+    if (!organization?.members.some((m) => m.address === wallet)) throw new DomainError('not_found', 'document not found');
+    const hash = await storeContent(this.decisions, input.source, ctx);
+    const draftId = randomUUID();
+    const draft = {
+      draftId,
+      documentId: document.documentId,
+      organizationId: document.organizationId,
+      title: input.title,
+      versionLabel: input.versionLabel,
+      effectiveAt: input.effectiveAt ?? null,
+      contentHash: hash,
+      changeSummary: input.changeSummary ?? null,
+      createdBy: wallet,
+    };
+    return this.decide(draftId, wallet, ctx, async () => ({ kind: 'CreateDraft', draft, wallet, organization }));
+  }
+}
+
+export class UpdateDraft extends Command<DraftDoc> {
+  constructor(readonly draftId: string, readonly input: DraftInput, readonly wallet: string, readonly ctx: CommandContext) {
+    super();
+  }
+}
+
+@CommandHandler(UpdateDraft)
+export class UpdateDraftHandler extends DraftCommandHandler implements ICommandHandler<UpdateDraft, DraftDoc> {
+  /** @throws DomainError not_found (404), draft_published / draft_closed (409) */
+  async execute({ draftId, input, wallet, ctx }: UpdateDraft): Promise<DraftDoc> {
+    const change: Omit<DraftUpdatedData, 'draftId'> = {};
+    if (input.title !== undefined) change.title = input.title;
+    if (input.versionLabel !== undefined) change.versionLabel = input.versionLabel;
+    if (input.effectiveAt !== undefined) change.effectiveAt = input.effectiveAt;
+    if (input.changeSummary !== undefined) change.changeSummary = input.changeSummary;
+    return this.decide(draftId, wallet, ctx, async (state) => {
+      const organization = await this.organizationOf(state);
+      // Content is stored only once the draft is known to accept the change (its stream is the judge).
+      if (input.source !== undefined && state && state.status !== 'published' && state.status !== 'abandoned' && organization) {
+        change.contentHash = await storeContent(this.decisions, input.source, ctx);
+      }
+      return { kind: 'UpdateDraft', change, wallet, organization };
+    });
+  }
+}
+
+export class AbandonDraft extends Command<DraftDoc> {
+  constructor(readonly draftId: string, readonly wallet: string, readonly ctx: CommandContext) {
+    super();
+  }
+}
+
+@CommandHandler(AbandonDraft)
+export class AbandonDraftHandler extends DraftCommandHandler implements ICommandHandler<AbandonDraft, DraftDoc> {
+  /** @throws DomainError not_found (404), draft_published / draft_closed (409) */
+  async execute({ draftId, wallet, ctx }: AbandonDraft): Promise<DraftDoc> {
+    return this.decide(draftId, wallet, ctx, async (state) => ({ kind: 'AbandonDraft', wallet, organization: await this.organizationOf(state) }));
+  }
+}
+
+export class PrepareDraft extends Command<{ draft: DraftDoc; publication: PreparedPublication }> {
+  constructor(readonly draftId: string, readonly wallet: string, readonly ctx: CommandContext) {
+    super();
+  }
 }
 
 @CommandHandler(PrepareDraft)
-export class PrepareDraftHandler implements ICommandHandler<PrepareDraft, { draft: DraftDoc; publication: PreparedPublication }> {
-  constructor(private readonly log: EventLog, private readonly access: DashboardAccess) {}
-
-  /** Fixes the next version number and fingerprint. @throws DomainError draft_published / draft_closed (409) */
-  async execute({ draftId, wallet, ctx }: PrepareDraft) {
-    const { draft, document, organization } = await this.access.draft(draftId, wallet);
-    assertOpen(draft);
-    const version = {
-      document: document.address,
-      number: (document.currentVersion?.number ?? 0) + 1,
-      label: draft.versionLabel,
-      title: draft.title,
-      contentHash: draft.contentHash,
-      effectiveAt: draft.effectiveAt,
-    };
-    const fingerprint = versionFingerprint({ organization: organization.address, ...version });
-    const stream = await this.log.load(streams.draft(draftId));
-    const appended = await this.log.tryAppend(
-      streams.draft(draftId),
-      [newEvent('DraftPrepared', { draftId, number: version.number, contentHash: draft.contentHash, fingerprint, preparedBy: wallet }, ctx)],
-      stream.revision,
-    );
-    if (!appended) throw new DomainError('chain_state', 'the draft changed meanwhile; retry');
-    await this.log.settled(appended.position);
-    const publication: PreparedPublication = {
-      organization: organization.address,
-      ...version,
-      fingerprint,
-      memo: encodeMemo({ kind: 'ver', ...version, fingerprint }),
-    };
-    return { draft: (await this.access.draft(draftId, wallet)).draft, publication };
+export class PrepareDraftHandler extends DraftCommandHandler implements ICommandHandler<PrepareDraft, { draft: DraftDoc; publication: PreparedPublication }> {
+  /**
+   * Fixes the next version number (from the document's stream) and the fingerprint.
+   * @throws DomainError not_found (404), draft_published / draft_closed (409)
+   */
+  async execute({ draftId, wallet, ctx }: PrepareDraft): Promise<{ draft: DraftDoc; publication: PreparedPublication }> {
+    let publication: PreparedPublication | null = null;
+    const draft = await this.decide(draftId, wallet, ctx, async (state) => {
+      const organization = await this.organizationOf(state);
+      if (!state || !organization) return { kind: 'PrepareDraft', number: 0, fingerprint: '', wallet, organization };
+      const document = await this.facts.document(await this.facts.documentAddress(state.documentId));
+      const version = draftVersionFields(state, document!.address, (currentVersion(document)?.number ?? 0) + 1);
+      const fingerprint = versionFingerprint({ organization: organization.address, ...version });
+      publication = { organization: organization.address, ...version, fingerprint, memo: encodeMemo({ kind: 'ver', ...version, fingerprint }) };
+      return { kind: 'PrepareDraft', number: version.number, fingerprint, wallet, organization };
+    });
+    if (!publication) throw new DomainError('internal_error', 'the draft was prepared without a publication');
+    return { draft, publication };
   }
 }
 

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { AuthModule } from '../auth/auth.module';
-import { SharedModule } from '../shared/shared.module';
+import { SharedModule } from '@svc/application';
 import { DashboardAccess } from './access.service';
 import { DashboardController } from './dashboard.controller';
 import { DocumentHandlers } from './document.handlers';

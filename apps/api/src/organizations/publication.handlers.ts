@@ -1,12 +1,10 @@
 import { Inject } from '@nestjs/common';
-import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { DomainError, streams } from '@svc/domain';
+import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { DomainError, documentDecider, draftDecider, publicationRecord, streams, type PreparedDraftFacts, type VersionRecord } from '@svc/domain';
 import { versionFingerprint } from '@svc/evidence';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { COLLECTIONS, type DocumentDoc, type VersionDoc } from '@svc/projections';
-import { newEvent, type CommandContext } from '../infrastructure/command-context';
-import { EventLog } from '../shared/event-log.service';
-import { LedgerHistory, type LedgerRecord } from '../shared/ledger-history.service';
+import { type CommandContext, Decisions, EventLog, LedgerHistory, type LedgerRecord, OrganizationFactsReader } from '@svc/application';
 import { DashboardAccess } from './access.service';
 
 /**
@@ -14,16 +12,20 @@ import { DashboardAccess } from './access.service';
  * ledger, checks it against a prepared draft, and appends `VersionPublished` on the document's stream
  * (whose expected revision keeps version numbers in order). Idempotent for an already recorded version.
  */
-export class ConfirmPublication {
-  constructor(readonly signature: string, readonly wallet: string, readonly ctx: CommandContext) {}
+export class ConfirmPublication extends Command<{ version: VersionDoc; document: DocumentDoc }> {
+  constructor(readonly signature: string, readonly wallet: string, readonly ctx: CommandContext) {
+    super();
+  }
 }
 
 @CommandHandler(ConfirmPublication)
 export class ConfirmPublicationHandler implements ICommandHandler<ConfirmPublication, { version: VersionDoc; document: DocumentDoc }> {
   constructor(
+    private readonly decisions: Decisions,
     private readonly log: EventLog,
     private readonly history: LedgerHistory,
     private readonly access: DashboardAccess,
+    private readonly facts: OrganizationFactsReader,
     @Inject(READ_STORE) private readonly readStore: ReadStore,
   ) {}
 
@@ -32,7 +34,7 @@ export class ConfirmPublicationHandler implements ICommandHandler<ConfirmPublica
    * ledger), not_a_publication (400), version_superseded (409: a version with this number exists),
    * chain_state (409: no prepared draft matches, fingerprint mismatch, publisher not allowed).
    */
-  async execute({ signature, wallet, ctx }: ConfirmPublication) {
+  async execute({ signature, wallet, ctx }: ConfirmPublication): Promise<{ version: VersionDoc; document: DocumentDoc }> {
     let tx: LedgerRecord | null;
     try {
       tx = await this.history.transaction(signature);
@@ -40,82 +42,58 @@ export class ConfirmPublicationHandler implements ICommandHandler<ConfirmPublica
       throw new DomainError('not_a_publication', 'the transaction does not carry a well-formed publication record');
     }
     if (!tx) throw new DomainError('not_found', `transaction ${signature} not found on the ledger`);
-    if (tx.err !== null) throw new DomainError('transaction_failed', 'the publication transaction failed on the ledger');
-    const memo = tx.memo;
-    if (!memo || memo.record.kind !== 'ver') throw new DomainError('not_a_publication', 'the transaction is not a version publication');
-    const record = memo.record;
-    const versionAddress = memo.signerAccounts[0];
-    const publisher = memo.signerAccounts.find((a) => a !== versionAddress) ?? tx.feePayer;
-    const versions = this.readStore.collection<VersionDoc>(COLLECTIONS.versions);
+    const transaction = LedgerHistory.factsOf(tx);
+    const record = publicationRecord(transaction);
+    const document = await this.facts.document(record.document);
+    if (!document) throw new DomainError('not_found', 'the publication names a document that is not synced');
+    const organization = await this.facts.organization(document.organization);
+    if (!organization) throw new DomainError('not_found', 'document not found');
 
-    const documentDoc = await this.access.documents.findOne({ address: record.document });
-    if (!documentDoc) throw new DomainError('not_found', 'the publication names a document that is not synced');
-    const { organization } = await this.access.document(documentDoc.documentId, wallet);
-    const recorded = await versions.findOne({ _id: versionAddress });
-    if (recorded) return { version: recorded, document: (await this.access.document(documentDoc.documentId, wallet)).document };
-
-    if (!organization.members.some((m) => m.address === publisher && (m.roles.includes('owner') || m.roles.includes('publisher')))) {
-      throw new DomainError('chain_state', 'the publication was signed by a key that may not publish for this organization');
-    }
-    const fingerprint = versionFingerprint({
-      organization: organization.address,
-      document: record.document,
-      number: record.number,
-      label: record.label,
-      title: record.title,
-      contentHash: record.contentHash,
-      effectiveAt: record.effectiveAt,
-    });
-    if (fingerprint !== record.fingerprint) throw new DomainError('chain_state', 'the fingerprint on the ledger does not match the version fields');
-
-    const stream = await this.log.load(streams.document(record.document));
-    const current = stream.events.filter((e) => e.type === 'VersionPublished').length;
-    if (record.number <= current) throw new DomainError('version_superseded', `version ${record.number} already exists; the next number is ${current + 1}`);
-    if (record.number !== current + 1) throw new DomainError('chain_state', `the next version number is ${current + 1}, the ledger says ${record.number}`);
-
-    const drafts = await this.access.drafts.find({ documentId: documentDoc.documentId, status: 'prepared' });
-    const draft = drafts.find((d) => d.prepared?.fingerprint === record.fingerprint && d.prepared.number === record.number);
-    if (!draft) throw new DomainError('chain_state', 'no prepared draft matches this publication (content hash, number and fingerprint)');
-
-    const appended = await this.log.tryAppend(
+    const decided = await this.decisions.handle(
       streams.document(record.document),
-      [
-        newEvent(
-          'VersionPublished',
-          {
-            documentId: documentDoc.documentId,
-            document: record.document,
-            organizationId: organization.organizationId,
-            organization: organization.address,
-            versionAddress,
-            number: record.number,
-            label: record.label,
-            title: record.title,
-            contentHash: record.contentHash,
-            fingerprint: record.fingerprint,
-            effectiveAt: record.effectiveAt,
-            transactionSignature: signature,
-            slot: tx.slot,
-            blockTime: tx.blockTime,
-            publisher,
-            draftId: draft.draftId,
-          },
-          ctx,
-        ),
-      ],
-      stream.revision,
+      documentDecider,
+      async () => ({
+        kind: 'PublishVersion' as const,
+        wallet,
+        transaction,
+        record,
+        organization,
+        recomputedFingerprint: versionFingerprint({ organization: organization.address, ...record }),
+        draft: await this.preparedDraft(document.documentId, record),
+      }),
+      ctx,
     );
-    if (!appended) throw new DomainError('version_superseded', 'another version was recorded meanwhile');
-    const draftStream = await this.log.load(streams.draft(draft.draftId));
-    const published = await this.log.append(
-      streams.draft(draft.draftId),
-      [newEvent('DraftPublished', { draftId: draft.draftId, versionAddress, transactionSignature: signature }, ctx)],
-      draftStream.revision,
-    );
-    await this.log.settled(published.position > appended.position ? published.position : appended.position);
-    const version = await versions.findOne({ _id: versionAddress });
+    let position = decided.appended?.position ?? -1n;
+    const published = decided.events[0];
+    if (published?.type === 'VersionPublished' && published.data.draftId) {
+      const marked = await this.decisions.handle(
+        streams.draft(published.data.draftId),
+        draftDecider,
+        { kind: 'MarkDraftPublished', versionAddress: published.data.versionAddress, transactionSignature: signature },
+        ctx,
+      );
+      if (marked.appended && marked.appended.position > position) position = marked.appended.position;
+    }
+    await this.log.settled(position);
+    const version = await this.readStore.collection<VersionDoc>(COLLECTIONS.versions).findOne({ _id: transaction.objectSigner! });
     if (!version) throw new DomainError('chain_state', 'the version is being recorded; retry');
-    return { version, document: (await this.access.document(documentDoc.documentId, wallet)).document };
+    return { version, document: (await this.access.document(document.documentId, wallet)).document };
+  }
+
+  /**
+   * The prepared draft a publication completes. The drafts read model names the candidates (a hint); each is
+   * re-checked against its own stream, which alone decides.
+   */
+  private async preparedDraft(documentId: string, record: VersionRecord): Promise<PreparedDraftFacts | null> {
+    const candidates = await this.access.drafts.find({ documentId, status: 'prepared' });
+    for (const candidate of candidates) {
+      const { state } = await this.decisions.load(streams.draft(candidate.draftId), draftDecider);
+      const prepared = state?.status === 'prepared' ? state.prepared : null;
+      if (prepared && prepared.fingerprint === record.fingerprint && prepared.number === record.number) {
+        return { draftId: candidate.draftId, number: prepared.number, fingerprint: prepared.fingerprint };
+      }
+    }
+    return null;
   }
 }
 

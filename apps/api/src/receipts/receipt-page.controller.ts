@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { serializeReceipt, type VerificationReport } from '@svc/evidence';
 import { Hex64Param } from '@svc/http';
 import { ReceiptService } from '../acceptances/receipt.service';
-import { NetworkService } from '../infrastructure/network.service';
+import { NetworkService } from '@svc/application';
 import { ReceiptPageErrorFilter } from './receipt-page.filter';
 import { PAGE_SECURITY_HEADERS, renderReceiptPage } from './receipt-page.view';
 

@@ -1,7 +1,7 @@
 import { DynamicModule, Global, Inject, Logger, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import type { KeyPairSigner } from '@solana/kit';
 import { APP_CONFIG, type AppConfig } from '@svc/config';
-import { createEventStore, EVENT_STORE, EventSchemaRegistry, type EventStore } from '@svc/event-store';
+import { createEventStore, EVENT_STORE, EventSchemaRegistry, eventStoreLogger, type EventStore } from '@svc/event-store';
 import { nodeEd25519Signer } from '@svc/evidence';
 import { createLedger, LEDGER, loadOrCreateKeypairSigner, readKeypairSeed, type Ledger } from '@svc/ledger';
 import { createReadStore, ProjectionRunner, READ_STORE, type ReadStore } from '@svc/read-store';
@@ -31,7 +31,8 @@ export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown
         { provide: INFRA_OPTIONS, useValue: options },
         {
           provide: EVENT_STORE,
-          useFactory: () => createEventStore(config, EventSchemaRegistry.fromDirectory()),
+          useFactory: () =>
+            createEventStore(config, EventSchemaRegistry.fromDirectory(), { logger: eventStoreLogger(new Logger('EventStore')) }),
         },
         { provide: READ_STORE, useFactory: () => createReadStore(config) },
         { provide: LEDGER, useFactory: () => createLedger({ ...config, slotMs: config.ledgerSlotMs, ledgerSynchronous: config.ledgerSynchronous }) },

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError } from '@svc/domain';
+import { DomainError, type LedgerTransactionFacts, type ProtocolRecord } from '@svc/domain';
 import { parseEvidenceTransaction, type MemoRecord } from '@svc/evidence';
 import { LEDGER, type Ledger } from '@svc/ledger';
 
@@ -51,5 +51,34 @@ export class LedgerHistory {
       memo: ours && ours.record ? { record: ours.record, signerAccounts: ours.signerAccounts } : null,
       err: tx.err,
     };
+  }
+
+  /**
+   * The facts a decider needs from a parsed transaction (libs/domain `LedgerTransactionFacts`): success, the
+   * protocol record, the object that co-signed it, and who acted (the other memo signer, else the fee payer).
+   */
+  static factsOf(record: LedgerRecord): LedgerTransactionFacts {
+    const memo = record.memo;
+    const objectSigner = memo?.signerAccounts[0] ?? null;
+    return {
+      signature: record.signature,
+      slot: record.slot,
+      blockTime: record.blockTime,
+      succeeded: record.err === null,
+      record: memo ? protocolRecordOf(memo.record) : null,
+      objectSigner,
+      actor: memo?.signerAccounts.find((a) => a !== objectSigner) ?? record.feePayer,
+    };
+  }
+}
+
+function protocolRecordOf(record: MemoRecord): ProtocolRecord {
+  switch (record.kind) {
+    case 'org':
+    case 'doc':
+    case 'ver':
+      return record;
+    default:
+      return { kind: 'other' };
   }
 }

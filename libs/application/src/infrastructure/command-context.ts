@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EventMetadata, NewEvent } from '@svc/event-store';
-import type { DataOf, DomainEventType } from '@svc/domain';
+import { CURRENT_SCHEMA_VERSION, type DataOf, type DomainEventType } from '@svc/domain';
 
 /**
  * Who and what caused a command: carried into the metadata of every event the command appends
@@ -18,13 +18,21 @@ export function commandContext(actor: string, requestId?: string, now: Date = ne
   return { correlationId, causationId: correlationId, actor, now };
 }
 
-/** Builds a typed event record with its metadata (schema version 1). */
+/**
+ * Context of a processor reacting to a stored event: same correlation, caused by that event, decided now.
+ * @param event the stored event reacted to (its id and metadata).
+ */
+export function reactionContext(event: { id: string; metadata: EventMetadata }, actor: string, now: Date = new Date()): CommandContext {
+  return { correlationId: event.metadata.correlationId, causationId: event.id, actor, now };
+}
+
+/** Builds a typed event record with its metadata (the type's current schema version, libs/domain schema-versions). */
 export function newEvent<T extends DomainEventType>(type: T, data: DataOf<T>, ctx: CommandContext): NewEvent<T, DataOf<T>> {
   const metadata: EventMetadata = {
     correlationId: ctx.correlationId,
     causationId: ctx.causationId,
     actor: ctx.actor,
-    schemaVersion: 1,
+    schemaVersion: CURRENT_SCHEMA_VERSION[type],
     occurredAt: ctx.now.toISOString(),
   };
   return { type, data, metadata };

@@ -1,0 +1,20 @@
+/**
+ * The application core shared by the API and the worker (docs/architecture.md "Layers"): infrastructure wiring
+ * of the ports, the decision runner, cross-stream fact readers, and the processors that react to the log.
+ */
+export * from './infrastructure/command-context';
+export * from './infrastructure/infrastructure.module';
+export * from './infrastructure/network.service';
+export * from './infrastructure/tokens';
+export * from './shared/acceptance-relay.service';
+export * from './shared/decisions.service';
+export * from './shared/event-log.service';
+export * from './shared/ledger-history.service';
+export * from './shared/organization-facts.service';
+export * from './shared/secrets';
+export * from './shared/shared.module';
+export * from './shared/stored-events';
+export { ProcessorsModule } from './processors/processors.module';
+export { Processors } from './processors/processors.service';
+export type { Processor } from './processors/processor';
+export type { ProcessorFault } from './processors/processor-runner';

@@ -1,0 +1,18 @@
+import { Module } from '@nestjs/common';
+import { SharedModule } from '../shared/shared.module';
+import { CompleteChallengeWhenAcceptanceRelayed } from './complete-challenge-when-acceptance-relayed.processor';
+import { FinalityWatcher } from './finality-watcher';
+import { Processors } from './processors.service';
+import { RecordFinalityWhenRelayed } from './record-finality-when-relayed.processor';
+import { RelayAcceptanceWhenSubmitted } from './relay-acceptance-when-submitted.processor';
+
+/**
+ * Every reaction of the service (docs/architecture.md "Processors"). Imported by the API (embedded default)
+ * and by the worker; processors run only where `RUN_PROJECTIONS` is on.
+ */
+@Module({
+  imports: [SharedModule],
+  providers: [RelayAcceptanceWhenSubmitted, CompleteChallengeWhenAcceptanceRelayed, RecordFinalityWhenRelayed, FinalityWatcher, Processors],
+  exports: [Processors],
+})
+export class ProcessorsModule {}

@@ -1,0 +1,129 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { acceptanceDecider, type AcceptanceState, type EventOf, type RelayTransaction } from '@svc/domain';
+import { isLedgerError, LEDGER, LedgerErrorCode, type Ledger } from '@svc/ledger';
+import { AcceptanceRelay } from '../shared/acceptance-relay.service';
+import { reactionContext, type CommandContext } from '../infrastructure/command-context';
+import { Decisions } from '../shared/decisions.service';
+import type { StoredDomainEvent } from '../shared/stored-events';
+import { faultPoint } from './fault-points';
+import type { Processor } from './processor';
+
+type Submitted = EventOf<'AcceptanceSubmitted'>;
+
+/** Re-signings of one acceptance before the relay is recorded as failed (each follows an expired blockhash). */
+const MAX_RESIGNS = 3;
+
+/**
+ * Relays a submitted acceptance to the ledger (docs/architecture.md "Relay"). The submit handler recorded the
+ * signed transaction (`AcceptanceSubmitted`) before anything was sent; this processor sends it and records the
+ * outcome, so a crash between any two steps is resumed from the log:
+ * - sent and landed, outcome not recorded: sending the same transaction again answers `AlreadyProcessed`, or its
+ *   status is found on the ledger → `AcceptanceRelayed`;
+ * - blockhash expired unlanded (checked on the ledger first, so it can never land twice) → `AcceptanceResigned`,
+ *   then the new transaction is sent;
+ * - refused by the ledger (unfunded fee payer, forged signature…) → `AcceptanceRelayFailed` (the submit answers
+ *   502 relay_failed, and the signer may try again);
+ * - ledger unreachable → the handler rejects and the runner retries with backoff.
+ */
+@Injectable()
+export class RelayAcceptanceWhenSubmitted implements Processor<Submitted> {
+  readonly name = 'relay-acceptance';
+  readonly eventTypes = ['AcceptanceSubmitted'] as const satisfies readonly Submitted['type'][];
+  readonly concurrency = 256;
+  private readonly logger = new Logger('RelayAcceptanceWhenSubmitted');
+
+  constructor(
+    private readonly decisions: Decisions,
+    private readonly relay: AcceptanceRelay,
+    @Inject(LEDGER) private readonly ledger: Ledger,
+  ) {}
+
+  key(event: StoredDomainEvent<Submitted>): string {
+    return event.streamId;
+  }
+
+  async handle(event: StoredDomainEvent<Submitted>): Promise<void> {
+    const { acceptanceId } = event.data;
+    const ctx = reactionContext(event, 'service:relay');
+    const { state } = await this.decisions.load(event.streamId, acceptanceDecider);
+    if (!waiting(state, acceptanceId)) return;
+    let transaction = state.transaction!;
+    for (let resigns = 0; ; resigns++) {
+      const sent = await this.send(transaction);
+      if (sent === 'landed') return this.recordLanded(event, transaction, ctx);
+      if (sent !== 'expired') return this.recordFailed(event, transaction, sent, ctx);
+      if (resigns >= MAX_RESIGNS) return this.recordFailed(event, transaction, { reason: 'the blockhash kept expiring before the transaction landed', logs: [] }, ctx);
+      const fresh = await this.relay.resign(event.data);
+      const decided = await this.decisions.handle(
+        event.streamId,
+        acceptanceDecider,
+        { kind: 'ResignAcceptance', resigned: { acceptanceId, ...fresh, replaces: transaction.transactionSignature } },
+        ctx,
+      );
+      if (decided.events.length === 0) return; // an outcome was recorded meanwhile
+      transaction = fresh;
+    }
+  }
+
+  /** Sends the recorded transaction. `expired`: its blockhash expired and the ledger has no trace of it. */
+  private async send(transaction: RelayTransaction): Promise<'landed' | 'expired' | { reason: string; logs: string[] }> {
+    faultPoint('relay:before-send');
+    try {
+      await this.ledger.sendTransaction(Buffer.from(transaction.transactionWire, 'base64'), { commitment: 'confirmed' });
+      faultPoint('relay:after-send');
+      return 'landed';
+    } catch (err) {
+      if (isLedgerError(err, LedgerErrorCode.AlreadyProcessed)) return 'landed';
+      if (isLedgerError(err, LedgerErrorCode.BlockhashNotFound)) {
+        const [status] = await this.ledger.getSignatureStatuses([transaction.transactionSignature]);
+        return status ? 'landed' : 'expired';
+      }
+      if (isLedgerError(err, LedgerErrorCode.Unavailable, LedgerErrorCode.Timeout) || !isLedgerError(err)) throw err;
+      return { reason: `${err.code}: ${err.message}`, logs: err.logs.slice(0, 50) };
+    }
+  }
+
+  private async recordLanded(event: StoredDomainEvent<Submitted>, transaction: RelayTransaction, ctx: CommandContext): Promise<void> {
+    const landed = await this.ledger.getTransaction(transaction.transactionSignature);
+    if (!landed) throw new Error(`the ledger confirmed ${transaction.transactionSignature} but cannot return it yet`);
+    if (landed.err !== null) {
+      return this.recordFailed(event, transaction, { reason: `the acceptance transaction failed on the ledger: ${JSON.stringify(landed.err)}`, logs: [] }, ctx);
+    }
+    await this.decisions.handle(
+      event.streamId,
+      acceptanceDecider,
+      {
+        kind: 'RecordRelayed',
+        relayed: {
+          acceptanceId: event.data.acceptanceId,
+          transactionSignature: transaction.transactionSignature,
+          slot: Number(landed.slot),
+          blockTime: landed.blockTime,
+          feeLamports: Number(landed.fee),
+          commitment: landed.confirmationStatus === 'finalized' ? 'finalized' : 'confirmed',
+        },
+      },
+      ctx,
+    );
+  }
+
+  private async recordFailed(
+    event: StoredDomainEvent<Submitted>,
+    transaction: RelayTransaction,
+    failure: { reason: string; logs: string[] },
+    ctx: CommandContext,
+  ): Promise<void> {
+    this.logger.warn(`relay of ${event.data.acceptanceId} refused: ${failure.reason}`);
+    await this.decisions.handle(
+      event.streamId,
+      acceptanceDecider,
+      { kind: 'RecordRelayFailed', failed: { acceptanceId: event.data.acceptanceId, transactionSignature: transaction.transactionSignature, ...failure } },
+      ctx,
+    );
+  }
+}
+
+function waiting(state: AcceptanceState, acceptanceId: string): boolean {
+  return state.status === 'submitted' && state.submitted?.acceptanceId === acceptanceId && state.transaction !== null;
+}
+

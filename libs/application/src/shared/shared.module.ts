@@ -1,0 +1,11 @@
+import { Module } from '@nestjs/common';
+import { AcceptanceRelay } from './acceptance-relay.service';
+import { Decisions } from './decisions.service';
+import { EventLog } from './event-log.service';
+import { LedgerHistory } from './ledger-history.service';
+import { OrganizationFactsReader } from './organization-facts.service';
+
+const SHARED = [AcceptanceRelay, Decisions, EventLog, LedgerHistory, OrganizationFactsReader];
+
+@Module({ providers: SHARED, exports: SHARED })
+export class SharedModule {}

@@ -1,0 +1,144 @@
+/**
+ * Stream `acceptance-<versionAddress>-<signer>`: the acceptance of one version by one signer. The stream name is
+ * the uniqueness key (spec §3: one acceptance per signer per version), claimed with an expected revision.
+ *
+ * Life of an acceptance (docs/architecture.md "Relay"): `AcceptanceSubmitted` records the signed relay
+ * transaction before it is sent; then `AcceptanceRelayed` (landed) or `AcceptanceRelayFailed` (refused), with
+ * `AcceptanceResigned` in between when the blockhash expired unlanded; `AcceptanceFinalized` once the ledger
+ * finalized it. After a failure the signer may submit again (a new acceptance id on the same stream).
+ */
+import type { Decider } from '../decider';
+import { DomainError } from '../errors';
+import type {
+  AcceptanceFinalizedData,
+  AcceptanceRelayedData,
+  AcceptanceRelayFailedData,
+  AcceptanceResignedData,
+  AcceptanceSubmittedData,
+  EventOf,
+} from '../events';
+import type { ChallengeState } from './challenge.decider';
+
+export type AcceptanceEvent =
+  | EventOf<'AcceptanceSubmitted'>
+  | EventOf<'AcceptanceResigned'>
+  | EventOf<'AcceptanceRelayed'>
+  | EventOf<'AcceptanceRelayFailed'>
+  | EventOf<'AcceptanceFinalized'>;
+
+/** The relay transaction in force: the submitted one, or the latest re-signed one. */
+export interface RelayTransaction {
+  transactionSignature: string;
+  transactionWire: string;
+  lastValidBlockHeight: string;
+}
+
+export interface AcceptanceState {
+  /** `none`: nothing recorded, or the last attempt failed (`failed`): the signer may submit. */
+  status: 'none' | 'submitted' | 'relayed' | 'failed';
+  submitted: AcceptanceSubmittedData | null;
+  transaction: RelayTransaction | null;
+  relayed: AcceptanceRelayedData | null;
+  finalized: boolean;
+}
+
+export interface SubmitAcceptanceCommand {
+  kind: 'SubmitAcceptance';
+  /** The challenge, folded from its stream. */
+  challenge: ChallengeState;
+  /** Constant-time comparison of the presented clientBinding with the challenge's stored hash. */
+  bindingMatches: boolean;
+  hasPasskeyAssertion: boolean;
+  signature: string | undefined;
+  /** Strict Ed25519 verification of `signature` over the challenge message by the signer. */
+  signatureValid: boolean;
+  /** The document's current version folded from the document stream (write side), or null. */
+  currentVersionAddress: string | null;
+  /** Decision time, Unix milliseconds. */
+  now: number;
+  /** The record to append, relay transaction signed; null when the signature did not verify (nothing to relay). */
+  submission: AcceptanceSubmittedData | null;
+}
+
+export type AcceptanceCommand =
+  | SubmitAcceptanceCommand
+  | { kind: 'ResignAcceptance'; resigned: AcceptanceResignedData }
+  | { kind: 'RecordRelayed'; relayed: AcceptanceRelayedData }
+  | { kind: 'RecordRelayFailed'; failed: AcceptanceRelayFailedData }
+  | { kind: 'RecordFinalized'; finalized: AcceptanceFinalizedData };
+
+const INITIAL: AcceptanceState = { status: 'none', submitted: null, transaction: null, relayed: null, finalized: false };
+
+/** Whether `acceptanceId` is the acceptance in force and still waits for its relay outcome. */
+function awaitsOutcome(state: AcceptanceState, acceptanceId: string): boolean {
+  return state.status === 'submitted' && state.submitted?.acceptanceId === acceptanceId;
+}
+
+function checkSubmission(command: SubmitAcceptanceCommand, state: AcceptanceState): AcceptanceSubmittedData {
+  const challenge = command.challenge.issued;
+  if (!challenge) throw new DomainError('not_found', 'challenge not found');
+  if (!command.bindingMatches) throw new DomainError('forbidden', 'clientBinding does not match this challenge');
+  if (command.challenge.completedBy !== null) throw new DomainError('challenge_not_open', 'the challenge was already used');
+  if (Date.parse(challenge.expiresAt) <= command.now) throw new DomainError('challenge_expired', 'the challenge expired; request a new one');
+  if (command.hasPasskeyAssertion) throw new DomainError('invalid_request', 'passkeyAssertion: not accepted for wallet signers');
+  if (!command.signature) throw new DomainError('invalid_request', 'signature: required for wallet signers');
+  if (!command.signatureValid) throw new DomainError('invalid_signature', 'signature: does not verify for the signer over the challenge message');
+  if (command.currentVersionAddress !== challenge.versionAddress) {
+    throw new DomainError('version_superseded', 'a newer version was published since the challenge; request a new one');
+  }
+  if (state.status === 'submitted' || state.status === 'relayed') {
+    // The challenge's completion is recorded asynchronously: the acceptance stream knows it was used.
+    if (state.submitted?.challengeId === challenge.challengeId) throw new DomainError('challenge_not_open', 'the challenge was already used');
+    throw new DomainError('already_accepted', `${challenge.signer} already accepted version ${challenge.versionNumber} of this document`);
+  }
+  if (!command.submission) throw new DomainError('internal_error', 'a verified submission without its record');
+  return command.submission;
+}
+
+export const acceptanceDecider: Decider<AcceptanceCommand, AcceptanceEvent, AcceptanceState> = {
+  eventTypes: ['AcceptanceSubmitted', 'AcceptanceResigned', 'AcceptanceRelayed', 'AcceptanceRelayFailed', 'AcceptanceFinalized'],
+  initialState: INITIAL,
+  evolve(state, event) {
+    switch (event.type) {
+      case 'AcceptanceSubmitted': {
+        const { transactionSignature, transactionWire, lastValidBlockHeight } = event.data;
+        return { ...INITIAL, status: 'submitted', submitted: event.data, transaction: { transactionSignature, transactionWire, lastValidBlockHeight } };
+      }
+      case 'AcceptanceResigned': {
+        const { transactionSignature, transactionWire, lastValidBlockHeight } = event.data;
+        return { ...state, transaction: { transactionSignature, transactionWire, lastValidBlockHeight } };
+      }
+      case 'AcceptanceRelayed':
+        return { ...state, status: 'relayed', relayed: event.data, finalized: event.data.commitment === 'finalized' };
+      case 'AcceptanceRelayFailed':
+        return { ...state, status: 'failed' };
+      case 'AcceptanceFinalized':
+        return { ...state, finalized: true };
+    }
+  },
+  /**
+   * Outcomes (relayed, failed, re-signed, finalized) for an acceptance that is not waiting for them are no-ops:
+   * the relay processor is at-least-once.
+   * @throws DomainError for a submission: not_found (404), forbidden (403: wrong clientBinding), challenge_not_open
+   *   (409), challenge_expired (409), invalid_request (400: passkey assertion, missing signature), invalid_signature
+   *   (400), version_superseded (409), already_accepted (409).
+   */
+  decide(command, state) {
+    switch (command.kind) {
+      case 'SubmitAcceptance':
+        return [{ type: 'AcceptanceSubmitted', data: checkSubmission(command, state) }];
+      case 'ResignAcceptance':
+        if (!awaitsOutcome(state, command.resigned.acceptanceId) || state.transaction?.transactionSignature !== command.resigned.replaces) return [];
+        return [{ type: 'AcceptanceResigned', data: command.resigned }];
+      case 'RecordRelayed':
+        if (!awaitsOutcome(state, command.relayed.acceptanceId)) return [];
+        return [{ type: 'AcceptanceRelayed', data: command.relayed }];
+      case 'RecordRelayFailed':
+        if (!awaitsOutcome(state, command.failed.acceptanceId)) return [];
+        return [{ type: 'AcceptanceRelayFailed', data: command.failed }];
+      case 'RecordFinalized':
+        if (state.status !== 'relayed' || state.finalized || state.submitted?.acceptanceId !== command.finalized.acceptanceId) return [];
+        return [{ type: 'AcceptanceFinalized', data: command.finalized }];
+    }
+  },
+};

@@ -1,0 +1,94 @@
+/**
+ * Stream `challenge-<id>`: an acceptance challenge, the exact message a signer is asked to sign (spec §4.4).
+ * Issuing decides from facts gathered on the query side (organization, document, current version, an earlier
+ * acceptance); each of them is re-checked on the write side when the signature is submitted (acceptance
+ * decider: current version from the document stream, uniqueness from the acceptance stream).
+ */
+import type { Decider } from '../decider';
+import { DomainError } from '../errors';
+import type { AcceptanceChallengeIssuedData, EventOf } from '../events';
+
+export type ChallengeEvent = EventOf<'AcceptanceChallengeIssued'> | EventOf<'AcceptanceChallengeCompleted'>;
+
+export interface ChallengeState {
+  issued: AcceptanceChallengeIssuedData | null;
+  /** The acceptance that used the challenge, once recorded. */
+  completedBy: string | null;
+}
+
+/** What the caller found about the target of a challenge before it is issued. */
+export interface ChallengeFacts {
+  organization: { address: string; allowedRequestDomains: readonly string[]; requireAcceptanceSessions: boolean } | null;
+  /** Null when unknown or belonging to another organization. */
+  document: { address: string; organization: string; hasPublishedVersion: boolean } | null;
+  /** The requesting site (host of the Origin). */
+  requestDomain: string;
+  /** Whether an acceptance session token was given (sessions are refused until their endpoints exist). */
+  sessionTokenGiven: boolean;
+  /** Whether the signer already has a live acceptance of the current version. */
+  alreadyAccepted: boolean;
+  signerType: 'wallet' | 'passkey' | 'passkey_p256';
+  signer: string;
+}
+
+export type ChallengeCommand =
+  | {
+      kind: 'IssueChallenge';
+      facts: ChallengeFacts;
+      /** The challenge as the caller built it from the current version; null when there is no version to sign. */
+      issued: AcceptanceChallengeIssuedData | null;
+    }
+  | { kind: 'CompleteChallenge'; acceptanceId: string };
+
+/**
+ * Checks the rules of spec §4.4 for issuing a challenge, in the order the API reports them.
+ * @throws DomainError invalid_request (400: signer type not accepted), invalid_signer (400), not_found (404),
+ *   forbidden (403: site not on the allowed list; session required or unknown), no_published_version (409),
+ *   already_accepted (409).
+ */
+export function checkChallengeFacts(facts: ChallengeFacts): void {
+  if (facts.signerType !== 'wallet') {
+    throw new DomainError('invalid_request', `signerType: ${facts.signerType} signers are not accepted by this deployment; use a wallet`);
+  }
+  if (facts.signer.startsWith('p256:')) throw new DomainError('invalid_signer', 'signer: a wallet signer is a base58 address');
+  const org = facts.organization;
+  if (!org) throw new DomainError('not_found', 'organization not found');
+  if (!facts.document || facts.document.organization !== org.address) throw new DomainError('not_found', 'document not found');
+  if (org.allowedRequestDomains.length > 0 && !org.allowedRequestDomains.includes(facts.requestDomain)) {
+    throw new DomainError('forbidden', `the site ${facts.requestDomain} may not request signatures for this organization`);
+  }
+  if (facts.sessionTokenGiven) throw new DomainError('forbidden', 'unknown or expired acceptance session');
+  if (org.requireAcceptanceSessions) throw new DomainError('forbidden', 'this organization requires an acceptance session');
+  if (!facts.document.hasPublishedVersion) throw new DomainError('no_published_version', 'the document has no published version');
+  if (facts.alreadyAccepted) throw new DomainError('already_accepted', `${facts.signer} already accepted the current version of this document`);
+}
+
+export const challengeDecider: Decider<ChallengeCommand, ChallengeEvent, ChallengeState> = {
+  eventTypes: ['AcceptanceChallengeIssued', 'AcceptanceChallengeCompleted'],
+  initialState: { issued: null, completedBy: null },
+  evolve(state, event) {
+    switch (event.type) {
+      case 'AcceptanceChallengeIssued':
+        return { ...state, issued: event.data };
+      case 'AcceptanceChallengeCompleted':
+        return { ...state, completedBy: event.data.acceptanceId };
+    }
+  },
+  /**
+   * Completing a completed challenge is a no-op (the completion is at-least-once).
+   * @throws DomainError as {@link checkChallengeFacts}; internal_error when the challenge id is taken (random UUIDs);
+   *   not_found (404) when completing an unknown challenge.
+   */
+  decide(command, state) {
+    switch (command.kind) {
+      case 'IssueChallenge':
+        checkChallengeFacts(command.facts);
+        if (state.issued || !command.issued) throw new DomainError('internal_error', 'challenge id already in use');
+        return [{ type: 'AcceptanceChallengeIssued', data: command.issued }];
+      case 'CompleteChallenge':
+        if (!state.issued) throw new DomainError('not_found', 'challenge not found');
+        if (state.completedBy !== null) return [];
+        return [{ type: 'AcceptanceChallengeCompleted', data: { challengeId: state.issued.challengeId, acceptanceId: command.acceptanceId } }];
+    }
+  },
+};

@@ -1,0 +1,129 @@
+/**
+ * Stream `draft-<id>`: a version being written in the dashboard (spec §4.10 drafts; states in docs/api.md):
+ * `open` → (`prepared` ⇄ `open` on edit) → `published`, or `abandoned` from `open`/`prepared`.
+ */
+import type { Decider } from '../decider';
+import { DomainError } from '../errors';
+import type { DraftCreatedData, DraftUpdatedData, EventOf } from '../events';
+import type { VersionFields } from '../version';
+import type { OrganizationFacts } from './ledger-facts';
+
+export type DraftEvent =
+  | EventOf<'DraftCreated'>
+  | EventOf<'DraftUpdated'>
+  | EventOf<'DraftPrepared'>
+  | EventOf<'DraftAbandoned'>
+  | EventOf<'DraftPublished'>;
+
+export type DraftStatus = 'open' | 'prepared' | 'published' | 'abandoned';
+
+export interface DraftState {
+  draftId: string;
+  documentId: string;
+  organizationId: string;
+  status: DraftStatus;
+  title: string;
+  versionLabel: string;
+  effectiveAt: number | null;
+  contentHash: string;
+  prepared: { number: number; contentHash: string; fingerprint: string } | null;
+}
+
+/** The version a prepared draft would publish as `number` of `document` (fingerprint computed by the caller). */
+export function draftVersionFields(state: DraftState, document: string, number: number): VersionFields {
+  return { document, number, label: state.versionLabel, title: state.title, contentHash: state.contentHash, effectiveAt: state.effectiveAt };
+}
+
+interface ByMember {
+  wallet: string;
+  /** The draft's organization as folded from its stream; null when unknown. */
+  organization: OrganizationFacts | null;
+}
+
+export type DraftCommand =
+  | ({ kind: 'CreateDraft'; draft: DraftCreatedData } & ByMember)
+  | ({ kind: 'UpdateDraft'; change: Omit<DraftUpdatedData, 'draftId'> } & ByMember)
+  | ({ kind: 'AbandonDraft' } & ByMember)
+  | ({ kind: 'PrepareDraft'; number: number; fingerprint: string } & ByMember)
+  | { kind: 'MarkDraftPublished'; versionAddress: string; transactionSignature: string };
+
+function assertMember(command: ByMember, organizationId: string): void {
+  const org = command.organization;
+  if (!org || org.organizationId !== organizationId || !org.members.some((m) => m.address === command.wallet)) {
+    throw new DomainError('not_found', 'draft not found');
+  }
+}
+
+function assertOpen(state: DraftState): void {
+  if (state.status === 'published') throw new DomainError('draft_published', 'the draft was already published');
+  if (state.status === 'abandoned') throw new DomainError('draft_closed', 'the draft was abandoned');
+}
+
+export const draftDecider: Decider<DraftCommand, DraftEvent, DraftState | null> = {
+  eventTypes: ['DraftCreated', 'DraftUpdated', 'DraftPrepared', 'DraftAbandoned', 'DraftPublished'],
+  initialState: null,
+  evolve(state, event) {
+    switch (event.type) {
+      case 'DraftCreated': {
+        const d = event.data;
+        return {
+          draftId: d.draftId,
+          documentId: d.documentId,
+          organizationId: d.organizationId,
+          status: 'open',
+          title: d.title,
+          versionLabel: d.versionLabel,
+          effectiveAt: d.effectiveAt,
+          contentHash: d.contentHash,
+          prepared: null,
+        };
+      }
+      case 'DraftUpdated': {
+        if (!state) return state;
+        const { draftId: _id, ...change } = event.data;
+        return { ...state, ...change, status: 'open', prepared: null };
+      }
+      case 'DraftPrepared':
+        return state && { ...state, status: 'prepared', prepared: { number: event.data.number, contentHash: event.data.contentHash, fingerprint: event.data.fingerprint } };
+      case 'DraftAbandoned':
+        return state && { ...state, status: 'abandoned' };
+      case 'DraftPublished':
+        return state && { ...state, status: 'published' };
+    }
+  },
+  /**
+   * Marking a published draft published again is a no-op (publication confirms are idempotent).
+   * @throws DomainError not_found (404: unknown draft, or not a member of its organization), draft_published (409),
+   *   draft_closed (409: abandoned).
+   */
+  decide(command, state) {
+    if (command.kind === 'CreateDraft') {
+      if (state) throw new DomainError('internal_error', 'draft id already in use');
+      assertMember(command, command.draft.organizationId);
+      return [{ type: 'DraftCreated', data: command.draft }];
+    }
+    if (!state) throw new DomainError('not_found', 'draft not found');
+    switch (command.kind) {
+      case 'MarkDraftPublished':
+        if (state.status === 'published') return [];
+        return [{ type: 'DraftPublished', data: { draftId: state.draftId, versionAddress: command.versionAddress, transactionSignature: command.transactionSignature } }];
+      case 'UpdateDraft':
+        assertMember(command, state.organizationId);
+        assertOpen(state);
+        return [{ type: 'DraftUpdated', data: { draftId: state.draftId, ...command.change } }];
+      case 'AbandonDraft':
+        assertMember(command, state.organizationId);
+        assertOpen(state);
+        return [{ type: 'DraftAbandoned', data: { draftId: state.draftId, abandonedBy: command.wallet } }];
+      case 'PrepareDraft':
+        assertMember(command, state.organizationId);
+        assertOpen(state);
+        return [
+          {
+            type: 'DraftPrepared',
+            data: { draftId: state.draftId, number: command.number, contentHash: state.contentHash, fingerprint: command.fingerprint, preparedBy: command.wallet },
+          },
+        ];
+    }
+  },
+};
