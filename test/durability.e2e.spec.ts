@@ -38,12 +38,17 @@ const built = existsSync(apiMain());
 const BURST = 30;
 /** Submissions answered before the rest of the burst is sent. */
 const ANSWERED_FIRST = 3;
-/** The service is killed as soon as this many relays are recorded in its log without their outcome. */
-const IN_FLIGHT_AT_KILL = 4;
+/**
+ * The service kills itself (SIGKILL) when the relay processor has sent this many transactions of the burst without
+ * recording their outcome yet (`SVC_TEST_KILL_AT=relay:after-send@n`): the crash point is deterministic, not a
+ * race between the test and the service.
+ */
+const KILLED_AT_SEND = 4;
 
 (built ? describe : describe.skip)(`acceptance relays across a crash of the service (SIGKILL mid-burst)${built ? '' : ' (skipped: run "npm run build" first; npm test does)'}`, () => {
   const dataDir = tempDataDir('svc-durability-');
   const env = { RATE_LIMIT_ACCEPTANCE_PER_MINUTE: '100000', RATE_LIMIT_GENERAL_PER_MINUTE: '100000', LEDGER_SLOT_MS: '100' };
+  const crashing = { ...env, NODE_ENV: 'test', SVC_TEST_KILL_AT: `relay:after-send@${ANSWERED_FIRST + KILLED_AT_SEND}` };
   let first: RunningService | undefined;
   let second: RunningService | undefined;
 
@@ -57,7 +62,7 @@ const IN_FLIGHT_AT_KILL = 4;
   });
 
   it('keeps every answered acceptance, resumes or frees the interrupted ones, and lands none twice', async () => {
-    first = await startService({ dataDir, env });
+    first = await startService({ dataDir, env: crashing });
     const port = Number(new URL(first.baseUrl).port);
     const doc = await publishedDocument(first, [1]);
     const versionAddress = doc.versions[0].address;
@@ -70,34 +75,15 @@ const IN_FLIGHT_AT_KILL = 4;
     const challenges: IssuedChallenge[] = await Promise.all(signers.map((s) => issueChallenge(before, target, s)));
 
     const child = first.process;
-    const alive = () => child.exitCode === null && child.signalCode === null;
     const relayLog = watchRelayLog(dataDir);
-    const kill = () => {
-      if (alive()) child.kill('SIGKILL');
-    };
     const outcomes: SubmitOutcome[] = new Array(BURST);
     const submit = async (i: number) => {
       outcomes[i] = await submitSigned(before, challenges[i], signers[i]);
     };
-    // The first few submissions are answered; the rest follow at once, all concurrently, and the service dies
-    // as soon as its log holds several relays without their outcome (recorded, maybe sent) — at the latest
-    // when one of them is answered.
+    // The first few submissions are answered; the rest follow at once, all concurrently, and the service dies in
+    // the middle of them, at the armed step of a relay.
     await Promise.all(Array.from({ length: ANSWERED_FIRST }, (_, i) => submit(i)));
-    const watcher = (async () => {
-      while (alive()) {
-        const p = relayLog.progress();
-        if (p.submitted - p.outcomes >= IN_FLIGHT_AT_KILL) return kill();
-        await new Promise((r) => setImmediate(r));
-      }
-    })();
-    await Promise.all(
-      Array.from({ length: BURST - ANSWERED_FIRST }, async (_, k) => {
-        await submit(ANSWERED_FIRST + k);
-        if (outcomes[ANSWERED_FIRST + k].kind !== 'connection_error') kill();
-      }),
-    );
-    kill();
-    await watcher;
+    await Promise.all(Array.from({ length: BURST - ANSWERED_FIRST }, (_, k) => submit(ANSWERED_FIRST + k)));
     await exited(child);
     expect(child.signalCode).toBe('SIGKILL');
     // What the crash interrupted: relays recorded (transaction signed, maybe sent) without their outcome.
@@ -168,7 +154,7 @@ const IN_FLIGHT_AT_KILL = 4;
         }
         return unsettled.size === 0 ? true : undefined;
       },
-      // The process manager ticks every 2 s and takes over submissions older than 10 s.
+      // The relay processor resumes from its checkpoint as soon as the service is up.
       40_000,
       500,
     );
