@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { generateKeyPairSigner } from '@solana/kit';
 import { ApiClient } from '../apps/cli/src/api-client';
@@ -49,6 +50,14 @@ describe('HTTP edge: request bodies, content types, limits of the request line a
     // Brackets inside strings do not count.
     const inString = await send(service.baseUrl, 'POST', '/v1/auth/challenge', { body: JSON.stringify({ address: '['.repeat(5000) }) });
     expect(outcome(inString)).toBe('400 invalid_address');
+  });
+
+  it('refuses a body that is not a JSON object where a request object is expected (400)', async () => {
+    for (const body of ['[]', '[{}]', '"text"', '1', 'null', 'true']) {
+      expect(outcome(await send(service.baseUrl, 'POST', '/v1/auth/challenge', { body }))).toBe('400 invalid_request');
+      // Every key of a draft change is optional: an array must not pass for an empty change.
+      expect(outcome(await send(service.baseUrl, 'PATCH', `/v1/drafts/${randomUUID()}`, { body, session: fixture.session }))).toBe('400 invalid_request');
+    }
   });
 
   it('gives each route the body limit it needs: 64 KiB, and 8 MiB for draft sources (413 beyond)', async () => {

@@ -168,8 +168,8 @@ function bodyOf(schema: Schema, pools: Pools): fc.Arbitrary<Pick<FuzzRequest, 'b
         .tuple(objectOf(schema, pools, 0, false), fc.constantFrom(...UNKNOWN_KEYS), fc.constantFrom<unknown>(1, 'x', null, {}))
         .map(([o, key, value]) => ({ body: `${JSON.stringify(o).slice(0, -1)}${Object.keys(o).length ? ',' : ''}${JSON.stringify(key)}:${JSON.stringify(value)}}`, mustFail: `unknown key ${JSON.stringify(key)}` })),
     },
-    { weight: 1, arbitrary: fc.constantFrom(...NOT_OBJECTS).map((body) => ({ body })) },
-    { weight: 1, arbitrary: fc.integer({ min: 33, max: 100_000 }).map((d) => ({ body: `${'['.repeat(d)}${']'.repeat(d)}` })) },
+    { weight: 1, arbitrary: fc.constantFrom(...NOT_OBJECTS).map((body) => ({ body, mustFail: 'a body that is not a JSON object' })) },
+    { weight: 1, arbitrary: fc.integer({ min: 33, max: 100_000 }).map((d) => ({ body: `${'['.repeat(d)}${']'.repeat(d)}`, mustFail: `nesting ${d} deep` })) },
     { weight: 1, arbitrary: fc.constant({ body: '' }) },
     {
       weight: 2,

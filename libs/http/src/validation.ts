@@ -20,10 +20,17 @@ export function reservedKeyPath(value: unknown, prefix = ''): string | null {
   return null;
 }
 
-/** Nest's ValidationPipe that first refuses request bodies with reserved keys (400 `invalid_request`, `<field>: unknown field`). */
+/**
+ * Nest's ValidationPipe that first refuses a request body declared by a class (a DTO) which is not a JSON
+ * object (an array, string, number, boolean or null; an absent body is validated as `{}`), then bodies with
+ * reserved keys. Both are 400 `invalid_request`.
+ */
 class EdgeValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body') {
+      if (metadata.data === undefined && typeof metadata.metatype === 'function' && value !== undefined && (value === null || typeof value !== 'object' || Array.isArray(value))) {
+        throw new DomainError('invalid_request', 'body: must be a JSON object');
+      }
       const reserved = reservedKeyPath(value);
       if (reserved !== null) throw new DomainError('invalid_request', `${reserved}: unknown field`);
     }
