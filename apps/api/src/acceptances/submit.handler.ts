@@ -109,7 +109,7 @@ export class SubmitAcceptanceHandler implements ICommandHandler<SubmitAcceptance
     };
   }
 
-  /** The record of a verified submission, with the relay transaction signed (ARCHITECTURE: sign, record, send). */
+  /** The record of a verified submission, with the relay transaction signed (docs/architecture.md "Relay": sign, record, send). */
   private async submission(issued: AcceptanceChallengeIssuedData, signature: string, acceptanceId: string): Promise<AcceptanceSubmittedData> {
     const transaction = await this.relay.sign({ signer: issued.signer, signature, message: issued.message, acceptanceId, versionAddress: issued.versionAddress });
     return {
