@@ -73,6 +73,10 @@ export interface AppConfig {
   runProjections: boolean;
   /** Whether cookies carry the `Secure` attribute (default: when the public base URL is https). */
   secureCookies: boolean;
+  /** Drafts an organization may have open (`open` or `prepared`) at once (default 50). */
+  draftsOpenPerOrganization: number;
+  /** Bytes of canonical source the open drafts of one organization may hold together (default 100 MiB). */
+  draftBytesPerOrganization: number;
 }
 
 const trustProxyValidator = makeValidator<boolean | number | string>((input: string) => {
@@ -125,6 +129,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       RATE_LIMIT_RPC_CALLS_PER_MINUTE: num({ default: undefined }),
       LOG_LEVEL: str({ default: 'info', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] }),
       SECURE_COOKIES: bool({ default: undefined }),
+      DRAFTS_OPEN_PER_ORGANIZATION: num({ default: 50 }),
+      DRAFT_BYTES_PER_ORGANIZATION: num({ default: 100 * 1024 * 1024 }),
       RUN_PROJECTIONS: bool({ default: true }),
     },
     {
@@ -184,9 +190,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     rateLimitRpcCalls: e.RATE_LIMIT_RPC_CALLS_PER_MINUTE ?? e.RATE_LIMIT_GENERAL_PER_MINUTE,
     logLevel: e.LOG_LEVEL,
     secureCookies: e.SECURE_COOKIES ?? publicBaseUrl.startsWith('https://'),
+    draftsOpenPerOrganization: positiveInteger('DRAFTS_OPEN_PER_ORGANIZATION', e.DRAFTS_OPEN_PER_ORGANIZATION),
+    draftBytesPerOrganization: positiveInteger('DRAFT_BYTES_PER_ORGANIZATION', e.DRAFT_BYTES_PER_ORGANIZATION),
     runProjections: e.RUN_PROJECTIONS,
   };
 }
 
 /** Injection token of the validated configuration. */
 export const APP_CONFIG = Symbol('APP_CONFIG');
+
+function positiveInteger(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name} must be a positive whole number, got ${value}`);
+  return value;
+}

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { randomUUID } from 'node:crypto';
 import {
+  checkDraftQuota,
   contentDecider,
   currentVersion,
   draftDecider,
@@ -18,6 +19,7 @@ import { canonicalContent, contentHash, encodeMemo, versionFingerprint } from '@
 import type { DraftDoc } from '@svc/projections';
 import { type CommandContext, Decisions, EventLog, OrganizationFactsReader } from '@svc/application';
 import { DashboardAccess } from './access.service';
+import { DraftQuotaReader } from './draft-quota.service';
 
 /** Fields of a draft as the dashboard sends them. */
 export interface DraftInput {
@@ -36,16 +38,22 @@ export interface PreparedPublication extends VersionFields {
   memo: string;
 }
 
-/**
- * Stores the canonical bytes of a draft's source on their content stream (a no-op for known content).
- * @returns the content hash (lowercase hex SHA-256 of the canonical bytes).
- */
-async function storeContent(decisions: Decisions, source: string, ctx: CommandContext): Promise<string> {
+/** A draft source in canonical form (docs/protocol.md "Content"), not stored yet. */
+interface CanonicalSource {
+  hash: string;
+  text: string;
+  byteLength: number;
+}
+
+function canonicalSource(source: string): CanonicalSource {
   const bytes = canonicalContent(source);
-  const hash = contentHash(bytes);
-  const content = { contentHash: hash, text: bytes.toString('utf8'), byteLength: bytes.length, mediaType: 'text/markdown' };
-  await decisions.handle(streams.content(hash), contentDecider, { kind: 'StoreContent', content }, ctx);
-  return hash;
+  return { hash: contentHash(bytes), text: bytes.toString('utf8'), byteLength: bytes.length };
+}
+
+/** Stores canonical bytes on their content stream (a no-op for known content). */
+async function storeContent(decisions: Decisions, content: CanonicalSource, ctx: CommandContext): Promise<void> {
+  const stored = { contentHash: content.hash, text: content.text, byteLength: content.byteLength, mediaType: 'text/markdown' };
+  await decisions.handle(streams.content(content.hash), contentDecider, { kind: 'StoreContent', content: stored }, ctx);
 }
 
 /** Shared steps of the draft commands: decide on the draft's stream, wait for the read model, return the draft. */
@@ -56,6 +64,7 @@ abstract class DraftCommandHandler {
     protected readonly log: EventLog,
     protected readonly access: DashboardAccess,
     protected readonly facts: OrganizationFactsReader,
+    protected readonly quotas: DraftQuotaReader,
   ) {}
 
   /** The organization of a draft as its stream says (null when unknown: the decider answers 404). */
@@ -83,11 +92,19 @@ export class CreateDraft extends Command<DraftDoc> {
 
 @CommandHandler(CreateDraft)
 export class CreateDraftHandler extends DraftCommandHandler implements ICommandHandler<CreateDraft, DraftDoc> {
-  /** @throws DomainError not_found (404: unknown document, or the wallet is not a member of its organization). */
+  /**
+   * @throws DomainError not_found (404: unknown document, or the wallet is not a member of its organization),
+   *   chain_state (409: the organization's draft quota is used up; nothing is stored).
+   */
   async execute({ documentId, input, wallet, ctx }: CreateDraft): Promise<DraftDoc> {
     const { document, organization } = await this.facts.documentWithOrganization(await this.facts.documentAddress(documentId));
     if (!organization?.members.some((m) => m.address === wallet)) throw new DomainError('not_found', 'document not found');
-    const hash = await storeContent(this.decisions, input.source, ctx);
+    const content = canonicalSource(input.source);
+    const quota = { usage: await this.quotas.usage(document.organizationId), addedBytes: content.byteLength };
+    // Checked before the content is stored, so that a refused draft grows nothing; the decider checks it again.
+    checkDraftQuota(quota.usage, true, quota.addedBytes);
+    await storeContent(this.decisions, content, ctx);
+    const hash = content.hash;
     const draftId = randomUUID();
     const draft = {
       draftId,
@@ -100,7 +117,7 @@ export class CreateDraftHandler extends DraftCommandHandler implements ICommandH
       changeSummary: input.changeSummary ?? null,
       createdBy: wallet,
     };
-    return this.decide(draftId, wallet, ctx, async () => ({ kind: 'CreateDraft', draft, wallet, organization }));
+    return this.decide(draftId, wallet, ctx, async () => ({ kind: 'CreateDraft', draft, wallet, organization, quota }));
   }
 }
 
@@ -112,20 +129,23 @@ export class UpdateDraft extends Command<DraftDoc> {
 
 @CommandHandler(UpdateDraft)
 export class UpdateDraftHandler extends DraftCommandHandler implements ICommandHandler<UpdateDraft, DraftDoc> {
-  /** @throws DomainError not_found (404), draft_published / draft_closed (409) */
+  /** @throws DomainError not_found (404), draft_published / draft_closed (409), chain_state (409: draft quota used up) */
   async execute({ draftId, input, wallet, ctx }: UpdateDraft): Promise<DraftDoc> {
     const change: Omit<DraftUpdatedData, 'draftId'> = {};
     if (input.title !== undefined) change.title = input.title;
     if (input.versionLabel !== undefined) change.versionLabel = input.versionLabel;
     if (input.effectiveAt !== undefined) change.effectiveAt = input.effectiveAt;
     if (input.changeSummary !== undefined) change.changeSummary = input.changeSummary;
+    const content = input.source === undefined ? null : canonicalSource(input.source);
+    if (content) change.contentHash = content.hash;
     return this.decide(draftId, wallet, ctx, async (state) => {
       const organization = await this.organizationOf(state);
-      // Content is stored only once the draft is known to accept the change (its stream is the judge).
-      if (input.source !== undefined && state && state.status !== 'published' && state.status !== 'abandoned' && organization) {
-        change.contentHash = await storeContent(this.decisions, input.source, ctx);
-      }
-      return { kind: 'UpdateDraft', change, wallet, organization };
+      if (!content || !state || !organization || state.status === 'published' || state.status === 'abandoned') return { kind: 'UpdateDraft', change, wallet, organization };
+      // Content is stored only once the draft is known to accept the change and the quota has room for it.
+      const quota = { usage: await this.quotas.usage(state.organizationId), addedBytes: content.hash === state.contentHash ? 0 : content.byteLength };
+      checkDraftQuota(quota.usage, false, quota.addedBytes);
+      await storeContent(this.decisions, content, ctx);
+      return { kind: 'UpdateDraft', change, wallet, organization, quota };
     });
   }
 }

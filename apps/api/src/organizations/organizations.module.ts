@@ -3,6 +3,7 @@ import { CqrsModule } from '@nestjs/cqrs';
 import { AuthModule } from '../auth/auth.module';
 import { SharedModule } from '@svc/application';
 import { DashboardAccess } from './access.service';
+import { DraftQuotaReader } from './draft-quota.service';
 import { DashboardController } from './dashboard.controller';
 import { DocumentHandlers } from './document.handlers';
 import { DraftHandlers } from './draft.handlers';
@@ -12,6 +13,6 @@ import { PublicationHandlers } from './publication.handlers';
 @Module({
   imports: [CqrsModule, SharedModule, AuthModule],
   controllers: [DashboardController],
-  providers: [DashboardAccess, ...OrganizationHandlers, ...DocumentHandlers, ...DraftHandlers, ...PublicationHandlers],
+  providers: [DashboardAccess, DraftQuotaReader, ...OrganizationHandlers, ...DocumentHandlers, ...DraftHandlers, ...PublicationHandlers],
 })
 export class OrganizationsModule {}

@@ -34,6 +34,32 @@ export function draftVersionFields(state: DraftState, document: string, number: 
   return { document, number, label: state.versionLabel, title: state.title, contentHash: state.contentHash, effectiveAt: state.effectiveAt };
 }
 
+/**
+ * An organization's use of its draft quota: drafts open (`open` or `prepared`) and the bytes of their canonical
+ * sources, with the configured limits (docs/api.md "Quotas"). Counted on the query side: concurrent creations may
+ * pass the limit by the few in flight.
+ */
+export interface DraftQuota {
+  openDrafts: number;
+  bytesInUse: number;
+  maxOpenDrafts: number;
+  maxBytes: number;
+}
+
+/**
+ * Checks a draft change against the organization's quota.
+ * @param newDraft whether the change opens a draft; `addedBytes` the canonical source bytes it stores.
+ * @throws DomainError chain_state (409) naming the quota exceeded.
+ */
+export function checkDraftQuota(quota: DraftQuota, newDraft: boolean, addedBytes: number): void {
+  if (newDraft && quota.openDrafts + 1 > quota.maxOpenDrafts) {
+    throw new DomainError('chain_state', `quota: at most ${quota.maxOpenDrafts} open drafts per organization; publish or abandon one first`);
+  }
+  if (addedBytes > 0 && quota.bytesInUse + addedBytes > quota.maxBytes) {
+    throw new DomainError('chain_state', `quota: the open drafts of an organization hold at most ${quota.maxBytes} bytes of source; ${quota.bytesInUse} are in use`);
+  }
+}
+
 interface ByMember {
   wallet: string;
   /** The draft's organization as folded from its stream; null when unknown. */
@@ -41,8 +67,8 @@ interface ByMember {
 }
 
 export type DraftCommand =
-  | ({ kind: 'CreateDraft'; draft: DraftCreatedData } & ByMember)
-  | ({ kind: 'UpdateDraft'; change: Omit<DraftUpdatedData, 'draftId'> } & ByMember)
+  | ({ kind: 'CreateDraft'; draft: DraftCreatedData; quota?: { usage: DraftQuota; addedBytes: number } } & ByMember)
+  | ({ kind: 'UpdateDraft'; change: Omit<DraftUpdatedData, 'draftId'>; quota?: { usage: DraftQuota; addedBytes: number } } & ByMember)
   | ({ kind: 'AbandonDraft' } & ByMember)
   | ({ kind: 'PrepareDraft'; number: number; fingerprint: string } & ByMember)
   | { kind: 'MarkDraftPublished'; versionAddress: string; transactionSignature: string };
@@ -94,12 +120,13 @@ export const draftDecider: Decider<DraftCommand, DraftEvent, DraftState | null> 
   /**
    * Marking a published draft published again is a no-op (publication confirms are idempotent).
    * @throws DomainError not_found (404: unknown draft, or not a member of its organization), draft_published (409),
-   *   draft_closed (409: abandoned).
+   *   draft_closed (409: abandoned), chain_state (409: the organization's draft quota is used up).
    */
   decide(command, state) {
     if (command.kind === 'CreateDraft') {
       if (state) throw new DomainError('internal_error', 'draft id already in use');
       assertMember(command, command.draft.organizationId);
+      if (command.quota) checkDraftQuota(command.quota.usage, true, command.quota.addedBytes);
       return [{ type: 'DraftCreated', data: command.draft }];
     }
     if (!state) throw new DomainError('not_found', 'draft not found');
@@ -110,6 +137,7 @@ export const draftDecider: Decider<DraftCommand, DraftEvent, DraftState | null> 
       case 'UpdateDraft':
         assertMember(command, state.organizationId);
         assertOpen(state);
+        if (command.quota) checkDraftQuota(command.quota.usage, false, command.quota.addedBytes);
         return [{ type: 'DraftUpdated', data: { draftId: state.draftId, ...command.change } }];
       case 'AbandonDraft':
         assertMember(command, state.organizationId);

@@ -1,0 +1,57 @@
+import { EVENT_STORE, type EventStore } from '@svc/event-store';
+import { ApiError } from '../apps/cli/src/api-client';
+import { publishedDocument, termsOfService, type PublishedDocument } from './support/fixtures';
+import { startTestService, type TestService } from './support/test-service';
+
+/** Bytes of the canonical ToS v1 (LF line ends, no trailing spaces): well under 64 KiB. */
+const tos = termsOfService(1);
+
+async function refusal(promise: Promise<unknown>): Promise<{ status: number; code: string; message: string }> {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof ApiError) return { status: err.status, code: err.code, message: err.message };
+    throw err;
+  }
+  throw new Error('expected a refusal, the request succeeded');
+}
+
+describe('per-organization draft quotas (docs/api.md "Quotas")', () => {
+  let service: TestService;
+  let doc: PublishedDocument;
+  const open: string[] = [];
+  const head = () => service.app.get<EventStore>(EVENT_STORE).headPosition();
+  const drafts = (body: object) => doc.dashboard.request<{ draft: { id: string } }>('POST', `/v1/documents/${doc.document.id}/drafts`, body);
+
+  beforeAll(async () => {
+    service = await startTestService({ env: { DRAFTS_OPEN_PER_ORGANIZATION: '2', DRAFT_BYTES_PER_ORGANIZATION: String(2 * Buffer.byteLength(tos) + 100) } });
+    doc = await publishedDocument(service, []);
+  });
+  afterAll(() => service.destroy());
+
+  it('refuses a draft beyond the open-draft limit with 409 and stores nothing, and frees the slot when one is abandoned', async () => {
+    const first = await drafts({ title: 'Terms of Service', versionLabel: 'a', source: tos });
+    const second = await drafts({ title: 'Terms of Service', versionLabel: 'b', source: `${tos}\nb` });
+    const before = await head();
+
+    const third = await refusal(drafts({ title: 'Terms of Service', versionLabel: 'c', source: `${tos}\nc` }));
+    expect(third).toMatchObject({ status: 409, code: 'chain_state' });
+    expect(third.message).toMatch(/at most 2 open drafts/);
+    expect(await head()).toBe(before);
+
+    await doc.dashboard.request('POST', `/v1/drafts/${first.draft.id}/abandon`, {});
+    const fourth = await drafts({ title: 'Terms of Service', versionLabel: 'c', source: `${tos}\nc` });
+    open.push(second.draft.id, fourth.draft.id);
+  });
+
+  it('refuses an edit whose new source would pass the stored-bytes limit', async () => {
+    expect(open).toHaveLength(2);
+    const before = await head();
+    const tooBig = await refusal(doc.dashboard.request('PATCH', `/v1/drafts/${open[0]}`, { source: `${tos}\n${'x'.repeat(200)}` }));
+    expect(tooBig).toMatchObject({ status: 409, code: 'chain_state' });
+    expect(tooBig.message).toMatch(/bytes of source/);
+    expect(await head()).toBe(before);
+    // A small edit fits.
+    await doc.dashboard.request('PATCH', `/v1/drafts/${open[0]}`, { title: 'Terms of Service (edited)' });
+  });
+});
