@@ -1,0 +1,105 @@
+/**
+ * Acceptance challenge stream (spec §4.4; docs/api.md "Signing an acceptance"): issued after the rules of
+ * §4.4 are checked in the order the API reports them, completed once by the acceptance that used it.
+ */
+import type { EventOf } from '../events';
+import { A, challengeIssued, HEX } from '../testing/fixtures';
+import { decided, given, refused } from '../testing/given-when-then';
+import { challengeDecider, checkChallengeFacts, type ChallengeCommand, type ChallengeFacts } from './challenge.decider';
+
+const FACTS: ChallengeFacts = {
+  organization: { address: A.org, allowedRequestDomains: [], requireAcceptanceSessions: false },
+  document: { address: A.doc, organization: A.org, hasPublishedVersion: true },
+  requestDomain: 'shop.example.com',
+  sessionTokenGiven: false,
+  alreadyAccepted: false,
+  signerType: 'wallet',
+  signer: A.signer,
+};
+const issued: EventOf<'AcceptanceChallengeIssued'> = { type: 'AcceptanceChallengeIssued', data: challengeIssued() };
+const completed: EventOf<'AcceptanceChallengeCompleted'> = {
+  type: 'AcceptanceChallengeCompleted',
+  data: { challengeId: A.challengeId, acceptanceId: HEX.acceptance1 },
+};
+
+const issue = (facts: Partial<ChallengeFacts> = {}): Extract<ChallengeCommand, { kind: 'IssueChallenge' }> => ({ kind: 'IssueChallenge', facts: { ...FACTS, ...facts }, issued: challengeIssued() });
+const org = (change: Partial<NonNullable<ChallengeFacts['organization']>>): Partial<ChallengeFacts> => ({ organization: { ...FACTS.organization!, ...change } });
+const doc = (change: Partial<NonNullable<ChallengeFacts['document']>>): Partial<ChallengeFacts> => ({ document: { ...FACTS.document!, ...change } });
+
+describe('challenge decider: issuing', () => {
+  it('issues the challenge the caller built', () => {
+    expect(given(challengeDecider).when(issue())).toEqual(decided(issued));
+  });
+
+  it('issues for a site on the allowed list', () => {
+    expect(given(challengeDecider).when(issue(org({ allowedRequestDomains: ['app.example.org', 'shop.example.com'] })))).toEqual(decided(issued));
+  });
+
+  it.each<[string, Partial<ChallengeFacts>, string]>([
+    ['a passkey signer type', { signerType: 'passkey' }, 'invalid_request'],
+    ['a native passkey signer type', { signerType: 'passkey_p256' }, 'invalid_request'],
+    ['a P256ID as a wallet signer', { signer: 'p256:AiKzWqR0q3Rj1hFh3bXnC0o6sVbY4u6yW2o1cF0r7pQx' }, 'invalid_signer'],
+    ['an unknown organization', { organization: null }, 'not_found'],
+    ['an unknown document', { document: null }, 'not_found'],
+    ['a document of another organization', doc({ organization: A.otherOrg }), 'not_found'],
+    ['a site not on the allowed list', org({ allowedRequestDomains: ['app.example.org'] }), 'forbidden'],
+    ['an acceptance session token (none is issued yet)', { sessionTokenGiven: true }, 'forbidden'],
+    ['an organization that requires acceptance sessions', org({ requireAcceptanceSessions: true }), 'forbidden'],
+    ['a document without a published version', doc({ hasPublishedVersion: false }), 'no_published_version'],
+    ['a signer who accepted the current version already', { alreadyAccepted: true }, 'already_accepted'],
+  ])('refuses %s with %s', (_what, facts, code) => {
+    expect(given(challengeDecider).when(issue(facts))).toEqual({ refused: code });
+  });
+
+  it('checks the rules in the order the API reports them', () => {
+    // Every rule broken; fixing them one at a time reveals the next.
+    const steps: [Partial<ChallengeFacts>, string][] = [
+      [{ signerType: 'passkey', signer: 'p256:AiKzWqR0q3Rj1hFh3bXnC0o6sVbY4u6yW2o1cF0r7pQx', organization: null, document: null, sessionTokenGiven: true, alreadyAccepted: true }, 'invalid_request'],
+      [{ signerType: 'wallet' }, 'invalid_signer'],
+      [{ signer: A.signer }, 'not_found'],
+      [org({ allowedRequestDomains: ['app.example.org'], requireAcceptanceSessions: true }), 'not_found'],
+      [doc({ organization: A.otherOrg, hasPublishedVersion: false }), 'not_found'],
+      [{ document: { address: A.doc, organization: A.org, hasPublishedVersion: false } }, 'forbidden'],
+      [org({ allowedRequestDomains: [], requireAcceptanceSessions: true }), 'forbidden'],
+      [{ sessionTokenGiven: false }, 'forbidden'],
+      [org({ allowedRequestDomains: [], requireAcceptanceSessions: false }), 'no_published_version'],
+      [doc({ hasPublishedVersion: true }), 'already_accepted'],
+      [{ alreadyAccepted: false }, 'issued'],
+    ];
+    let facts: ChallengeFacts = FACTS;
+    const seen: string[] = [];
+    for (const [change] of steps) {
+      facts = { ...facts, ...change };
+      const outcome = given(challengeDecider).when({ kind: 'IssueChallenge', facts, issued: challengeIssued() });
+      seen.push('refused' in outcome ? outcome.refused : 'issued');
+    }
+    expect(seen).toEqual(steps.map(([, expected]) => expected));
+  });
+
+  it('refuses a challenge id in use, or nothing to issue, with internal_error (after the rules)', () => {
+    expect(given(challengeDecider, [issued]).when(issue())).toEqual(refused('internal_error'));
+    expect(given(challengeDecider).when({ ...issue(), issued: null })).toEqual(refused('internal_error'));
+    expect(given(challengeDecider, [issued]).when(issue({ alreadyAccepted: true }))).toEqual(refused('already_accepted'));
+  });
+
+  it('checkChallengeFacts passes a valid request and throws the DomainError otherwise', () => {
+    expect(() => checkChallengeFacts(FACTS)).not.toThrow();
+    expect(() => checkChallengeFacts({ ...FACTS, organization: null })).toThrow(expect.objectContaining({ name: 'DomainError', code: 'not_found' }));
+  });
+});
+
+describe('challenge decider: completion', () => {
+  it('records the acceptance that used the challenge', () => {
+    expect(given(challengeDecider, [issued]).when({ kind: 'CompleteChallenge', acceptanceId: HEX.acceptance1 })).toEqual(decided(completed));
+    expect(given(challengeDecider, [issued, completed]).state.completedBy).toBe(HEX.acceptance1);
+  });
+
+  it('completing a completed challenge decides nothing', () => {
+    expect(given(challengeDecider, [issued, completed]).when({ kind: 'CompleteChallenge', acceptanceId: HEX.acceptance1 })).toEqual(decided());
+    expect(given(challengeDecider, [issued, completed]).when({ kind: 'CompleteChallenge', acceptanceId: HEX.acceptance2 })).toEqual(decided());
+  });
+
+  it('refuses to complete an unknown challenge with not_found', () => {
+    expect(given(challengeDecider).when({ kind: 'CompleteChallenge', acceptanceId: HEX.acceptance1 })).toEqual(refused('not_found'));
+  });
+});
