@@ -16,6 +16,7 @@ const FIGURES = [
   'ceiling: node:crypto Ed25519 verifications',
   'ceiling: bare Fastify JSON GET',
   'wallet acceptances, direct mode',
+  'wallet acceptances, one client',
   'GET /v1/public/acceptances/{id}',
   'GET /v1/public/acceptances/{id}/receipt',
   'scale 200: synthesize acceptances',

@@ -34,21 +34,29 @@ export interface ProfileSummary {
 
 type Frame = Runtime.CallFrame;
 
+/** Placeholder stage, split by {@link eventStoreStage} into commits, stream loads and subscription reads. */
+const EVENT_STORE = 'event store';
+
+/** Which event-store work a stack is doing, from the event store's entry point on it. */
+function eventStoreStage(stack: readonly Frame[]): string {
+  if (stack.some((f) => /^(appendSync|appendInTransaction|append)$/.test(f.functionName) && /event-store/.test(f.url))) return 'event store commits (SQLite append, hashing)';
+  if (stack.some((f) => /^readStream$/.test(f.functionName) && /event-store/.test(f.url))) return 'event store stream loads (command handlers)';
+  return 'event store subscription reads';
+}
+
 /** Stage rules, tried in this order on each frame from the top of the stack down. */
 const STAGES: ReadonlyArray<readonly [string, (f: Frame) => boolean]> = [
   ['idle (waiting for I/O or timers)', (f) => f.functionName === '(idle)'],
   ['garbage collection', (f) => f.functionName === '(garbage collector)'],
   ['event schema validation (ajv)', (f) => /\/ajv\/|event-schema-registry/.test(f.url) || /^validate\d*$/.test(f.functionName)],
   ['ledger execution (LiteSVM + journal)', (f) => /\/litesvm\/|\/libs\/ledger\/src\/embedded\//.test(f.url)],
-  ['event store commits (SQLite append)', (f) => /sqlite-event-store/.test(f.url) && /append|idempotentReplay/i.test(f.functionName)],
-  ['event store stream loads (command handlers)', (f) => /sqlite-event-store/.test(f.url) && /readStream/.test(f.functionName)],
-  ['event store subscription reads', (f) => /sqlite-event-store|subscription|sqlite-rows|event-decoding|event-hash/.test(f.url)],
+  [EVENT_STORE, (f) => /\/libs\/event-store\/src\//.test(f.url)],
   ['projections and read store', (f) => /\/libs\/read-store\/src\/|\/projections\/|@seald-io\/nedb|\/sift\//.test(f.url)],
   ['Ed25519 sign/verify (node:crypto)', (f) => /internal\/crypto\/(sig|keys|keygen)|\/libs\/evidence\/src\/signatures/.test(f.url)],
   ['receipt build and verification', (f) => /\/libs\/evidence\/src\/(receipt|verifier)|canonicalize/.test(f.url)],
   ['ledger JSON-RPC and client', (f) => /\/libs\/ledger\/src\/rpc\//.test(f.url)],
   ['logging (pino)', (f) => /\/pino|nestjs-pino|thread-stream|sonic-boom/.test(f.url)],
-  ['service code (handlers, evidence encoding)', (f) => /\/apps\/api\/src\/|\/libs\/(evidence|domain|http|config)\/src\//.test(f.url)],
+  ['service code (handlers, evidence encoding)', (f) => /\/apps\/api\/src\/|\/libs\/(application|evidence|domain|http|config)\/src\//.test(f.url)],
   [
     'HTTP pipeline (Fastify, Nest, validation)',
     (f) => /\/fastify\/|@fastify\/|\/@nestjs\/|find-my-way|avvio|class-validator|class-transformer|light-my-request|fast-json-stringify|\brxjs\b|node:_http|internal\/http|node:net|internal\/stream|node:stream/.test(f.url),
@@ -91,13 +99,14 @@ export function summariseProfile(file: string, topCount = 8): ProfileSummary {
     const known = stageOfNode.get(id);
     if (known !== undefined) return known;
     const frames = [...ancestors(id)];
-    const result = frames.some(isProfilerHost) ? null : (frames.map((f) => STAGES.find(([, matches]) => matches(f))?.[0]).find((s) => s !== undefined) ?? OTHER);
+    const stage = frames.map((f) => STAGES.find(([, matches]) => matches(f))?.[0]).find((s) => s !== undefined) ?? OTHER;
+    const result = frames.some(isProfilerHost) ? null : stage === EVENT_STORE ? eventStoreStage(frames) : stage;
     stageOfNode.set(id, result);
     return result;
   };
   /** Where a frame runs: its own file, or for native code the nearest caller that has one. */
   const whereOf = (id: number): string => {
-    for (const frame of ancestors(id)) if (frame.url) return `${shortUrl(frame.url)}:${frame.lineNumber + 1}`;
+    for (const frame of ancestors(id)) if (frame.url) return `${frame.functionName || '(anonymous)'} ${shortUrl(frame.url)}:${frame.lineNumber + 1}`;
     return '(native)';
   };
 

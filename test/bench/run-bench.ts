@@ -112,6 +112,12 @@ async function serviceFigures(service: BenchService, options: BenchOptions, ceil
   });
   notes.push(`acceptances: ${acc.confirmed.length} answered confirmed, ${executed.length} executed on the ledger, ${acc.seconds.toFixed(1)} s${failuresOf(acc) ? `; not counted: ${failuresOf(acc)}` : ''}`);
 
+  // One client, no queueing: the latency floor of an acceptance (the rest of the c=32 latency is waiting).
+  log('one wallet acceptance at a time …');
+  const { value: single, peakRssMb: singleRss } = await withPeakRss(service.pid, () => runLoad({ ...job, concurrency: 1, seconds: options.seconds }));
+  const singleExecuted = await executedOnLedger(service.rpcUrl, single.confirmed);
+  rows.push({ figure: 'wallet acceptances, one client (latency floor, c=1)', perSecond: singleExecuted.length / single.seconds, p50Ms: single.latency.p50, p99Ms: single.latency.p99, rssMb: singleRss });
+
   const ids = executed.map((c) => c.acceptanceId);
   const reads = async (suffix: string) => withPeakRss(service.pid, () => runLoad({ kind: 'http', origin: service.origin, paths: ids.map((id) => `/api/v1/public/acceptances/${id}${suffix}`), connections: options.concurrency, seconds: options.seconds }));
   log('public acceptance summaries …');
@@ -151,9 +157,12 @@ async function serviceFigures(service: BenchService, options: BenchOptions, ceil
 function breakdown(f: ServiceFigures, options: BenchOptions): string {
   const busy = f.profile.stages.filter((s) => !s.stage.startsWith('idle')).reduce((a, s) => a + s.percent, 0);
   const c = f.clientSide;
+  const cpuPerAcceptance = c.ok > 0 ? (f.profile.totalMs * busy) / 100 / c.ok : null;
   const lines = [
     `Where an acceptance's time goes: CPU profile of the service over ${options.profileSeconds} s of acceptances at c=${options.concurrency}`,
-    `(${c.ok} confirmed, ${(c.ok / c.seconds).toFixed(0)}/s under the profiler; service busy ${busy.toFixed(0)}% of one core; profile: ${f.profileFile})`,
+    `(${c.ok} confirmed, ${(c.ok / c.seconds).toFixed(0)}/s under the profiler; service busy ${busy.toFixed(0)}% of one core` +
+      (cpuPerAcceptance === null ? '' : `, ${cpuPerAcceptance.toFixed(1)} ms of service CPU per acceptance, so at most ${(1000 / cpuPerAcceptance).toFixed(0)}/s on one core`) +
+      `; profile: ${f.profileFile})`,
     ...f.profile.stages.map((s) => `  ${s.percent.toFixed(1).padStart(5)}%  ${s.stage}`),
     `  client side: challenge p50 ${c.challengeLatency.p50.toFixed(1)} ms, p99 ${c.challengeLatency.p99.toFixed(1)} ms; submit (verify, record, relay, wait for projections) p50 ${c.submitLatency.p50.toFixed(1)} ms, p99 ${c.submitLatency.p99.toFixed(1)} ms`,
     '  top self time:',

@@ -34,24 +34,18 @@ const START_TIMEOUT_MS = 15 * 60_000;
 const cliMain = () => path.resolve(__dirname, '..', '..', 'apps', 'cli', 'src', 'main.js');
 
 /**
- * Runs `svc rebuild-projections --data-dir <dir> --json` in its own process.
- * @returns seconds, the log position rebuilt through (the number of events) and the peak RSS of that process.
+ * Runs `svc rebuild-projections --data-dir <dir>` in its own process.
+ * @returns its seconds and peak RSS.
  * @throws Error when the command fails.
  */
-async function rebuild(dataDir: string): Promise<{ seconds: number; events: number; peakRssMb: number | null }> {
+async function rebuild(dataDir: string): Promise<{ seconds: number; peakRssMb: number | null }> {
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, [cliMain(), 'rebuild-projections', '--data-dir', dataDir, '--json'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'warn' } });
-  let out = '';
+  const child = spawn(process.execPath, [cliMain(), 'rebuild-projections', '--data-dir', dataDir], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LOG_LEVEL: 'warn' } });
   let err = '';
-  child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
   child.stderr.setEncoding('utf8').on('data', (c: string) => (err = (err + c).slice(-4000)));
   const { value: code, peakRssMb } = await withPeakRss(child.pid, () => new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c))));
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   if (code !== 0) throw new Error(`svc rebuild-projections exited with ${code}: ${err}`);
-  const parsed: unknown = JSON.parse(out);
-  const rebuilt = typeof parsed === 'object' && parsed !== null ? (parsed as { rebuilt?: unknown }).rebuilt : undefined;
-  const first = Array.isArray(rebuilt) ? (rebuilt[0] as { throughPosition?: unknown } | undefined) : undefined;
-  return { seconds, events: Number(first?.throughPosition ?? 0), peakRssMb };
+  return { seconds: Number(process.hrtime.bigint() - started) / 1e9, peakRssMb };
 }
 
 /** Launches the service and times its first ready answer and its first read of `lastId`. */
@@ -87,7 +81,7 @@ export async function measureScale(input: ScaleInput): Promise<Row[]> {
 
   input.log('scale: svc rebuild-projections…');
   const rebuilt = await rebuild(input.dataDir);
-  rows.push({ figure: `scale ${n}: svc rebuild-projections (events/s; RSS of the rebuild)`, perSecond: rebuilt.events / rebuilt.seconds, seconds: rebuilt.seconds, rssMb: rebuilt.peakRssMb });
+  rows.push({ figure: `scale ${n}: svc rebuild-projections (events/s; RSS of the rebuild)`, perSecond: synth.logEvents / rebuilt.seconds, seconds: rebuilt.seconds, rssMb: rebuilt.peakRssMb });
 
   input.log('scale: relaunch on the rebuilt read models…');
   const second = await timedStart(input.dataDir, synth.lastAcceptanceId);

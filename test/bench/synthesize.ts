@@ -38,6 +38,8 @@ export interface SynthesisResult {
   sampleIds: string[];
   /** Id of the last acceptance written (the last one the projections will reach). */
   lastAcceptanceId: string;
+  /** Events in the whole log afterwards (its head position). */
+  logEvents: number;
 }
 
 const addressOf = (key: ReturnType<typeof generateKeyPairSync>['publicKey']): string => bytesToBase58(new Uint8Array(key.export({ format: 'der', type: 'spki' }).subarray(-32)));
@@ -57,6 +59,7 @@ export async function synthesizeAcceptances(dataDir: string, target: SynthesisTa
   const progressEvery = Math.max(1, Math.floor(count / 20));
   const sampleIds: string[] = [];
   let lastAcceptanceId = '';
+  let logEvents = 0;
   const started = process.hrtime.bigint();
   try {
     for (let i = 0; i < count; i++) {
@@ -144,9 +147,10 @@ export async function synthesizeAcceptances(dataDir: string, target: SynthesisTa
       lastAcceptanceId = acceptanceId;
       if (onProgress && (i + 1) % progressEvery === 0) onProgress(i + 1);
     }
+    logEvents = Number(await store.headPosition());
   } finally {
     await store.close();
   }
   if (lastAcceptanceId && !sampleIds.includes(lastAcceptanceId)) sampleIds.push(lastAcceptanceId);
-  return { acceptances: count, events: 4 * count, seconds: Number(process.hrtime.bigint() - started) / 1e9, sampleIds, lastAcceptanceId };
+  return { acceptances: count, events: 4 * count, seconds: Number(process.hrtime.bigint() - started) / 1e9, sampleIds, lastAcceptanceId, logEvents };
 }
