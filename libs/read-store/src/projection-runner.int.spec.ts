@@ -80,6 +80,16 @@ describe('ProjectionRunner (SQLite event store, SQLite read store)', () => {
     expect(await reads.getCheckpoint('things.v1')).toBe(position); // a live event is a batch of its own
   });
 
+  it('stop saves the log head as the checkpoint of a caught-up projection, over events of other types', async () => {
+    await events.append('thing-a', [thing('a', 1)], 'no_stream');
+    const { position } = await events.append('thing-a', [other('a'), other('a')], 0n);
+    const r = runner([countingProjection([])]);
+    await r.start();
+    await r.waitFor(position);
+    await r.stop();
+    expect(await reads.getCheckpoint('things.v1')).toBe(position);
+  });
+
   it('a replay after a crash (checkpoint behind the read model) gives the same read model', async () => {
     await events.append('thing-a', [thing('a', 1), thing('a', 2)], 'no_stream');
     await events.append('thing-b', [thing('b', 9)], 'no_stream');

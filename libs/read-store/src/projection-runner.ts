@@ -9,7 +9,7 @@ import {
   type ProjectionRunnerOptions,
 } from './projection';
 import { BatchApplier, errMessage } from './projection-batches';
-import { isCaughtUpNow, noEventOfTypes } from './projection-polling';
+import { isCaughtUpNow, noEventOfTypes, yieldToEventLoop } from './projection-polling';
 import { deferred, ProjectionState } from './projection-state';
 import type { ReadStore } from './read-store.port';
 
@@ -254,8 +254,14 @@ export class ProjectionRunner {
       if (generation !== s.generation) return; // a stopped subscription: never touch the store
       s.buffer.push(event);
       s.delivered = event.position;
-      if (s.buffer.length >= this.opts.batchSize) await this.batches.drain(s, generation);
-      else this.batches.scheduleDrain(s, generation);
+      if (s.halting) {
+        await s.haltGate.promise; // parked until `halt` has asked the subscription to stop
+      } else if (s.buffer.length >= this.opts.batchSize) {
+        await this.batches.drain(s, generation);
+        await yieldToEventLoop(); // a long catch-up lets HTTP requests through between batches
+      } else {
+        this.batches.scheduleDrain(s, generation);
+      }
     };
     const onFailure = (err: EventIntegrityError) => this.recordIntegrityFault(s, generation, err);
     s.setSub(this.eventStore.subscribeToAll(handler, { after, eventTypes: s.projection.eventTypes, onFailure }));
@@ -282,14 +288,28 @@ export class ProjectionRunner {
    */
   private async halt(s: ProjectionState, apply: boolean): Promise<void> {
     const sub = s.sub;
-    s.halting = true;
+    s.halting = true; // from here a delivered event is buffered and its delivery parked
     const wake = s.wake;
     s.wake = deferred();
     wake.resolve();
+    // A caught-up projection saves the log head as its checkpoint on stop, so that the next start does
+    // not scan again the events of other types it skipped (the idle check does the same while running).
+    const head = apply && sub && !s.fault ? await this.eventStore.headPosition().catch(() => undefined) : undefined;
+    const caughtUp = head !== undefined && sub !== undefined && (await isCaughtUpNow(sub, head));
     if (!apply) s.generation++;
     s.setSub(undefined);
-    if (sub) await sub.stop();
+    const stopping = sub?.stop();
+    const gate = s.haltGate;
+    s.haltGate = deferred();
+    gate.resolve();
+    await stopping;
     if (apply) await this.batches.drain(s, s.generation);
+    if (caughtUp && s.buffer.length === 0 && !s.handlerFault && (s.applied === undefined || s.applied < head)) {
+      await this.readStore.saveCheckpoint(s.key, head).then(
+        () => s.markApplied(head),
+        (err: unknown) => this.logger?.warn(`saving the checkpoint of projection ${s.key} failed: ${errMessage(err)}`, err),
+      );
+    }
     s.generation++;
     await s.applying;
     s.buffer = [];

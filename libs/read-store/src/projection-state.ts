@@ -39,6 +39,8 @@ export class ProjectionState {
   halting = false;
   /** Ends a retry's sleep early (stop, rebuild). */
   wake = deferred();
+  /** Releases a delivery parked while the subscription is being stopped. */
+  haltGate = deferred();
   /** The subscription stopped on a bad stored event. */
   fault: ProjectionFault | undefined;
   /** The handler keeps failing on an event (cleared once it applies). */

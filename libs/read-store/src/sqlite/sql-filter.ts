@@ -1,13 +1,15 @@
 /**
- * Compiles the port's filter subset (read-store.port.ts) to SQL over a table `(_id TEXT PRIMARY KEY,
- * doc TEXT)` holding JSON documents.
+ * Compiles the port's filter subset (read-store.port.ts) to SQL over a collection table `(_id TEXT
+ * PRIMARY KEY, doc TEXT, "f:<path>"...)`: the JSON document, plus one column per indexed field path
+ * holding that field's value (a string, a number, 1/0 for a boolean, or NULL when null or missing),
+ * kept by the adapter on every write.
  *
  * A condition is compiled *exactly* (the SQL answers it with MongoDB's meaning) when it is on `_id` or on
  * an indexed field: the SQLite adapter only lets indexed fields hold a string, a number, a boolean or
  * null (no arrays, sub-documents or Dates), so array membership and type-bracketing questions do not
- * arise there, and an expression index on `json_extract(doc, '$.<path>')` serves it. Any other condition
- * compiles to `1` (no restriction) and the adapter checks it on the decoded documents with `sift`, which
- * implements MongoDB's matching. When every condition is exact, sort, skip and limit run in SQL too.
+ * arise there, and the index on the field's column serves it. Any other condition compiles to `1` (no
+ * restriction) and the adapter checks it on the decoded documents with `sift`, which implements
+ * MongoDB's matching. When every condition is exact, sort, skip and limit run in SQL too.
  */
 import type { Filter, Sort } from '../read-store.port';
 import { isOperatorObject } from '../read-store.support';
@@ -20,12 +22,14 @@ export function isSqlPath(path: string): boolean {
   return SQL_PATH.test(path);
 }
 
-/**
- * The SQL expression of a field: the `_id` column, or `json_extract(doc, '$.a.b')`. Index definitions and
- * queries use this one function, so SQLite recognises the indexed expression.
- */
-export function fieldExpr(path: string): string {
-  return path === '_id' ? '_id' : `json_extract(doc, '$.${path}')`;
+/** The column that holds an indexed field path (quoted identifier). */
+export function fieldColumn(path: string): string {
+  return path === '_id' ? '_id' : `"f:${path}"`;
+}
+
+/** The SQL expression of a field: its column when indexed (or `_id`), else `json_extract(doc, '$.a.b')`. */
+export function fieldExpr(path: string, indexed: ReadonlySet<string>): string {
+  return path === '_id' || indexed.has(path) ? fieldColumn(path) : `json_extract(doc, '$.${path}')`;
 }
 
 function typeExpr(path: string): string {
@@ -68,8 +72,11 @@ class Compiler {
       const value = filter[key];
       if (key === '$and' || key === '$or') {
         if (!Array.isArray(value)) throw new TypeError(`${key} needs an array`);
+        const mark = this.params.length;
         const clauses = value.map((clause) => this.filter(clause as Filter));
-        parts.push(key === '$and' ? this.and(clauses) : this.or(clauses));
+        const part = key === '$and' ? this.and(clauses) : this.or(clauses);
+        if (part.sql === '1') this.params.length = mark; // the clauses' SQL is dropped: so are their values
+        parts.push(part);
       } else if (key.charCodeAt(0) === 36 /* '$' */) {
         throw new TypeError(`unsupported filter operator ${key}`);
       } else {
@@ -124,18 +131,18 @@ class Compiler {
   }
 
   private eq(path: string, value: unknown): Part {
-    const expr = fieldExpr(path);
+    const expr = fieldColumn(path);
     if (value === null) return { sql: `${expr} IS NULL`, exact: true };
     if (!isScalar(value)) return path === '_id' ? { sql: '0', exact: true } : LOOSE;
     if (typeof value === 'boolean') {
-      // json_extract gives 1/0 for true/false: also check the JSON type, so the number 1 does not match.
+      // The column holds 1/0 for true/false: also check the JSON type, so the number 1 does not match.
       this.params.push(value ? 1 : 0);
       return { sql: `${expr} = ? AND ${typeExpr(path)} = '${value ? 'true' : 'false'}'`, exact: true };
     }
     if (path === '_id' && typeof value !== 'string') return { sql: '0', exact: true };
     this.params.push(value);
     if (typeof value === 'number') return { sql: `${expr} = ? AND ${typeExpr(path)} IN ('integer', 'real')`, exact: true };
-    return { sql: `${expr} = ?`, exact: true };
+    return { sql: `${expr} = ?`, exact: true }; // a text column value is never a number or a boolean
   }
 
   private in(path: string, operand: unknown): Part {
@@ -145,23 +152,24 @@ class Compiler {
     if (!values.every((v) => typeof v === 'string')) return LOOSE;
     const parts: string[] = [];
     if (values.length > 0) {
-      parts.push(`${fieldExpr(path)} IN (${values.map(() => '?').join(', ')})`);
+      parts.push(`${fieldColumn(path)} IN (${values.map(() => '?').join(', ')})`);
       this.params.push(...values);
     }
-    if (values.length < operand.length) parts.push(`${fieldExpr(path)} IS NULL`);
+    if (values.length < operand.length) parts.push(`${fieldColumn(path)} IS NULL`);
     return { sql: parts.join(' OR '), exact: true };
   }
 
   private range(path: string, op: string, operand: unknown): Part {
     const sign = op === '$lt' ? '<' : op === '$lte' ? '<=' : op === '$gt' ? '>' : '>=';
     // MongoDB compares only values of the same type: strings with strings, numbers with numbers.
+    const column = fieldColumn(path);
     if (typeof operand === 'string') {
       this.params.push(operand);
-      return { sql: `${fieldExpr(path)} ${sign} ? AND ${typeExpr(path)} = 'text'`, exact: true };
+      return { sql: `${column} ${sign} ? AND typeof(${column}) = 'text'`, exact: true };
     }
     if (typeof operand === 'number' && Number.isFinite(operand)) {
       this.params.push(operand);
-      return { sql: `${fieldExpr(path)} ${sign} ? AND ${typeExpr(path)} IN ('integer', 'real')`, exact: true };
+      return { sql: `${column} ${sign} ? AND ${typeExpr(path)} IN ('integer', 'real')`, exact: true };
     }
     return LOOSE;
   }
@@ -178,10 +186,10 @@ export function compileFilter(filter: Filter, indexed: ReadonlySet<string>): Com
 }
 
 /** `ORDER BY` text for a sort, or undefined when a key cannot be expressed in SQL. */
-export function compileSort(sort: Sort | undefined): string | undefined {
+export function compileSort(sort: Sort | undefined, indexed: ReadonlySet<string>): string | undefined {
   if (!sort) return '';
   const keys = Object.keys(sort);
   if (keys.length === 0) return '';
   if (!keys.every((k) => k === '_id' || isSqlPath(k))) return undefined;
-  return ` ORDER BY ${keys.map((k) => `${fieldExpr(k)} ${sort[k] === -1 ? 'DESC' : 'ASC'}`).join(', ')}`;
+  return ` ORDER BY ${keys.map((k) => `${fieldExpr(k, indexed)} ${sort[k] === -1 ? 'DESC' : 'ASC'}`).join(', ')}`;
 }

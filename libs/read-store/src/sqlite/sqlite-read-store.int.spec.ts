@@ -1,0 +1,163 @@
+/**
+ * What the SQLite read store adds to the port contract (read-store.contract.int.spec.ts): answers from
+ * SQL on indexed fields equal sift's answers (MongoDB semantics) on random documents, hot queries use an
+ * index, indexed fields refuse non-scalars, and transactions commit, roll back and keep others' writes out.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import Database from 'better-sqlite3';
+import sift from 'sift';
+import type { Doc, Filter, ReadStore } from '../read-store.port';
+import { SqliteReadStore } from './sqlite-read-store';
+
+interface Row extends Doc {
+  g?: string | null;
+  n?: number | null;
+  b?: boolean;
+  s?: string;
+}
+
+/** A small deterministic generator (mulberry32), so a failure reproduces. */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a |= 0;
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('SQLite read store', () => {
+  let dir: string;
+  let store: SqliteReadStore;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sqlite-read-store-'));
+    store = new SqliteReadStore({ file: path.join(dir, 'read.sqlite') });
+  });
+  afterEach(async () => {
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers filters on indexed fields in SQL exactly as MongoDB semantics say (300 random documents, 200 random filters)', async () => {
+    const next = random(42);
+    const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)]!;
+    const docs: Row[] = [];
+    for (let i = 0; i < 300; i++) {
+      const doc: Row = { _id: `d${String(i).padStart(3, '0')}` };
+      const g = pick(['a', 'b', 'c', null, undefined]);
+      if (g !== undefined) doc.g = g;
+      const n = pick([0, 1, 2, 3.5, -1, null, undefined]);
+      if (n !== undefined) doc.n = n;
+      const b = pick([true, false, undefined]);
+      if (b !== undefined) doc.b = b;
+      doc.s = pick(['x', 'y', 'z']);
+      docs.push(doc);
+    }
+    const indexed = store.collection<Row>('indexed');
+    const plain = store.collection<Row>('plain');
+    await indexed.ensureIndex({ fields: { g: 1, n: 1 } });
+    await indexed.ensureIndex({ fields: { b: 1 } });
+    for (const d of docs) {
+      await indexed.insertOne(d);
+      await plain.insertOne(d);
+    }
+    const condition = (): Filter => {
+      const field = pick(['g', 'n', 'b', '_id']);
+      const value = field === 'g' ? pick(['a', 'b', null]) : field === 'n' ? pick([0, 1, 3.5, -1, null]) : field === 'b' ? pick([true, false, null]) : pick(['d001', 'd150', 'nope']);
+      const op = pick(['eq', '$ne', '$in', '$lt', '$gte', '$exists']);
+      if (op === 'eq') return { [field]: value };
+      if (op === '$in') return { [field]: { $in: [value, pick(['a', 1, true, null])] } };
+      if (op === '$exists') return { [field]: { $exists: next() < 0.5 } };
+      return { [field]: { [op]: value } };
+    };
+    for (let i = 0; i < 200; i++) {
+      const filter: Filter = next() < 0.3 ? { $or: [condition(), condition()] } : { ...condition(), ...condition() };
+      const expected = docs.filter(sift(filter)).map((d) => d._id).sort();
+      const label = JSON.stringify(filter);
+      expect([label, (await indexed.find(filter)).map((d) => d._id).sort()]).toEqual([label, expected]);
+      expect([label, (await plain.find(filter)).map((d) => d._id).sort()]).toEqual([label, expected]);
+      expect([label, await indexed.count(filter)]).toEqual([label, expected.length]);
+    }
+    const sorted = await indexed.find({ g: { $in: ['a', 'b'] } }, { sort: { g: -1, n: 1 }, skip: 3, limit: 20 });
+    const bySift = docs.filter(sift({ g: { $in: ['a', 'b'] } })).sort((x, y) => (x.g! < y.g! ? 1 : x.g! > y.g! ? -1 : (x.n ?? -Infinity) - (y.n ?? -Infinity)));
+    expect(sorted.map((d) => [d.g, d.n ?? null])).toEqual(bySift.slice(3, 23).map((d) => [d.g, d.n ?? null]));
+  });
+
+  it('serves the hot queries of the read models from an index, not a scan', async () => {
+    const c = store.collection('acceptances');
+    await c.ensureIndex({ fields: { signer: 1, status: 1, submittedAt: -1 } });
+    await c.ensureIndex({ fields: { transactionSignature: 1 } });
+    for (let i = 0; i < 50; i++) await c.insertOne({ _id: `a${i}`, signer: `s${i % 5}`, status: 'confirmed', submittedAt: `2024-01-0${(i % 9) + 1}`, transactionSignature: `t${i}` });
+    await c.find({ signer: 's1', status: 'confirmed' }, { sort: { submittedAt: -1 }, limit: 10 });
+    await c.findOne({ transactionSignature: 't7' });
+    await store.close();
+    const db = new Database(path.join(dir, 'read.sqlite'), { readonly: true });
+    const plan = (sql: string, ...params: unknown[]) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail).join('; ');
+    expect(plan('SELECT doc FROM "rm_acceptances" WHERE "f:signer" = ? AND "f:status" = ? ORDER BY "f:submittedAt" DESC LIMIT 10', 's1', 'confirmed')).toMatch(/USING INDEX/);
+    expect(plan('SELECT doc FROM "rm_acceptances" WHERE "f:transactionSignature" = ? LIMIT 1', 't7')).toMatch(/USING INDEX/);
+    db.close();
+    store = new SqliteReadStore({ file: path.join(dir, 'read.sqlite') });
+    expect((await store.collection('acceptances').findOne({ transactionSignature: 't7' }))?._id).toBe('a7');
+  });
+
+  it('refuses an array, a sub-document or a Date in an indexed field, on every write path and when indexing', async () => {
+    const c = store.collection('things');
+    await c.ensureIndex({ fields: { kind: 1 } });
+    await expect(c.insertOne({ _id: 'a', kind: ['x'] })).rejects.toThrow(TypeError);
+    await expect(c.replaceOne({ _id: 'a', kind: { x: 1 } })).rejects.toThrow(TypeError);
+    await c.insertOne({ _id: 'b', kind: 'x' });
+    await expect(c.updateOne({ _id: 'b' }, { $set: { kind: new Date() } })).rejects.toThrow(TypeError);
+    await expect(c.updateOne({ _id: 'b' }, { $push: { kind: 'y' } })).rejects.toThrow(TypeError);
+    expect(await c.find({})).toEqual([{ _id: 'b', kind: 'x' }]);
+    await c.insertOne({ _id: 'c', tags: ['t'] });
+    await expect(c.ensureIndex({ fields: { tags: 1 } })).rejects.toThrow(TypeError);
+  });
+
+  it('a transaction commits its writes together, rolls them back on failure, and keeps other writers out', async () => {
+    const c = store.collection('t');
+    await store.transaction(async () => {
+      await c.insertOne({ _id: '1' });
+      await store.saveCheckpoint('p.v1', 5n);
+    });
+    await expect(
+      store.transaction(async () => {
+        await c.insertOne({ _id: '2' });
+        await store.saveCheckpoint('p.v1', 6n);
+        throw new Error('handler failed');
+      }),
+    ).rejects.toThrow('handler failed');
+    expect((await c.find({})).map((d) => d._id)).toEqual(['1']);
+    expect(await store.getCheckpoint('p.v1')).toBe(5n);
+
+    // A write from outside waits for the open transaction, so its rollback does not take the write along.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const failing = store.transaction(async () => {
+      await c.insertOne({ _id: 'inside' });
+      await gate;
+      throw new Error('rolled back');
+    });
+    const outside = c.insertOne({ _id: 'outside' });
+    await new Promise((resolve) => setImmediate(resolve));
+    release();
+    await expect(failing).rejects.toThrow('rolled back');
+    await outside;
+    expect((await c.find({}, { sort: { _id: 1 } })).map((d) => d._id)).toEqual(['1', 'outside']);
+  });
+
+  it('keeps no document in memory: a reopened store finds its data on disk', async () => {
+    const c = store.collection<Row>('big');
+    await store.transaction(async () => {
+      for (let i = 0; i < 2_000; i++) await c.insertOne({ _id: `k${i}`, s: 'x'.repeat(100) });
+    });
+    await store.close();
+    const reopened: ReadStore = new SqliteReadStore({ file: path.join(dir, 'read.sqlite') });
+    expect(await reopened.collection('big').count({})).toBe(2_000);
+    await reopened.close();
+    store = new SqliteReadStore({ file: path.join(dir, 'read.sqlite') });
+  });
+});
