@@ -6,7 +6,7 @@ import type { DraftCreatedData, EventOf } from '../events';
 import { A, HEX, ORG_FACTS, SIG } from '../testing/fixtures';
 import { decided, given, refused } from '../testing/given-when-then';
 import type { OrganizationFacts } from './ledger-facts';
-import { draftDecider, draftVersionFields, type DraftCommand, type DraftEvent } from './draft.decider';
+import { draftDecider, draftVersionFields, type DraftCommand, type DraftEvent, type DraftQuota } from './draft.decider';
 
 const CREATED: DraftCreatedData = {
   draftId: A.draftId,
@@ -123,6 +123,35 @@ describe('draft decider: the state machine', () => {
   ])('refuses to %s as a non-member with not_found, before the state checks', (_op, command) => {
     expect(given(draftDecider, [created]).when(command)).toEqual(refused('not_found'));
     expect(given(draftDecider, [created, abandoned]).when(command)).toEqual(refused('not_found'));
+  });
+});
+
+describe('draft decider: quotas (docs/api.md "Quotas")', () => {
+  /** 19 of 20 open drafts, 900,000 of 1,000,000 source bytes in use. */
+  const USAGE: DraftQuota = { openDrafts: 19, bytesInUse: 900_000, maxOpenDrafts: 20, maxBytes: 1_000_000 };
+  const within = (usage: Partial<DraftQuota> = {}, addedBytes = 100_000) => ({ usage: { ...USAGE, ...usage }, addedBytes });
+
+  it('creates and edits a draft up to the limits exactly', () => {
+    expect(given(draftDecider).when({ ...create, quota: within() })).toEqual(decided(created));
+    expect(given(draftDecider, [created]).when({ ...edit, quota: within({ openDrafts: 20 }) })).toEqual(decided(edited));
+  });
+
+  it('refuses a new draft beyond the open drafts allowed with chain_state (an edit opens none)', () => {
+    expect(given(draftDecider).when({ ...create, quota: within({ openDrafts: 20 }, 0) })).toEqual(refused('chain_state'));
+  });
+
+  it('refuses source bytes beyond the quota with chain_state, on creation and on edit', () => {
+    expect(given(draftDecider).when({ ...create, quota: within({}, 100_001) })).toEqual(refused('chain_state'));
+    expect(given(draftDecider, [created]).when({ ...edit, quota: within({}, 100_001) })).toEqual(refused('chain_state'));
+  });
+
+  it('checks the id, membership and the draft’s state before the quota', () => {
+    const over = within({ openDrafts: 20 }, 100_001);
+    expect(given(draftDecider, [created]).when({ ...create, quota: over })).toEqual(refused('internal_error'));
+    expect(given(draftDecider).when({ ...create, ...stranger, quota: over })).toEqual(refused('not_found'));
+    expect(given(draftDecider, [created]).when({ ...edit, ...stranger, quota: over })).toEqual(refused('not_found'));
+    expect(given(draftDecider, [created, prepared(1), published]).when({ ...edit, quota: over })).toEqual(refused('draft_published'));
+    expect(given(draftDecider, [created, abandoned]).when({ ...edit, quota: over })).toEqual(refused('draft_closed'));
   });
 });
 
