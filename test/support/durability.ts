@@ -5,7 +5,7 @@ import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
 import { buildPublicationTransaction, parseEvidenceTransaction } from '@svc/evidence';
 import type { Ledger } from '@svc/ledger';
 import { ApiClient, ApiError } from '../../apps/cli/src/api-client';
-import { signText, type VersionRecord } from '../../apps/cli/src/operations';
+import { signText, type PublishedVersion } from '../../apps/cli/src/operations';
 import { termsOfService, type PublishedDocument } from './fixtures';
 
 /** The site asking for signatures in these tests. */
@@ -114,7 +114,7 @@ export async function acceptancesOnLedger(ledger: Ledger, address: string): Prom
  * publication transaction signed by the owner, confirm (the steps of the CLI's publishVersion) — and returns
  * the draft's id with the recorded version (the document view does not list drafts).
  */
-export async function publishThroughDraft(doc: PublishedDocument, n: 1 | 2 | 3 | 4): Promise<{ draftId: string; version: VersionRecord }> {
+export async function publishThroughDraft(doc: PublishedDocument, n: 1 | 2 | 3 | 4): Promise<{ draftId: string; version: PublishedVersion }> {
   const { draft } = await doc.dashboard.request<{ draft: { id: string } }>('POST', `/v1/documents/${doc.document.id}/drafts`, {
     title: 'Terms of Service',
     versionLabel: `v${n}`,
@@ -128,7 +128,7 @@ export async function publishThroughDraft(doc: PublishedDocument, n: 1 | 2 | 3 |
   const lifetime = await doc.ledger.getLatestBlockhash();
   const tx = await buildPublicationTransaction({ authority: doc.owner, version: versionKey, ...publication, lifetime });
   const signature = await doc.ledger.sendTransaction(tx.wire, { commitment: 'confirmed' });
-  const { version } = await doc.dashboard.request<{ version: VersionRecord }>('POST', '/v1/publications/confirm', { signature });
+  const { version } = await doc.dashboard.request<{ version: PublishedVersion }>('POST', '/v1/publications/confirm', { signature });
   doc.versions.push(version);
   return { draftId: draft.id, version };
 }

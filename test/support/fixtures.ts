@@ -11,7 +11,7 @@ import {
   signIn,
   syncDocument,
   syncOrganization,
-  type VersionRecord,
+  type PublishedVersion,
 } from '../../apps/cli/src/operations';
 import type { TestService } from './test-service';
 
@@ -27,8 +27,8 @@ export interface PublishedDocument {
   dashboard: ApiClient;
   organization: { id: string; address: string };
   document: { id: string; address: string; slug: string };
-  versions: VersionRecord[];
-  publish(n: 1 | 2 | 3 | 4): Promise<VersionRecord>;
+  versions: PublishedVersion[];
+  publish(n: 1 | 2 | 3 | 4): Promise<PublishedVersion>;
 }
 
 /** Creates an organization and a document on the ledger, syncs them, and publishes the given ToS versions. */
@@ -41,7 +41,7 @@ export async function publishedDocument(service: Pick<TestService, 'baseUrl' | '
   const dashboard = new ApiClient(service.baseUrl).useSession(await signIn(new ApiClient(service.baseUrl), owner));
   const organization = await syncOrganization(dashboard, org.address);
   const document = await syncDocument(dashboard, organization.id, doc.address);
-  const published: VersionRecord[] = [];
+  const published: PublishedVersion[] = [];
   const publish = async (n: 1 | 2 | 3 | 4) => {
     const { version } = await publishVersion(dashboard, ledger, owner, { documentId: document.id, source: termsOfService(n), label: `v${n}`, title: 'Terms of Service' });
     published.push(version);

@@ -61,9 +61,10 @@ export interface DocumentRecord {
   address: string;
   slug: string;
   title: string;
-  currentVersion: VersionRecord | null;
+  currentVersion: PublishedVersion | null;
 }
-export interface VersionRecord {
+/** A published version as the API returns it (`VersionView` of the read models). */
+export interface PublishedVersion {
   address: string;
   number: number;
   label: string;
@@ -93,7 +94,7 @@ export async function publishVersion(
   ledger: Ledger,
   authority: KeyPairSigner,
   input: { documentId: string; source: string; label: string; title: string; effectiveAt?: number | null; changeSummary?: string },
-): Promise<{ version: VersionRecord; signature: string }> {
+): Promise<{ version: PublishedVersion; signature: string }> {
   const { draft } = await client.request<{ draft: { id: string; contentHash: string } }>('POST', `/v1/documents/${input.documentId}/drafts`, {
     title: input.title,
     versionLabel: input.label,
@@ -110,7 +111,7 @@ export async function publishVersion(
   const lifetime = await ledger.getLatestBlockhash();
   const tx = await buildPublicationTransaction({ authority, version, ...publication, lifetime });
   const signature = await ledger.sendTransaction(tx.wire, { commitment: 'confirmed' });
-  const confirmed = await client.request<{ version: VersionRecord }>('POST', '/v1/publications/confirm', { signature });
+  const confirmed = await client.request<{ version: PublishedVersion }>('POST', '/v1/publications/confirm', { signature });
   return { version: confirmed.version, signature };
 }
 

@@ -15,6 +15,8 @@
  * Each type has a JSON Schema in `event-schemas/<Type>.v1.json`, checked on append and on read.
  */
 
+import type { VersionFields } from './version';
+
 export type Hex64 = string;
 export type Address = string;
 export type IsoTime = string;
@@ -47,18 +49,12 @@ export interface DocumentSyncedData {
   slot: number;
   blockTime: number | null;
 }
-export interface VersionPublishedData {
+export interface VersionPublishedData extends VersionFields {
   documentId: string;
-  document: Address;
   organizationId: string;
   organization: Address;
   versionAddress: Address;
-  number: number;
-  label: string;
-  title: string;
-  contentHash: Hex64;
   fingerprint: Hex64;
-  effectiveAt: number | null;
   transactionSignature: string;
   slot: number;
   blockTime: number | null;

@@ -74,9 +74,12 @@ export function contentHash(bytes: Uint8Array): string {
   return sha256Hex(bytes);
 }
 
-/** The fields a version fingerprint commits to. Addresses are base58; `effectiveAt` is unix seconds or null. */
-export interface VersionFingerprintInput {
-  organization: string;
+/**
+ * The fields that define a version of a document (docs/protocol.md "Version record"): the one shared shape of
+ * them across the service (memo records, publication transactions, fingerprints, events, read models).
+ */
+export interface VersionFields {
+  /** Base58 address of the document. */
   document: string;
   /** Version number, integer 1..2^32-1. */
   number: number;
@@ -88,6 +91,11 @@ export interface VersionFingerprintInput {
   contentHash: string;
   /** Unix seconds (integer > 0) when the version takes effect; null: on publication. */
   effectiveAt: number | null;
+}
+
+/** The fields a version fingerprint commits to: the version's fields and its organization's base58 address. */
+export interface VersionFingerprintInput extends VersionFields {
+  organization: string;
 }
 
 /**

@@ -13,6 +13,7 @@
 import canonicalize from 'canonicalize';
 import { PROTOCOL_V1 } from './constants';
 import { FieldError, MemoFormatError } from './errors';
+import type { VersionFields } from './content';
 import {
   HEX64,
   SLUG,
@@ -46,22 +47,10 @@ export interface DocumentRecord {
 }
 
 /** Version published; the version's new address co-signs the memo. */
-export interface VersionRecord {
+export interface VersionRecord extends VersionFields {
   kind: 'ver';
-  /** Base58 address of the document. */
-  document: string;
-  /** Integer 1..2^32-1. */
-  number: number;
-  /** 1..16 characters. */
-  label: string;
-  /** 1..200 characters. */
-  title: string;
-  /** Lower-case hex SHA-256 of the canonical content. */
-  contentHash: string;
   /** Lower-case hex version fingerprint. */
   fingerprint: string;
-  /** Unix seconds (integer > 0) or null (effective on publication). */
-  effectiveAt: number | null;
 }
 
 /** Acceptance relayed; carried next to the Ed25519 precompile instruction, with no accounts. */

@@ -23,6 +23,7 @@ import {
 import { base58ToBytes, bytesToBase58 } from './base58';
 import { ED25519_PROGRAM_ADDRESS, MEMO_PROGRAM_ADDRESS, TRANSACTION_SIZE_LIMIT } from './constants';
 import { buildEd25519Instruction, parseEd25519Instruction } from './ed25519-instruction';
+import type { VersionFields } from './content';
 import { FieldError, TransactionFormatError, TransactionTooLargeError } from './errors';
 import { encodeMemo, parseMemo, type MemoRecord } from './memo';
 import { isBase58Address } from './validation';
@@ -125,20 +126,14 @@ export async function buildDocumentTransaction(input: {
  * @throws FieldError on invalid fields; TransactionTooLargeError above 1232 bytes (possible only with
  *   long titles of multi-byte characters).
  */
-export async function buildPublicationTransaction(input: {
-  authority: TransactionSigner;
-  version: TransactionSigner;
-  /** Base58 address of the document. */
-  document: string;
-  number: number;
-  label: string;
-  title: string;
-  contentHash: string;
-  fingerprint: string;
-  /** Unix seconds or null. */
-  effectiveAt: number | null;
-  lifetime: BlockhashLifetime;
-}): Promise<SignedEvidenceTransaction> {
+export async function buildPublicationTransaction(
+  input: VersionFields & {
+    authority: TransactionSigner;
+    version: TransactionSigner;
+    fingerprint: string;
+    lifetime: BlockhashLifetime;
+  },
+): Promise<SignedEvidenceTransaction> {
   const memo = encodeMemo({
     kind: 'ver',
     document: input.document,

@@ -3,12 +3,13 @@
  * the transaction and parses its memo (docs/protocol.md); the decider judges what the facts mean.
  */
 import type { Address } from '../events';
+import type { VersionFields } from '../version';
 
 /** A memo record of the protocol as a decider sees it (docs/protocol.md, "Memo records"). */
 export type ProtocolRecord =
   | { kind: 'org'; name: string; domain: string | null }
   | { kind: 'doc'; organization: Address; slug: string; title: string }
-  | { kind: 'ver'; document: Address; number: number; label: string; title: string; contentHash: string; fingerprint: string; effectiveAt: number | null }
+  | ({ kind: 'ver'; fingerprint: string } & VersionFields)
   | { kind: 'other' };
 
 /** A transaction that may create or publish an object of the protocol. */
