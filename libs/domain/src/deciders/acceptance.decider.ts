@@ -69,9 +69,14 @@ export type AcceptanceCommand =
 
 const INITIAL: AcceptanceState = { status: 'none', submitted: null, transaction: null, relayed: null, finalized: false };
 
-/** Whether `acceptanceId` is the acceptance in force and still waits for its relay outcome. */
-function awaitsOutcome(state: AcceptanceState, acceptanceId: string): boolean {
-  return state.status === 'submitted' && state.submitted?.acceptanceId === acceptanceId;
+/**
+ * Whether `acceptanceId` is the acceptance in force and still waits for its relay outcome, and (when given)
+ * `transactionSignature` is its transaction in force: the outcome of a transaction already replaced by a re-signed
+ * one is stale and must not decide the acceptance.
+ */
+function awaitsOutcome(state: AcceptanceState, acceptanceId: string, transactionSignature?: string): boolean {
+  if (state.status !== 'submitted' || state.submitted?.acceptanceId !== acceptanceId) return false;
+  return transactionSignature === undefined || state.transaction?.transactionSignature === transactionSignature;
 }
 
 function checkSubmission(command: SubmitAcceptanceCommand, state: AcceptanceState): AcceptanceSubmittedData {
@@ -117,11 +122,12 @@ export const acceptanceDecider: Decider<AcceptanceCommand, AcceptanceEvent, Acce
     }
   },
   /**
-   * Outcomes (relayed, failed, re-signed, finalized) for an acceptance that is not waiting for them are no-ops:
-   * the relay processor is at-least-once.
+   * Outcomes (relayed, failed, re-signed, finalized) for an acceptance that is not waiting for them, or for a
+   * transaction that is no longer the one in force, are no-ops: the relay processor is at-least-once.
    * @throws DomainError for a submission: not_found (404), forbidden (403: wrong clientBinding), challenge_not_open
    *   (409), challenge_expired (409), invalid_request (400: passkey assertion, missing signature), invalid_signature
-   *   (400), version_superseded (409), already_accepted (409).
+   *   (400), version_superseded (409), already_accepted (409); internal_error (500) for a verified submission
+   *   without its record (a caller bug).
    */
   decide(command, state) {
     switch (command.kind) {
@@ -131,10 +137,10 @@ export const acceptanceDecider: Decider<AcceptanceCommand, AcceptanceEvent, Acce
         if (!awaitsOutcome(state, command.resigned.acceptanceId) || state.transaction?.transactionSignature !== command.resigned.replaces) return [];
         return [{ type: 'AcceptanceResigned', data: command.resigned }];
       case 'RecordRelayed':
-        if (!awaitsOutcome(state, command.relayed.acceptanceId)) return [];
+        if (!awaitsOutcome(state, command.relayed.acceptanceId, command.relayed.transactionSignature)) return [];
         return [{ type: 'AcceptanceRelayed', data: command.relayed }];
       case 'RecordRelayFailed':
-        if (!awaitsOutcome(state, command.failed.acceptanceId)) return [];
+        if (!awaitsOutcome(state, command.failed.acceptanceId, command.failed.transactionSignature)) return [];
         return [{ type: 'AcceptanceRelayFailed', data: command.failed }];
       case 'RecordFinalized':
         if (state.status !== 'relayed' || state.finalized || state.submitted?.acceptanceId !== command.finalized.acceptanceId) return [];

@@ -159,7 +159,13 @@ describe('acceptance decider: relay outcomes (at-least-once)', () => {
     expect(given(acceptanceDecider, [submitted, resigned]).state.transaction).toEqual({ transactionSignature, transactionWire, lastValidBlockHeight });
     const second: AcceptanceResignedData = { ...resignedData, transactionSignature: SIG.acc3, replaces: SIG.acc2 };
     expect(given(acceptanceDecider, [submitted, resigned]).when(resign(second))).toEqual(decided({ type: 'AcceptanceResigned', data: second }));
-    expect(given(acceptanceDecider, [submitted, resigned]).when(relay())).toEqual(decided(relayed()));
+    const landedResigned = relayed('confirmed', HEX.acceptance1, resignedData.transactionSignature);
+    expect(given(acceptanceDecider, [submitted, resigned]).when(record({ kind: 'RecordRelayed', relayed: landedResigned.data }))).toEqual(decided(landedResigned));
+  });
+
+  it('an outcome of a transaction replaced by a re-signing is stale and decides nothing', () => {
+    expect(given(acceptanceDecider, [submitted, resigned]).when(relay())).toEqual(decided());
+    expect(given(acceptanceDecider, [submitted, resigned]).when(fail)).toEqual(decided());
   });
 
   it('a re-signing that replaces a transaction no longer in force decides nothing', () => {

@@ -83,7 +83,8 @@ export const challengeDecider: Decider<ChallengeCommand, ChallengeEvent, Challen
     switch (command.kind) {
       case 'IssueChallenge':
         checkChallengeFacts(command.facts);
-        if (state.issued || !command.issued) throw new DomainError('internal_error', 'challenge id already in use');
+        if (!command.issued) throw new DomainError('internal_error', 'a challenge that passed its checks without a message to sign');
+        if (state.issued) throw new DomainError('internal_error', 'challenge id already in use');
         return [{ type: 'AcceptanceChallengeIssued', data: command.issued }];
       case 'CompleteChallenge':
         if (!state.issued) throw new DomainError('not_found', 'challenge not found');

@@ -118,9 +118,12 @@ export const draftDecider: Decider<DraftCommand, DraftEvent, DraftState | null> 
     }
   },
   /**
-   * Marking a published draft published again is a no-op (publication confirms are idempotent).
+   * Marking a published draft published again is a no-op (publication confirms are idempotent). A draft is marked
+   * published from whatever state it is in: the ledger holds the version, whose fields were fixed by the prepare
+   * (an edit made between the recording of the version and this step does not change what was published).
    * @throws DomainError not_found (404: unknown draft, or not a member of its organization), draft_published (409),
-   *   draft_closed (409: abandoned), chain_state (409: the organization's draft quota is used up).
+   *   draft_closed (409: abandoned), chain_state (409: the organization's draft quota is used up);
+   *   internal_error (500) when a new draft's id is taken (ids are random UUIDs).
    */
   decide(command, state) {
     if (command.kind === 'CreateDraft') {
