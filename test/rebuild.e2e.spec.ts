@@ -1,7 +1,16 @@
+/**
+ * `svc rebuild-projections` against the data of a stopped service: read-model documents deleted or
+ * corrupted behind the service's back (checkpoints untouched, so only a real rebuild can repair them)
+ * come back exactly; a tampered stored event makes the rebuild fail loudly and `/api/ready` answer 503.
+ */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import * as path from 'node:path';
 import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
 import { generateKeyPairSigner } from '@solana/kit';
+import { ALL_PROJECTIONS, COLLECTIONS } from '@svc/projections';
+import { SqliteReadStore, type Doc } from '@svc/read-store';
 import { ApiClient } from '../apps/cli/src/api-client';
 import { acceptAsWallet } from '../apps/cli/src/operations';
 import { cliMain } from '../apps/cli/src/paths';
@@ -9,33 +18,98 @@ import { publishedDocument } from './support/fixtures';
 import { startTestService, tempDataDir } from './support/test-service';
 
 const exec = promisify(execFile);
-const built = existsSync(cliMain());
+/** The compiled CLI (`npm run build`); SVC_CLI_MAIN may name another build of it. */
+const cli = process.env['SVC_CLI_MAIN'] ?? cliMain();
+const built = existsSync(cli);
+
+/** Every document of every read model, sorted, straight from the read store file. */
+async function readModels(dataDir: string): Promise<Record<string, Doc[]>> {
+  const store = new SqliteReadStore({ file: path.join(dataDir, 'read.sqlite') });
+  try {
+    const out: Record<string, Doc[]> = {};
+    for (const p of ALL_PROJECTIONS) for (const name of Object.keys(p.indexes)) out[name] = await store.collection(name).find({}, { sort: { _id: 1 } });
+    return out;
+  } finally {
+    await store.close();
+  }
+}
+
+/** A service's data directory with a published document and one acceptance; the service is stopped. */
+async function stoppedServiceData() {
+  const dataDir = tempDataDir();
+  const service = await startTestService({ dataDir });
+  const doc = await publishedDocument(service, [1, 2]);
+  const client = new ApiClient(service.baseUrl);
+  const accepted = await acceptAsWallet(client, await generateKeyPairSigner(), { organization: doc.organization.address, document: doc.document.address, origin: 'https://a.example' });
+  const acceptanceBefore = await client.request('GET', `/v1/public/acceptances/${accepted.acceptanceId}`);
+  const port = Number(new URL(service.baseUrl).port);
+  await service.stop();
+  return { dataDir, port, doc, accepted, acceptanceBefore };
+}
 
 (built ? describe : describe.skip)(`svc rebuild-projections${built ? '' : ' (skipped: run "npm run build" first; npm test does)'}`, () => {
-  it('rebuilds every read model from the log; the service serves the same records afterwards', async () => {
-    const dataDir = tempDataDir();
-    const first = await startTestService({ dataDir });
-    const doc = await publishedDocument(first, [1, 2]);
-    const client = new ApiClient(first.baseUrl);
-    const accepted = await acceptAsWallet(client, await generateKeyPairSigner(), { organization: doc.organization.address, document: doc.document.address, origin: 'https://a.example' });
-    const before = await client.request('GET', `/v1/public/acceptances/${accepted.acceptanceId}`);
-    const docBefore = await client.request('GET', `/v1/public/organizations/${doc.organization.address}/documents/terms-of-service`);
-    const port = Number(new URL(first.baseUrl).port);
-    await first.stop();
+  it('restores read-model documents deleted or corrupted behind the service, exactly as the log says', async () => {
+    const { dataDir, port, accepted, acceptanceBefore } = await stoppedServiceData();
+    const built = await readModels(dataDir);
+    expect(built[COLLECTIONS.acceptances]).toHaveLength(1);
 
-    const { stdout } = await exec(process.execPath, [cliMain(), 'rebuild-projections', '--data-dir', dataDir, '--json']);
+    const store = new SqliteReadStore({ file: path.join(dataDir, 'read.sqlite') });
+    const checkpoints = await store.listCheckpoints();
+    await store.collection(COLLECTIONS.acceptances).deleteMany({ _id: accepted.acceptanceId });
+    await store.collection(COLLECTIONS.documents).updateMany({}, { $set: { title: 'corrupted', currentVersion: null } });
+    await store.collection(COLLECTIONS.contents).deleteMany({});
+    await store.collection(COLLECTIONS.versions).insertOne({ _id: 'stray-version' });
+    await store.close();
+    expect(await readModels(dataDir)).not.toEqual(built);
+
+    const { stdout } = await exec(process.execPath, [cli, 'rebuild-projections', '--data-dir', dataDir, '--json']);
     const rebuilt = (JSON.parse(stdout) as { rebuilt: { projection: string }[] }).rebuilt.map((r) => r.projection);
     expect(rebuilt).toEqual(['organizations', 'documents', 'contents', 'acceptances', 'sessions']);
+    expect(await readModels(dataDir)).toEqual(built);
 
+    const after = new SqliteReadStore({ file: path.join(dataDir, 'read.sqlite') });
+    expect((await after.listCheckpoints()).map((c) => [c.projection, c.position])).toEqual(checkpoints.map((c) => [c.projection, c.position]));
+    await after.close();
+
+    // The service serves the restored records.
     const second = await startTestService({ dataDir, port });
     try {
       const again = new ApiClient(second.baseUrl);
-      const after = await again.request<{ acceptance: { commitment: string } }>('GET', `/v1/public/acceptances/${accepted.acceptanceId}`);
-      // Finality may have been recorded meanwhile; everything else is identical.
-      expect({ ...after, acceptance: { ...after.acceptance, commitment: 'x' } }).toEqual({ ...(before as typeof after), acceptance: { ...(before as typeof after).acceptance, commitment: 'x' } });
-      expect(await again.request('GET', `/v1/public/organizations/${doc.organization.address}/documents/terms-of-service`)).toEqual(docBefore);
+      const acceptanceAfter = await again.request<{ acceptance: { commitment: string } }>('GET', `/v1/public/acceptances/${accepted.acceptanceId}`);
+      // Finality may be recorded once the service runs again; everything else is identical.
+      const sameButCommitment = (v: { acceptance: { commitment: string } }) => ({ ...v, acceptance: { ...v.acceptance, commitment: 'x' } });
+      expect(sameButCommitment(acceptanceAfter)).toEqual(sameButCommitment(acceptanceBefore as typeof acceptanceAfter));
     } finally {
       await second.destroy();
+    }
+  });
+
+  it('a tampered stored event: the rebuild fails naming it, and /api/ready answers 503 naming the projection', async () => {
+    const { dataDir, port, accepted } = await stoppedServiceData();
+    const log = new Database(path.join(dataDir, 'events.sqlite'));
+    const row = log.prepare("SELECT position, stream_id AS streamId, data FROM events WHERE type = 'AcceptanceSubmitted'").get() as { position: number; streamId: string; data: string };
+    const data = JSON.parse(row.data) as Record<string, unknown>;
+    log.prepare('UPDATE events SET data = ? WHERE position = ?').run(JSON.stringify({ ...data, requestDomain: 'evil.example' }), row.position);
+    log.close();
+
+    const failed = await exec(process.execPath, [cli, 'rebuild-projections', 'acceptances', '--data-dir', dataDir, '--json']).then(
+      () => undefined,
+      (err: { code?: number; stderr?: string; stdout?: string }) => err,
+    );
+    expect(failed?.code).not.toBe(0);
+    expect(`${failed?.stderr ?? ''}${failed?.stdout ?? ''}`).toMatch(new RegExp(`acceptances\\.v1.*position ${row.position}`));
+
+    const service = await startTestService({ dataDir, port });
+    try {
+      const res = await fetch(`${service.baseUrl}/api/ready`);
+      expect(res.status).toBe(503);
+      const body = (await res.json()) as { status: string; components: Record<string, string>; projectionFaults: { projection: string; streamId: string; position: string; reason: string }[] };
+      expect(body.status).toBe('not_ready');
+      expect(body.components['projections']).toBe('down');
+      expect(body.projectionFaults).toContainEqual({ projection: 'acceptances.v1', streamId: row.streamId, position: String(row.position), reason: expect.stringMatching(/hash/) });
+      expect(accepted.acceptanceId).toBeTruthy();
+    } finally {
+      await service.destroy();
     }
   });
 });

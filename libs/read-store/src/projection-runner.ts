@@ -275,8 +275,8 @@ export class ProjectionRunner {
     s.fault = { projection: s.key, streamId: err.streamId, position: String(err.position), reason: `${err.reason}: ${err.detail}` };
     this.logger?.error(
       `projection ${s.key} stopped: the stored event at position ${String(err.position)} (stream ${err.streamId}) ` +
-        `failed its integrity check (${err.reason}: ${err.detail}); the events before it are applied, ` +
-        'nothing after it until the log is repaired and the projection restarted',
+        `failed its integrity check (${err.reason}: ${err.detail}); nothing from it on is applied until the log ` +
+        'is repaired and the projection restarted',
       err,
     );
     s.notify();

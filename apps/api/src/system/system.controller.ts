@@ -3,8 +3,8 @@ import { ApiExcludeEndpoint, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { EVENT_STORE, type EventStore } from '@svc/event-store';
 import { LEDGER, type Ledger } from '@svc/ledger';
-import { READ_STORE, type ReadStore } from '@svc/read-store';
-import { NetworkService, type NetworkInfo } from '../infrastructure/network.service';
+import { READ_STORE, type ProjectionFault, type ProjectionRunner, type ReadStore } from '@svc/read-store';
+import { NetworkService, PROJECTION_RUNNER, type NetworkInfo } from '@svc/application';
 import { OpenApiDocument } from './openapi.document';
 
 /** Service and network endpoints (spec §4.1). */
@@ -15,6 +15,7 @@ export class SystemController {
     @Inject(EVENT_STORE) private readonly eventStore: EventStore,
     @Inject(READ_STORE) private readonly readStore: ReadStore,
     @Inject(LEDGER) private readonly ledger: Ledger,
+    @Inject(PROJECTION_RUNNER) private readonly projections: ProjectionRunner,
     private readonly network: NetworkService,
     private readonly openApi: OpenApiDocument,
   ) {}
@@ -27,20 +28,31 @@ export class SystemController {
   }
 
   /**
-   * Readiness: the event store, the read store and the ledger answer. 200 with every component `up`,
-   * otherwise 503 with the same body naming the component that is `down`.
+   * Readiness: the event store, the read store and the ledger answer, and no projection has stopped on a
+   * bad stored event or a persistently failing handler. 200 with every component `up`, otherwise 503 with
+   * the same body naming the component that is `down`; `projectionFaults` lists each faulted projection
+   * with the stream, log position (decimal string) and reason (`ProjectionRunner.faults()`).
    */
   @Get('ready')
   @HttpCode(200)
-  @ApiOkResponse({ description: '`{status: "ready"|"not_ready", components: {eventStore, readStore, ledger}}`, each `up` or `down`' })
+  @ApiOkResponse({
+    description:
+      '`{status: "ready"|"not_ready", components: {eventStore, readStore, ledger, projections}, projectionFaults: [{projection, streamId, position, reason}]}`, each component `up` or `down`',
+  })
   async ready(@Res({ passthrough: true }) reply: FastifyReply) {
     const check = (p: Promise<boolean>) =>
       Promise.race([p.catch(() => false), new Promise<boolean>((r) => setTimeout(() => r(false), 3_000).unref())]);
     const [eventStore, readStore, ledger] = await Promise.all([check(this.eventStore.ping()), check(this.readStore.ping()), check(this.ledger.ping())]);
-    const ok = eventStore && readStore && ledger;
+    const projectionFaults: ProjectionFault[] = this.projections.faults();
+    const projections = projectionFaults.length === 0;
+    const ok = eventStore && readStore && ledger && projections;
     if (!ok) void reply.status(503);
     const state = (b: boolean) => (b ? 'up' : 'down');
-    return { status: ok ? 'ready' : 'not_ready', components: { eventStore: state(eventStore), readStore: state(readStore), ledger: state(ledger) } };
+    return {
+      status: ok ? 'ready' : 'not_ready',
+      components: { eventStore: state(eventStore), readStore: state(readStore), ledger: state(ledger), projections: state(projections) },
+      projectionFaults,
+    };
   }
 
   /** Network info (spec §2.1). */
