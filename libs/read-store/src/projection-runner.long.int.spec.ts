@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import type { NewEvent } from '@svc/event-store';
-import { ProjectionFaultedError, type Projection } from './projection';
+import { ProjectionFaultedError, ProjectionLagError, type Projection } from './projection';
 import { deferred } from './projection-state';
 import type { ReadStore } from './read-store.port';
 import { RunnerHarness, THINGS, countingProjection, memoryLogger, other, thing, waitUntil, type ThingDoc } from './testing/runner-fixtures';
@@ -151,7 +151,10 @@ describe('ProjectionRunner on long streams', () => {
     const logged = logger.lines.find((l) => l.level === 'error' && l.message.includes('things.v1'));
     expect(logged?.message).toContain(`position ${String(bad.position)}`);
     expect(logged?.message).toContain(`thing-${bad.thingId}`);
-    await expect(r.waitFor(appended[appended.length - 1]!.position)).rejects.toBeInstanceOf(ProjectionFaultedError);
+    const waited = await r.waitFor(appended[appended.length - 1]!.position).catch((e: unknown) => e);
+    expect(waited).toBeInstanceOf(ProjectionFaultedError);
+    expect(waited).toBeInstanceOf(ProjectionLagError); // callers that tolerate lag tolerate a fault too
+    expect((waited as ProjectionFaultedError).lagging).toEqual(['things.v1']);
 
     // The read model holds exactly the events up to its checkpoint, which stays before the bad event
     // (the event store refuses the whole page that holds it) and never moves past it.

@@ -351,7 +351,7 @@ export class ProjectionRunner {
   private async waitForState(s: ProjectionState, position: bigint): Promise<void> {
     for (;;) {
       if (this.phase === 'stopping' || this.phase === 'stopped') throw new ProjectionRunnerStoppedError();
-      if (s.fault) throw new ProjectionFaultedError(s.fault);
+      if (s.fault) throw new ProjectionFaultedError(s.fault, position);
       const sub = s.sub;
       if (!sub) {
         await s.changed.promise; // being rebuilt or started: wait for the new subscription
@@ -364,7 +364,7 @@ export class ProjectionRunner {
       );
       if (s.sub !== sub) continue; // rebuilt or stopped meanwhile: look again
       if (outcome !== 'reached') {
-        if (s.fault) throw new ProjectionFaultedError(s.fault);
+        if (s.fault) throw new ProjectionFaultedError(s.fault, position);
         throw outcome.err;
       }
       // Every event up to `position` is delivered; wait until the batches holding them are applied.

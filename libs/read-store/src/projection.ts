@@ -75,13 +75,14 @@ export interface ProjectionFault {
 
 /** Rejected by `waitFor` when some projection has not reached the position in time. */
 export class ProjectionLagError extends Error {
-  override readonly name = 'ProjectionLagError';
+  override readonly name: string = 'ProjectionLagError';
   constructor(
     readonly position: bigint,
     readonly lagging: readonly string[],
     readonly timeoutMs: number,
+    message = `projections ${lagging.join(', ')} did not reach position ${String(position)} within ${timeoutMs} ms`,
   ) {
-    super(`projections ${lagging.join(', ')} did not reach position ${String(position)} within ${timeoutMs} ms`);
+    super(message);
   }
 }
 
@@ -93,11 +94,18 @@ export class ProjectionRunnerStoppedError extends Error {
   }
 }
 
-/** Rejected by `waitFor` when a projection it waits for has stopped on a bad stored event. */
-export class ProjectionFaultedError extends Error {
-  override readonly name = 'ProjectionFaultedError';
-  constructor(readonly fault: ProjectionFault) {
-    super(`projection ${fault.projection} stopped at position ${fault.position} (stream ${fault.streamId}): ${fault.reason}`);
+/**
+ * Rejected by `waitFor` at once when a projection it waits for has stopped on a bad stored event. It is a
+ * ProjectionLagError (that projection will not reach the position), so callers that tolerate lag
+ * tolerate it too.
+ */
+export class ProjectionFaultedError extends ProjectionLagError {
+  override readonly name: string = 'ProjectionFaultedError';
+  constructor(
+    readonly fault: ProjectionFault,
+    position: bigint,
+  ) {
+    super(position, [fault.projection], 0, `projection ${fault.projection} stopped at position ${fault.position} (stream ${fault.streamId}): ${fault.reason}`);
   }
 }
 
