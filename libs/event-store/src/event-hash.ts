@@ -6,10 +6,10 @@
  * to (lowercase hex). JSON string escaping makes the encoding unambiguous (no field can run into the next)
  * and easy to recompute in any language. Numbers (position, revision) are written as decimal strings.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
-/** Hash an event links to when it has no predecessor: 32 zero bytes. */
-export const GENESIS_HASH: Buffer = Buffer.alloc(32);
+/** Hash an event links to when it has no predecessor: 32 zero bytes, as lowercase hex. */
+export const GENESIS_HASH = '0'.repeat(64);
 
 /** Domain tag of a SQLite row's hash (global and per-stream links). */
 export const SQLITE_ROW_HASH_TAG = 'svc-event-store/sqlite-row/1';
@@ -33,17 +33,17 @@ export interface SqliteRowFields extends EventContentFields {
   position: bigint;
   createdAt: string;
   /** Hash of the previous row of the log (by position), or {@link GENESIS_HASH}. */
-  prevHash: Buffer;
+  prevHash: string;
   /** Hash of the previous row of the same stream (by revision), or {@link GENESIS_HASH}. */
-  streamPrevHash: Buffer;
+  streamPrevHash: string;
 }
 
 /**
  * SHA-256 of a SQLite row: `["svc-event-store/sqlite-row/1", position, streamId, revision, id, type,
  * data, metadata, createdAt, prevHash, streamPrevHash]` as JSON text, UTF-8.
- * @returns 32 bytes.
+ * @returns the SHA-256, lowercase hex.
  */
-export function sqliteRowHash(row: SqliteRowFields): Buffer {
+export function sqliteRowHash(row: SqliteRowFields): string {
   return hashFields([
     SQLITE_ROW_HASH_TAG,
     row.position.toString(),
@@ -54,23 +54,23 @@ export function sqliteRowHash(row: SqliteRowFields): Buffer {
     row.data,
     row.metadata,
     row.createdAt,
-    row.prevHash.toString('hex'),
-    row.streamPrevHash.toString('hex'),
+    row.prevHash,
+    row.streamPrevHash,
   ]);
 }
 
 /** The fields of an event in a stream, for backends that assign the global position themselves. */
 export interface StreamEventFields extends EventContentFields {
   /** Hash of the previous event of the stream, or {@link GENESIS_HASH}. */
-  streamPrevHash: Buffer;
+  streamPrevHash: string;
 }
 
 /**
  * SHA-256 of a stream event: `["svc-event-store/stream-event/1", streamId, revision, id, type, data,
  * metadata, streamPrevHash]` as JSON text, UTF-8.
- * @returns 32 bytes.
+ * @returns the SHA-256, lowercase hex.
  */
-export function streamEventHash(event: StreamEventFields): Buffer {
+export function streamEventHash(event: StreamEventFields): string {
   return hashFields([
     STREAM_EVENT_HASH_TAG,
     event.streamId,
@@ -79,10 +79,11 @@ export function streamEventHash(event: StreamEventFields): Buffer {
     event.type,
     event.data,
     event.metadata,
-    event.streamPrevHash.toString('hex'),
+    event.streamPrevHash,
   ]);
 }
 
-function hashFields(fields: readonly string[]): Buffer {
-  return createHash('sha256').update(JSON.stringify(fields), 'utf8').digest();
+function hashFields(fields: readonly string[]): string {
+  // One-shot hashing (Node >= 20.12): about a third cheaper than createHash() per event.
+  return hash('sha256', JSON.stringify(fields), 'hex');
 }

@@ -36,8 +36,10 @@ export interface ChainInput {
 /** A stored event after its own hash was checked, with the hashes needed to check its links. */
 export interface ChainedEvent {
   stored: StoredEvent;
-  hash: Buffer;
-  prevHash: Buffer;
+  /** `$svcHash` (hex). */
+  hash: string;
+  /** `$svcPrevHash` (hex). */
+  prevHash: string;
 }
 
 function canonical(value: unknown): string {
@@ -55,7 +57,7 @@ export function chainEvents(
   streamId: string,
   events: readonly ChainInput[],
   firstRevision: bigint,
-  prevHash: Buffer,
+  prevHash: string,
 ): EventData[] {
   let previous = prevHash;
   return events.map((e, i) => {
@@ -72,8 +74,8 @@ export function chainEvents(
       ...e.metadata,
       $correlationId: e.metadata.correlationId,
       $causationId: e.metadata.causationId,
-      [PREV_HASH_KEY]: previous.toString('hex'),
-      [HASH_KEY]: hash.toString('hex'),
+      [PREV_HASH_KEY]: previous,
+      [HASH_KEY]: hash,
     };
     previous = hash;
     // Validated against the event's JSON Schema: JSON data by construction.
@@ -105,23 +107,21 @@ export function checkRecorded(event: RecordedEvent, commitPosition: bigint | und
   if (typeof hashHex !== 'string' || !HEX64.test(hashHex) || typeof prevHex !== 'string' || !HEX64.test(prevHex)) {
     throw integrityError(key, 'hash_mismatch', `the metadata carries no valid ${HASH_KEY} / ${PREV_HASH_KEY}`);
   }
-  const hash = Buffer.from(hashHex, 'hex');
-  const prevHash = Buffer.from(prevHex, 'hex');
-  let computed: Buffer;
+  let computed: string;
   try {
     computed = streamEventHash({
       ...key,
       type: event.type,
       data: canonical(event.data),
       metadata: canonical(metadata),
-      streamPrevHash: prevHash,
+      streamPrevHash: prevHex,
     });
   } catch (err) {
     throw integrityError(key, 'schema', (err as Error).message);
   }
-  if (!computed.equals(hash)) throw integrityError(key, 'hash_mismatch', 'the stored content does not match its hash');
+  if (computed !== hashHex) throw integrityError(key, 'hash_mismatch', 'the stored content does not match its hash');
   const stored = decodeEvent({ ...key, type: event.type, data: event.data, metadata }, path);
-  return { stored, hash, prevHash };
+  return { stored, hash: hashHex, prevHash: prevHex };
 }
 
 /**
@@ -129,14 +129,14 @@ export function checkRecorded(event: RecordedEvent, commitPosition: bigint | und
  * (`undefined` when that event does not exist: only revision 0 may then link, to genesis).
  * @throws EventIntegrityError 'broken_link'
  */
-export function checkLink(event: ChainedEvent, previousHash: Buffer | undefined): void {
+export function checkLink(event: ChainedEvent, previousHash: string | undefined): void {
   const expected = previousHash ?? (event.stored.revision === 0n ? GENESIS_HASH : undefined);
-  if (expected && event.prevHash.equals(expected)) return;
+  if (expected !== undefined && event.prevHash === expected) return;
   throw integrityError(
     event.stored,
     'broken_link',
-    `it links to ${event.prevHash.toString('hex')} but the event before it in the stream ` +
-      (expected ? `has hash ${expected.toString('hex')}` : 'does not exist'),
+    `it links to ${event.prevHash} but the event before it in the stream ` +
+      (expected !== undefined ? `has hash ${expected}` : 'does not exist'),
   );
 }
 
@@ -163,7 +163,7 @@ export function checkLinksWithinPage(events: readonly ChainedEvent[]): void {
  * the event before it.
  * @throws EventIntegrityError 'broken_link'
  */
-export function checkStreamRun(events: readonly ChainedEvent[], predecessorHash: Buffer | undefined): void {
+export function checkStreamRun(events: readonly ChainedEvent[], predecessorHash: string | undefined): void {
   let previous: ChainedEvent | undefined;
   for (const e of events) {
     if (!previous) checkLink(e, predecessorHash);

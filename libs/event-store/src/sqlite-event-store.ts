@@ -21,7 +21,7 @@ import {
   type Subscription,
   type SubscriptionRetryOptions,
 } from './event-store.port';
-import { checkedRow, selectEvents, type EventRow } from './sqlite-rows';
+import { checkedRow, checkedRun, predecessorLookups, selectEvents, type EventRow, type PredecessorLookups } from './sqlite-rows';
 import { openEventsDatabase } from './sqlite-schema';
 import { expectationHolds, firstRevisionFits } from './expected-revision';
 import { resolveRetry } from './subscription-support';
@@ -90,14 +90,15 @@ export class SqliteEventStore implements EventStore {
   private readonly filteredReads = new Map<string, Database.Statement<unknown[], EventRow>>();
   private closed = false;
 
-  private readonly stmtStreamTail: Database.Statement<[string], { revision: Int; hash: Buffer | null }>;
-  private readonly stmtLogTail: Database.Statement<[], { position: Int; hash: Buffer | null }>;
-  private readonly stmtInsert: Database.Statement<[Int, string, Int, string, string, string, string, string, Buffer, Buffer, Buffer]>;
+  private readonly stmtStreamTail: Database.Statement<[string], { revision: Int; hash: string | null }>;
+  private readonly stmtLogTail: Database.Statement<[], { position: Int; hash: string | null }>;
+  private readonly stmtInsert: Database.Statement<[Int, string, Int, string, string, string, string, string, string, string, string]>;
   private readonly stmtReadForwards: Database.Statement<[string, Int, number], EventRow>;
   private readonly stmtReadBackwards: Database.Statement<[string, Int, number], EventRow>;
   private readonly stmtReadAll: Database.Statement<[Int, number], EventRow>;
   private readonly stmtById: Database.Statement<[string], { position: Int; stream_id: string; revision: Int; type: string; data: string }>;
   private readonly stmtPing: Database.Statement<[], unknown>;
+  private readonly predecessors: PredecessorLookups;
   private readonly appendTx: (streamId: string, events: readonly PreparedEvent[], expected: ExpectedRevision) => AppendResult;
 
   /**
@@ -122,14 +123,15 @@ export class SqliteEventStore implements EventStore {
         'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
     this.stmtReadForwards = this.db.prepare(
-      selectEvents('stream', 'WHERE e.stream_id = ? AND e.revision >= ? ORDER BY e.revision ASC LIMIT ?'),
+      selectEvents('WHERE e.stream_id = ? AND e.revision >= ? ORDER BY e.revision ASC LIMIT ?'),
     );
     this.stmtReadBackwards = this.db.prepare(
-      selectEvents('stream', 'WHERE e.stream_id = ? AND e.revision <= ? ORDER BY e.revision DESC LIMIT ?'),
+      selectEvents('WHERE e.stream_id = ? AND e.revision <= ? ORDER BY e.revision DESC LIMIT ?'),
     );
-    this.stmtReadAll = this.db.prepare(selectEvents('log', 'WHERE e.position > ? ORDER BY e.position ASC LIMIT ?'));
+    this.stmtReadAll = this.db.prepare(selectEvents('WHERE e.position > ? ORDER BY e.position ASC LIMIT ?'));
     this.stmtById = this.db.prepare('SELECT position, stream_id, revision, type, data FROM events WHERE id = ?');
     this.stmtPing = this.db.prepare('SELECT 1');
+    this.predecessors = predecessorLookups(this.db);
     const tx = this.db.transaction(
       (streamId: string, events: readonly PreparedEvent[], expected: ExpectedRevision): AppendResult =>
         this.appendInTransaction(streamId, events, expected),
@@ -201,11 +203,11 @@ export class SqliteEventStore implements EventStore {
     this.assertOpen();
     const limit = options.maxCount ?? NO_LIMIT;
     if (limit === 0) return [];
-    const rows =
-      options.direction === 'backwards'
-        ? this.stmtReadBackwards.all(streamId, options.fromRevision ?? BigInt(Number.MAX_SAFE_INTEGER), limit)
-        : this.stmtReadForwards.all(streamId, options.fromRevision ?? 0n, limit);
-    return rows.map((row) => checkedRow(row, 'stream', this.readPath));
+    if (options.direction === 'backwards') {
+      const rows = this.stmtReadBackwards.all(streamId, options.fromRevision ?? BigInt(Number.MAX_SAFE_INTEGER), limit);
+      return checkedRun(rows, 'stream', this.readPath, this.predecessors, true);
+    }
+    return checkedRun(this.stmtReadForwards.all(streamId, options.fromRevision ?? 0n, limit), 'stream', this.readPath, this.predecessors);
   }
 
   /**
@@ -217,7 +219,7 @@ export class SqliteEventStore implements EventStore {
     this.assertOpen();
     const limit = options.maxCount ?? NO_LIMIT;
     if (limit === 0) return [];
-    return this.stmtReadAll.all(options.after ?? -1n, limit).map((row) => checkedRow(row, 'log', this.readPath));
+    return this.readLog(options.after ?? -1n, limit);
   }
 
   /** Position of the last event (`-1n` when the log is empty). */
@@ -236,11 +238,11 @@ export class SqliteEventStore implements EventStore {
     const source: CatchUpSource = {
       readPage: async (after, max, types) => {
         this.assertOpen();
-        if (!types) return this.stmtReadAll.all(after, max).map((row) => this.checkLogRow(row));
+        if (!types) return this.readLog(after, max);
         if (types.length === 0) return [];
         return this.filteredRead(types)
           .all(after, ...types, max)
-          .map((row) => this.checkLogRow(row));
+          .map((row) => checkedRow(row, 'log', this.readPath));
       },
       head: async () => this.headSync(),
       isClosed: () => this.closed,
@@ -279,8 +281,8 @@ export class SqliteEventStore implements EventStore {
     return row ? BigInt(row.position) : -1n;
   }
 
-  private checkLogRow(row: EventRow): StoredEvent {
-    return checkedRow(row, 'log', this.readPath);
+  private readLog(after: bigint, limit: number): StoredEvent[] {
+    return checkedRun(this.stmtReadAll.all(after, limit), 'log', this.readPath, this.predecessors);
   }
 
   /** The statement reading rows of the given types only (one per distinct list, kept). */
@@ -290,7 +292,7 @@ export class SqliteEventStore implements EventStore {
     if (!stmt) {
       const list = types.map(() => '?').join(', ');
       stmt = this.db.prepare<unknown[], EventRow>(
-        selectEvents('log', `WHERE e.position > ? AND e.type IN (${list}) ORDER BY e.position ASC LIMIT ?`),
+        selectEvents(`WHERE e.position > ? AND e.type IN (${list}) ORDER BY e.position ASC LIMIT ?`, 'log'),
       );
       this.filteredReads.set(key, stmt);
     }

@@ -16,7 +16,7 @@ export interface EventsDatabaseOptions {
   cacheSizeKiB: number;
 }
 
-/** Columns added by the hash chain (BLOB, 32 bytes each). */
+/** Columns added by the hash chain (TEXT, SHA-256 as 64 lowercase hex characters). */
 const CHAIN_COLUMNS = ['hash', 'prev_hash', 'stream_prev_hash'] as const;
 /** Rows hashed per read during the backfill. */
 const BACKFILL_PAGE = 1000;
@@ -48,9 +48,9 @@ export function openEventsDatabase(file: string, options: EventsDatabaseOptions)
         data             TEXT    NOT NULL,
         metadata         TEXT    NOT NULL,
         created_at       TEXT    NOT NULL,
-        hash             BLOB,
-        prev_hash        BLOB,
-        stream_prev_hash BLOB
+        hash             TEXT,
+        prev_hash        TEXT,
+        stream_prev_hash TEXT
       );
       CREATE UNIQUE INDEX IF NOT EXISTS events_stream_revision ON events (stream_id, revision);
     `);
@@ -81,14 +81,14 @@ function hasChainColumns(db: Database.Database): boolean {
  */
 function addChainColumns(db: Database.Database): void {
   const existing = columnNames(db);
-  for (const column of CHAIN_COLUMNS) if (!existing.has(column)) db.exec(`ALTER TABLE events ADD COLUMN ${column} BLOB`);
+  for (const column of CHAIN_COLUMNS) if (!existing.has(column)) db.exec(`ALTER TABLE events ADD COLUMN ${column} TEXT`);
   const page = db.prepare<[number, number], RowContent & { position: number; revision: number }>(
     'SELECT position, stream_id, revision, id, type, data, metadata, created_at FROM events WHERE position > ? ORDER BY position LIMIT ?',
   );
-  const streamPrev = db.prepare<[string, number], { hash: Buffer | null }>(
+  const streamPrev = db.prepare<[string, number], { hash: string | null }>(
     'SELECT hash FROM events WHERE stream_id = ? AND revision < ? ORDER BY revision DESC LIMIT 1',
   );
-  const update = db.prepare<[Buffer, Buffer, Buffer, number]>(
+  const update = db.prepare<[string, string, string, number]>(
     'UPDATE events SET hash = ?, prev_hash = ?, stream_prev_hash = ? WHERE position = ?',
   );
   let prevHash = GENESIS_HASH;
