@@ -5,7 +5,6 @@ import { AcceptanceSigningController } from './acceptances.controller';
 import { IssueAcceptanceChallengeHandler } from './challenge.handlers';
 import { PublicAcceptancesController } from './public-acceptances.controller';
 import { ReceiptService } from './receipt.service';
-import { RelayOutcomes } from './relay-outcomes';
 import { SubmitAcceptanceHandler } from './submit.handler';
 
 export const AcceptanceCommandHandlers = [IssueAcceptanceChallengeHandler, SubmitAcceptanceHandler];
@@ -13,7 +12,7 @@ export const AcceptanceCommandHandlers = [IssueAcceptanceChallengeHandler, Submi
 @Module({
   imports: [CqrsModule, SharedModule],
   controllers: [AcceptanceSigningController, PublicAcceptancesController],
-  providers: [...AcceptanceCommandHandlers, ReceiptService, RelayOutcomes],
+  providers: [...AcceptanceCommandHandlers, ReceiptService],
   exports: [ReceiptService],
 })
 export class AcceptancesModule {}

@@ -11,8 +11,7 @@ import {
   type AcceptanceChallengeIssuedData,
 } from '@svc/domain';
 import { acceptanceIdOf, base58ToBytes, verifyEd25519 } from '@svc/evidence';
-import { AcceptanceRelay, type CommandContext, Decisions, EventLog, hashSecret, OrganizationFactsReader, safeEqual } from '@svc/application';
-import { RelayOutcomes } from './relay-outcomes';
+import { AcceptanceRelay, type CommandContext, Decisions, EventLog, hashSecret, OrganizationFactsReader, RelayOutcomes, safeEqual } from '@svc/application';
 
 /** Response of the submit endpoint (spec §4.4). */
 export interface SubmitResult {

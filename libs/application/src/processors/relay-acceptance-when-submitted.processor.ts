@@ -1,9 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { acceptanceDecider, type AcceptanceState, type EventOf, type RelayTransaction } from '@svc/domain';
+import { acceptanceDecider, type AcceptanceEvent, type AcceptanceState, type EventOf, type RelayTransaction } from '@svc/domain';
 import { isLedgerError, LEDGER, LedgerErrorCode, type Ledger } from '@svc/ledger';
 import { AcceptanceRelay } from '../shared/acceptance-relay.service';
 import { reactionContext, type CommandContext } from '../infrastructure/command-context';
-import { Decisions } from '../shared/decisions.service';
+import { Decisions, type Decided } from '../shared/decisions.service';
+import { RelayOutcomes } from '../shared/relay-outcomes';
 import type { StoredDomainEvent } from '../shared/stored-events';
 import { faultPoint } from './fault-points';
 import type { Processor } from './processor';
@@ -35,6 +36,7 @@ export class RelayAcceptanceWhenSubmitted implements Processor<Submitted> {
   constructor(
     private readonly decisions: Decisions,
     private readonly relay: AcceptanceRelay,
+    private readonly outcomes: RelayOutcomes,
     @Inject(LEDGER) private readonly ledger: Ledger,
   ) {}
 
@@ -89,7 +91,7 @@ export class RelayAcceptanceWhenSubmitted implements Processor<Submitted> {
     if (landed.err !== null) {
       return this.recordFailed(event, transaction, { reason: `the acceptance transaction failed on the ledger: ${JSON.stringify(landed.err)}`, logs: [] }, ctx);
     }
-    await this.decisions.handle(
+    const decided = await this.decisions.handle(
       event.streamId,
       acceptanceDecider,
       {
@@ -105,6 +107,14 @@ export class RelayAcceptanceWhenSubmitted implements Processor<Submitted> {
       },
       ctx,
     );
+    this.handOver(decided);
+  }
+
+  /** Gives a submit request of this process the outcome just recorded (no trip through the log). */
+  private handOver(decided: Decided<AcceptanceEvent, AcceptanceState>): void {
+    const [outcome] = decided.events;
+    if (!decided.appended || !outcome) return;
+    if (outcome.type === 'AcceptanceRelayed' || outcome.type === 'AcceptanceRelayFailed') this.outcomes.recorded({ ...outcome, position: decided.appended.position });
   }
 
   private async recordFailed(
@@ -114,12 +124,13 @@ export class RelayAcceptanceWhenSubmitted implements Processor<Submitted> {
     ctx: CommandContext,
   ): Promise<void> {
     this.logger.warn(`relay of ${event.data.acceptanceId} refused: ${failure.reason}`);
-    await this.decisions.handle(
+    const decided = await this.decisions.handle(
       event.streamId,
       acceptanceDecider,
       { kind: 'RecordRelayFailed', failed: { acceptanceId: event.data.acceptanceId, transactionSignature: transaction.transactionSignature, ...failure } },
       ctx,
     );
+    this.handOver(decided);
   }
 }
 

@@ -4,8 +4,9 @@ import { Decisions } from './decisions.service';
 import { EventLog } from './event-log.service';
 import { LedgerHistory } from './ledger-history.service';
 import { OrganizationFactsReader } from './organization-facts.service';
+import { RelayOutcomes } from './relay-outcomes';
 
-const SHARED = [AcceptanceRelay, Decisions, EventLog, LedgerHistory, OrganizationFactsReader];
+const SHARED = [AcceptanceRelay, Decisions, EventLog, LedgerHistory, OrganizationFactsReader, RelayOutcomes];
 
 @Module({ providers: SHARED, exports: SHARED })
 export class SharedModule {}

@@ -1,20 +1,25 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { EventOf } from '@svc/domain';
 import { EVENT_STORE, type EventStore, type StoredEvent, type Subscription } from '@svc/event-store';
-import { isEventOf, type StoredDomainEvent } from '@svc/application';
+import { INFRA_OPTIONS } from '../infrastructure/tokens';
+import { isEventOf } from './stored-events';
 
-type Outcome = EventOf<'AcceptanceRelayed'> | EventOf<'AcceptanceRelayFailed'>;
-const OUTCOME_TYPES = ['AcceptanceRelayed', 'AcceptanceRelayFailed'] as const satisfies readonly Outcome['type'][];
+type OutcomeEvent = EventOf<'AcceptanceRelayed'> | EventOf<'AcceptanceRelayFailed'>;
+const OUTCOME_TYPES = ['AcceptanceRelayed', 'AcceptanceRelayFailed'] as const satisfies readonly OutcomeEvent['type'][];
+
+/** A relay outcome as recorded in the log, with its global position. */
+export type RelayOutcome = OutcomeEvent & { position: bigint };
 
 interface Waiter {
-  resolve: (event: StoredDomainEvent<Outcome>) => void;
+  resolve: (outcome: RelayOutcome) => void;
   timer: NodeJS.Timeout;
 }
 
 /**
  * Lets a submit request wait for the relay processor's outcome (direct mode answers `confirmed` with the
- * transaction). A live subscription to the log's outcome events from this process's start feeds the waiters, so
- * it works whether the processor runs in this process or in a worker.
+ * transaction). Where the processors run in this process, the relay processor hands each outcome over as soon as
+ * it is recorded; in an API replica beside a worker (`RUN_PROJECTIONS=false`), a live subscription to the log's
+ * outcome events feeds the waiters instead.
  */
 @Injectable()
 export class RelayOutcomes implements OnModuleInit, OnApplicationShutdown {
@@ -22,11 +27,15 @@ export class RelayOutcomes implements OnModuleInit, OnApplicationShutdown {
   private readonly waiters = new Map<string, Waiter>();
   private subscription: Subscription | undefined;
 
-  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(INFRA_OPTIONS) private readonly options: { runProjections: boolean },
+  ) {}
 
   async onModuleInit(): Promise<void> {
+    if (this.options.runProjections) return;
     const head = await this.store.headPosition();
-    this.subscription = this.store.subscribeToAll(async (event) => this.deliver(event), {
+    this.subscription = this.store.subscribeToAll(async (event) => this.fromLog(event), {
       after: head,
       eventTypes: OUTCOME_TYPES,
       onFailure: (err) => this.logger.error(`stopped on an unreadable stored event: ${err.message}`),
@@ -41,9 +50,9 @@ export class RelayOutcomes implements OnModuleInit, OnApplicationShutdown {
 
   /**
    * Registers a wait for the outcome of `acceptanceId`; call it before appending the submission so that no
-   * outcome can slip past. Resolves with the outcome event, or null after `timeoutMs`.
+   * outcome can slip past. Resolves with the outcome, or null after `timeoutMs` milliseconds.
    */
-  expect(acceptanceId: string, timeoutMs: number): Promise<StoredDomainEvent<Outcome> | null> {
+  expect(acceptanceId: string, timeoutMs: number): Promise<RelayOutcome | null> {
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.waiters.delete(acceptanceId);
@@ -61,12 +70,16 @@ export class RelayOutcomes implements OnModuleInit, OnApplicationShutdown {
     this.waiters.delete(acceptanceId);
   }
 
-  private deliver(event: StoredEvent): void {
-    if (!isEventOf<Outcome>(event, OUTCOME_TYPES)) return;
-    const waiter = this.waiters.get(event.data.acceptanceId);
+  /** Hands over an outcome just recorded (by the relay processor of this process). */
+  recorded(outcome: RelayOutcome): void {
+    const waiter = this.waiters.get(outcome.data.acceptanceId);
     if (!waiter) return;
     clearTimeout(waiter.timer);
-    this.waiters.delete(event.data.acceptanceId);
-    waiter.resolve(event);
+    this.waiters.delete(outcome.data.acceptanceId);
+    waiter.resolve(outcome);
+  }
+
+  private fromLog(event: StoredEvent): void {
+    if (isEventOf<OutcomeEvent>(event, OUTCOME_TYPES)) this.recorded({ ...event, position: event.position });
   }
 }
