@@ -20,11 +20,11 @@ const FIGURES = [
   'GET /v1/public/acceptances/{id}',
   'GET /v1/public/acceptances/{id}/receipt',
   'scale 200: synthesize acceptances',
-  'scale 200: launch → first /api/ready',
-  'scale 200: launch → first public read',
+  'scale 200: catch-up launch (log unseen by projections and processors) → first /api/ready',
+  'scale 200: catch-up launch → first public read',
   'scale 200: svc rebuild-projections',
-  'scale 200: relaunch → first /api/ready',
-  'scale 200: relaunch → first public read',
+  'scale 200: restart (read models up to date) → first /api/ready',
+  'scale 200: restart → first public read',
   'scale 200: GET /v1/public/acceptances/{id}',
 ];
 
