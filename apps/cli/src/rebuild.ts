@@ -3,14 +3,25 @@ import { createEventStore, EventSchemaRegistry } from '@svc/event-store';
 import { createReadStore, ProjectionRunner } from '@svc/read-store';
 import { ALL_PROJECTIONS } from '@svc/projections';
 
+/** One rebuilt projection, as `svc rebuild-projections --json` reports it. */
+export interface RebuiltProjection {
+  projection: string;
+  /** Global log position the read model now reflects (decimal string). */
+  throughPosition: string;
+  /** Wall-clock seconds of the whole rebuild (all chosen projections replay together). */
+  seconds: number;
+}
+
 /**
  * Rebuilds read models from the event log, on the stores the service's configuration names
- * (`DATA_DIR`, `EVENTSTORE_URL`, `MONGODB_URL`). With the embedded read store the service must be stopped
- * first (its files belong to one process at a time).
- * @returns the rebuilt projections and the log position they were rebuilt through.
- * @throws Error naming an unknown projection.
+ * (`DATA_DIR`, `EVENTSTORE_URL`, `MONGODB_URL`): each chosen projection's collections are dropped and its
+ * checkpoint deleted, then the log is replayed into them in batches (one read-store transaction each with
+ * the embedded store). Stop the service first: its own projections would write the same read models.
+ * @returns the rebuilt projections, the log position they were rebuilt through and the time it took.
+ * @throws Error naming an unknown projection; ProjectionFaultedError naming the projection, stream and
+ *   position when a stored event fails its integrity check (the read model then stops before it).
  */
-export async function rebuildProjections(names: string[], dataDir?: string): Promise<{ projection: string; throughPosition: string }[]> {
+export async function rebuildProjections(names: string[], dataDir?: string): Promise<RebuiltProjection[]> {
   const config = loadConfig(dataDir ? { ...process.env, DATA_DIR: dataDir } : process.env);
   const known = ALL_PROJECTIONS.map((p) => p.name);
   const chosen = names.length > 0 ? names : known;
@@ -18,13 +29,15 @@ export async function rebuildProjections(names: string[], dataDir?: string): Pro
   if (unknown.length > 0) throw new Error(`unknown projection(s) ${unknown.join(', ')}; known: ${known.join(', ')}`);
   const eventStore = createEventStore(config, EventSchemaRegistry.fromDirectory());
   const readStore = await createReadStore(config);
-  const runner = new ProjectionRunner(eventStore, readStore, [...ALL_PROJECTIONS]);
+  const runner = new ProjectionRunner(eventStore, readStore, [...ALL_PROJECTIONS], undefined, { idleCheckMs: 0 });
+  const started = Date.now();
   try {
     await runner.start();
     const head = await eventStore.headPosition();
     for (const name of chosen) await runner.rebuild(name);
-    await runner.waitFor(head, { timeoutMs: 10 * 60_000 });
-    return chosen.map((projection) => ({ projection, throughPosition: head.toString() }));
+    await runner.waitFor(head, { timeoutMs: Infinity });
+    const seconds = (Date.now() - started) / 1000;
+    return chosen.map((projection) => ({ projection, throughPosition: head.toString(), seconds }));
   } finally {
     await runner.stop();
     await eventStore.close();
