@@ -12,7 +12,8 @@
  * - `signin-<nonce>`: SignInChallengeIssued, SignInCompleted (single use of a nonce)
  * - `session-<UUID>`: DashboardSessionStarted, DashboardSessionEnded
  *
- * Each type has a JSON Schema in `event-schemas/<Type>.v1.json`, checked on append and on read.
+ * Each type has a JSON Schema per version in `event-schemas/<Type>.v<N>.json`, checked on append and on read; older
+ * versions are upcast on read (upcasters.ts).
  */
 
 import type { VersionFields } from './version';

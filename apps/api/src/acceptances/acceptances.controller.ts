@@ -3,9 +3,9 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ApiHeader, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '@svc/config';
-import { DomainError, streams } from '@svc/domain';
+import { challengeDecider, DomainError, streams } from '@svc/domain';
 import { UuidParam } from '@svc/http';
-import { commandContext, EventLog, hashSecret, safeEqual } from '@svc/application';
+import { commandContext, Decisions, hashSecret, safeEqual } from '@svc/application';
 import { ChallengeRequest, SubmitRequest } from './acceptances.dto';
 import { IssueAcceptanceChallenge, type ChallengeResult } from './challenge.handlers';
 import { SubmitAcceptance, receiptUrlOf, type SubmitResult } from './submit.handler';
@@ -16,7 +16,7 @@ import { SubmitAcceptance, receiptUrlOf, type SubmitResult } from './submit.hand
 export class AcceptanceSigningController {
   constructor(
     private readonly commands: CommandBus,
-    private readonly log: EventLog,
+    private readonly decisions: Decisions,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -57,20 +57,17 @@ export class AcceptanceSigningController {
   @ApiHeader({ name: 'x-client-binding', required: true })
   async status(@Param('challengeId', UuidParam('challengeId')) challengeId: string, @Headers('x-client-binding') binding: string | undefined) {
     if (!binding) throw new DomainError('missing_binding', 'x-client-binding: header required');
-    const stream = await this.log.load(streams.challenge(challengeId));
-    const issued = stream.events[0];
-    if (!issued || issued.type !== 'AcceptanceChallengeIssued') throw new DomainError('not_found', 'challenge not found');
-    if (!safeEqual(hashSecret(binding), issued.data.clientBindingHash)) throw new DomainError('forbidden', 'x-client-binding does not match this challenge');
-    const completed = stream.events.find((e) => e.type === 'AcceptanceChallengeCompleted');
-    const acceptanceId = completed?.type === 'AcceptanceChallengeCompleted' ? completed.data.acceptanceId : null;
-    const status = acceptanceId ? 'accepted' : Date.parse(issued.data.expiresAt) <= Date.now() ? 'expired' : 'open';
+    const { issued, completedBy: acceptanceId } = (await this.decisions.load(streams.challenge(challengeId), challengeDecider)).state;
+    if (!issued) throw new DomainError('not_found', 'challenge not found');
+    if (!safeEqual(hashSecret(binding), issued.clientBindingHash)) throw new DomainError('forbidden', 'x-client-binding does not match this challenge');
+    const status = acceptanceId ? 'accepted' : Date.parse(issued.expiresAt) <= Date.now() ? 'expired' : 'open';
     return {
       challengeId,
       status,
-      signer: issued.data.signer,
-      versionAddress: issued.data.versionAddress,
-      issuedAt: issued.data.issuedAt,
-      expiresAt: issued.data.expiresAt,
+      signer: issued.signer,
+      versionAddress: issued.versionAddress,
+      issuedAt: issued.issuedAt,
+      expiresAt: issued.expiresAt,
       acceptanceId,
       receiptUrl: acceptanceId ? receiptUrlOf(this.config.publicBaseUrl, acceptanceId) : null,
     };
