@@ -75,6 +75,54 @@ describe('wallet acceptance (challenge, submit, relay) against the embedded stor
     expect(byTx.acceptanceId).toBe(result.acceptanceId);
   });
 
+  it('answers the challenge and the submission with every field of spec §4.4', async () => {
+    const signer = await generateKeyPairSigner();
+    const issued = await client.request<Record<string, unknown> & { challengeId: string; message: string; clientBinding: string; nonce: string; issuedAt: string; expiresAt: string }>(
+      'POST',
+      '/v1/acceptance/challenges',
+      { ...target(), signer: signer.address },
+      { origin: ORIGIN },
+    );
+    expect(issued).toMatchObject({
+      challengeId: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
+      protocol: 'svc/1',
+      signerType: 'wallet',
+      feeSponsor: 'svc',
+      evidenceMode: 'DIRECT_ONCHAIN',
+      organization: doc.organization.address,
+      document: doc.document.address,
+      version: { address: doc.versions[0].address, number: 1, fingerprint: doc.versions[0].fingerprint, contentHash: doc.versions[0].contentHash },
+    });
+    // A one-time nonce carried by the message, and a validity window of CHALLENGE_TTL_SECONDS (300 s by default).
+    expect(issued.nonce).toMatch(/^[0-9a-f]{32}$/);
+    expect(issued.message).toContain(issued.nonce);
+    expect(Date.parse(issued.expiresAt) - Date.parse(issued.issuedAt)).toBe(300_000);
+    expect(Math.abs(Date.parse(issued.issuedAt) - Date.now())).toBeLessThan(60_000);
+    expect(issued.clientBinding.length).toBeGreaterThanOrEqual(20);
+    expect(issued.clientBinding.length).toBeLessThanOrEqual(64);
+
+    const signature = await signText(signer, issued.message);
+    const submitted = await client.request<Record<string, unknown> & { transactionSignature: string; slot: number }>(
+      'POST',
+      `/v1/acceptance/challenges/${issued.challengeId}/submit`,
+      { clientBinding: issued.clientBinding, signature },
+      { origin: ORIGIN },
+    );
+    const network = await client.request<{ relayer: string }>('GET', '/v1/network');
+    expect(submitted).toMatchObject({
+      acceptanceId: acceptanceIdOf(issued.message),
+      transactionSignature: expect.any(String),
+      status: 'confirmed',
+      evidenceMode: 'DIRECT_ONCHAIN',
+      signerType: 'wallet',
+      fee: { payer: network.relayer, lamports: 10_000, sponsor: 'svc', reimbursedLamports: null },
+      receiptUrl: `${service.baseUrl}/receipts/${acceptanceIdOf(issued.message)}`,
+    });
+    const tx = await doc.ledger.getTransaction(submitted.transactionSignature);
+    expect(Number(tx?.slot)).toBe(submitted.slot);
+    expect(submitted.slot).toBeGreaterThan(0);
+  });
+
   it('refuses a second challenge for a signer who already accepted the version (409 already_accepted)', async () => {
     const signer = await generateKeyPairSigner();
     await acceptAsWallet(client, signer, { ...target(), origin: ORIGIN });

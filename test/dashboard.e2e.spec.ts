@@ -79,6 +79,7 @@ describe('dashboard sign-in, sessions and publishing', () => {
       body: JSON.stringify({ address: wallet.address }),
     });
     expect(foreign.status).toBe(403);
+    expect(((await foreign.json()) as { error: { code: string } }).error.code).toBe('forbidden');
 
     await dashboard.request('POST', '/v1/auth/logout');
     expect(await codeOf(dashboard.request('GET', '/v1/auth/me'))).toBe('401 unauthorized');

@@ -74,6 +74,7 @@ describe('service endpoints and public document reads', () => {
 
     const missing = await fetch(`${service.baseUrl}/api/v1/public/content/${'0'.repeat(64)}`);
     expect(missing.status).toBe(404);
+    expect(((await missing.json()) as { error: { code: string } }).error.code).toBe('not_found');
     const bad = await fetch(`${service.baseUrl}/api/v1/public/content/XYZ`);
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: { code: string } }).error.code).toBe('invalid_request');
@@ -115,10 +116,17 @@ describe('rate limits', () => {
     expect(await limited.json()).toEqual({ error: { code: 'rate_limited', message: expect.any(String) } });
 
     const post = (p: string) => fetch(`${service.baseUrl}/api${p}`, { method: 'POST', headers: { 'content-type': 'application/json', origin: 'https://a.example' }, body: '{}' });
-    const acceptance = [await post('/v1/acceptance/challenges'), await post('/v1/acceptance/challenges'), await post('/v1/acceptance/challenges')].map((r) => r.status);
-    expect(acceptance).toEqual([400, 400, 429]);
-    const signin = [await post('/v1/auth/challenge'), await post('/v1/auth/challenge'), await post('/v1/auth/challenge'), await post('/v1/auth/challenge')].map((r) => r.status);
-    expect(signin).toEqual([400, 400, 400, 429]);
+    // Each bucket's refusal is the spec's (§7 rule 2): 429 rate_limited with retry-after in seconds.
+    const spent = async (res: Response) => ({ status: res.status, retryAfter: Number(res.headers.get('retry-after')), code: ((await res.json()) as { error: { code: string } }).error.code });
+    const acceptance = [await post('/v1/acceptance/challenges'), await post('/v1/acceptance/challenges'), await post('/v1/acceptance/challenges')];
+    expect(acceptance.map((r) => r.status)).toEqual([400, 400, 429]);
+    expect(await spent(acceptance[2])).toEqual({ status: 429, retryAfter: expect.any(Number), code: 'rate_limited' });
+    expect(Number(acceptance[2].headers.get('retry-after'))).toBeGreaterThan(0);
+    const signin = [await post('/v1/auth/challenge'), await post('/v1/auth/challenge'), await post('/v1/auth/challenge'), await post('/v1/auth/challenge')];
+    expect(signin.map((r) => r.status)).toEqual([400, 400, 400, 429]);
+    const signinSpent = await spent(signin[3]);
+    expect(signinSpent).toMatchObject({ status: 429, code: 'rate_limited' });
+    expect(signinSpent.retryAfter).toBeGreaterThan(0);
   });
 
   it('takes the client address from x-forwarded-for only behind a trusted proxy', async () => {
@@ -126,6 +134,9 @@ describe('rate limits', () => {
     try {
       const from = (ip: string) => fetch(`${trusted.baseUrl}/api/health`, { headers: { 'x-forwarded-for': ip } }).then((r) => r.status);
       expect([await from('203.0.113.1'), await from('203.0.113.1'), await from('203.0.113.1')]).toEqual([200, 200, 429]);
+      const third = await fetch(`${trusted.baseUrl}/api/health`, { headers: { 'x-forwarded-for': '203.0.113.1' } });
+      expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(((await third.json()) as { error: { code: string } }).error.code).toBe('rate_limited');
       expect(await from('203.0.113.2')).toBe(200);
     } finally {
       await trusted.destroy();
