@@ -43,5 +43,5 @@ process.on('message', (command: HostCommand) => {
 // The IPC channel must not keep the service alive once it shuts down.
 process.channel?.unref();
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+// The service starts as it would under `node main.js`, in this process (CommonJS build).
 require(mainPath);
