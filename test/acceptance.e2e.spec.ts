@@ -1,3 +1,4 @@
+import { toSignature } from '@svc/ledger';
 import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
 import { base58ToBytes, buildAcceptanceTransaction, acceptanceIdOf } from '@svc/evidence';
 import { ApiClient, ApiError } from '../apps/cli/src/api-client';
@@ -54,7 +55,7 @@ describe('wallet acceptance (challenge, submit, relay) against the embedded stor
     expect(result.message).toContain(doc.versions[0].address);
     expect(result.message).toContain('shop.example.com');
 
-    const tx = await doc.ledger.getTransaction(result.transactionSignature);
+    const tx = await doc.ledger.getTransaction(toSignature(result.transactionSignature));
     expect(tx?.err).toBeNull();
     const { acceptance } = await client.request<{ acceptance: Record<string, unknown> }>('GET', `/v1/public/acceptances/${result.acceptanceId}`);
     expect(acceptance).toMatchObject({
@@ -118,7 +119,7 @@ describe('wallet acceptance (challenge, submit, relay) against the embedded stor
       fee: { payer: network.relayer, lamports: 10_000, sponsor: 'svc', reimbursedLamports: null },
       receiptUrl: `${service.baseUrl}/receipts/${acceptanceIdOf(issued.message)}`,
     });
-    const tx = await doc.ledger.getTransaction(submitted.transactionSignature);
+    const tx = await doc.ledger.getTransaction(toSignature(submitted.transactionSignature));
     expect(Number(tx?.slot)).toBe(submitted.slot);
     expect(submitted.slot).toBeGreaterThan(0);
   });
@@ -181,7 +182,7 @@ describe('wallet acceptance (challenge, submit, relay) against the embedded stor
       lifetime: await doc.ledger.getLatestBlockhash(),
     });
     await expect(doc.ledger.sendTransaction(tx.wire)).rejects.toThrow();
-    expect(await doc.ledger.getTransaction(tx.signature)).toBeNull();
+    expect(await doc.ledger.getTransaction(toSignature(tx.signature))).toBeNull();
     const res = await client.raw('GET', `/v1/public/transactions/${tx.signature}/acceptance`);
     expect(res.response.status).toBe(404);
   });

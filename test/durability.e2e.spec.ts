@@ -1,7 +1,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
 import { acceptanceIdOf } from '@svc/evidence';
-import { RpcLedger } from '@svc/ledger';
+import { RpcLedger, toAddress, toSignature } from '@svc/ledger';
 import { ApiClient, ApiError } from '../apps/cli/src/api-client';
 import { apiMain } from '../apps/cli/src/paths';
 import { startService, type RunningService } from '../apps/cli/src/service-process';
@@ -117,7 +117,7 @@ const KILLED_AT_SEND = 4;
         return response.status === 200 ? (JSON.parse(text) as { acceptance: { transactionSignature: string; signer: string; versionAddress: string } }) : undefined;
       }, 10_000);
       expect(acceptance).toMatchObject({ transactionSignature: result.transactionSignature, signer: signers[i].address, versionAddress });
-      const tx = await ledger.getTransaction(result.transactionSignature);
+      const tx = await ledger.getTransaction(toSignature(result.transactionSignature));
       expect(tx).not.toBeNull();
       expect(tx?.err).toBeNull();
     }
@@ -169,7 +169,7 @@ const KILLED_AT_SEND = 4;
       const evidence = await signerEvidence(client, p.signer);
       expect(evidence?.acceptances.map((a) => a.acceptanceId)).toEqual([p.acceptanceId]);
       const final = evidence!.acceptances[0].transactionSignature;
-      if (final !== p.transactionSignature) expect(await ledger.getTransaction(p.transactionSignature)).toBeNull();
+      if (final !== p.transactionSignature) expect(await ledger.getTransaction(toSignature(p.transactionSignature))).toBeNull();
       // The resumed acceptance also closes its challenge, as the submit would have.
       const status = await client.request<{ status: string; acceptanceId: string | null }>('GET', `/v1/acceptance/challenges/${challenges[i].challengeId}`, undefined, {
         headers: { 'x-client-binding': challenges[i].clientBinding },
@@ -239,7 +239,7 @@ describe('a relay the ledger refuses (unfunded relayer)', () => {
     expect(await acceptancesOnLedger(doc.ledger, relayer)).toEqual([]);
 
     // Fund the relayer through the public JSON-RPC endpoint, then the same signer accepts the same version.
-    await doc.ledger.requestAirdrop(relayer, 1_000_000_000n);
+    await doc.ledger.requestAirdrop(toAddress(relayer), 1_000_000_000n);
     const challenge = await issueChallenge(client, target, signer);
     const retry = await submitSigned(client, challenge, signer);
     if (retry.kind !== 'ok') throw new Error(`the retry failed: ${retry.error.message}`);
@@ -248,7 +248,7 @@ describe('a relay the ledger refuses (unfunded relayer)', () => {
 
     const evidence = await client.request<SignerEvidence>('GET', `/v1/public/signers/${signer.address}`);
     expect(evidence.acceptances.map((a) => a.acceptanceId)).toEqual([retry.result.acceptanceId]);
-    const tx = await doc.ledger.getTransaction(retry.result.transactionSignature);
+    const tx = await doc.ledger.getTransaction(toSignature(retry.result.transactionSignature));
     expect(tx?.err).toBeNull();
     expect((await acceptancesOnLedger(doc.ledger, relayer)).map((a) => a.acceptanceId)).toEqual([retry.result.acceptanceId]);
 

@@ -1,7 +1,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { generateKeyPairSigner } from '@solana/kit';
 import { acceptanceIdOf } from '@svc/evidence';
-import { RpcLedger } from '@svc/ledger';
+import { RpcLedger, toSignature } from '@svc/ledger';
 import { ApiClient } from '../apps/cli/src/api-client';
 import { apiMain } from '../apps/cli/src/paths';
 import { startService, type RunningService } from '../apps/cli/src/service-process';
@@ -55,7 +55,7 @@ const env = { LEDGER_SLOT_MS: '100' };
       const ledger = new RpcLedger({ url: second.rpcUrl });
       if (!landedBeforeCrash) {
         // Sent only by the restarted service (the first one died before sending).
-        expect(await eventually(async () => ((await ledger.getTransaction(pending.transactionSignature)) ? true : undefined), 20_000)).toBe(true);
+        expect(await eventually(async () => ((await ledger.getTransaction(toSignature(pending.transactionSignature))) ? true : undefined), 20_000)).toBe(true);
       }
       const { acceptance } = await eventually(async () => {
         const { response, text } = await after.raw('GET', `/v1/public/acceptances/${pending.acceptanceId}`);

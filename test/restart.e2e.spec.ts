@@ -1,3 +1,4 @@
+import { toSignature } from '@svc/ledger';
 import { generateKeyPairSigner } from '@solana/kit';
 import { ApiClient } from '../apps/cli/src/api-client';
 import { acceptAsWallet, fetchReceipt } from '../apps/cli/src/operations';
@@ -27,7 +28,7 @@ describe('a restart of the service', () => {
       for (const a of before) {
         const { acceptance } = await again.request<{ acceptance: { transactionSignature: string } }>('GET', `/v1/public/acceptances/${a.acceptanceId}`);
         expect(acceptance.transactionSignature).toBe(a.transactionSignature);
-        const tx = await doc.ledger.getTransaction(a.transactionSignature);
+        const tx = await doc.ledger.getTransaction(toSignature(a.transactionSignature));
         expect(tx?.err).toBeNull();
         const { report } = await fetchReceipt(again, a.acceptanceId);
         expect(['VALID', 'VALID_WITH_WARNINGS']).toContain(report.verdict);

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import Database from 'better-sqlite3';
 import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
 import { buildPublicationTransaction, parseEvidenceTransaction } from '@svc/evidence';
-import type { Ledger } from '@svc/ledger';
+import { toAddress, toSignature, type Ledger, type Signature } from '@svc/ledger';
 import { ApiClient, ApiError } from '../../apps/cli/src/api-client';
 import { signText, type PublishedVersion } from '../../apps/cli/src/operations';
 import { termsOfService, type PublishedDocument } from './fixtures';
@@ -88,17 +88,17 @@ export interface AcceptanceOnLedger {
  * acceptance memo, read back from the ledger and decoded with the evidence library.
  */
 export async function acceptancesOnLedger(ledger: Ledger, address: string): Promise<AcceptanceOnLedger[]> {
-  const signatures: string[] = [];
-  let before: string | undefined;
+  const signatures: Signature[] = [];
+  let before: Signature | undefined;
   for (;;) {
-    const page = await ledger.getSignaturesForAddress(address, { limit: 1000, ...(before ? { before } : {}) });
+    const page = await ledger.getSignaturesForAddress(toAddress(address), { limit: 1000, ...(before ? { before } : {}) });
     signatures.push(...page.filter((s) => s.err === null).map((s) => s.signature));
     if (page.length < 1000) break;
     before = page[page.length - 1].signature;
   }
   const found: AcceptanceOnLedger[] = [];
   for (const signature of signatures) {
-    const tx = await ledger.getTransaction(signature);
+    const tx = await ledger.getTransaction(toSignature(signature));
     if (!tx || tx.err !== null) continue;
     const parsed = parseEvidenceTransaction(tx.wire);
     for (const memo of parsed.memos) {

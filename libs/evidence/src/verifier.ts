@@ -4,9 +4,9 @@
  * and checks that the ledger holds exactly this evidence. The checks and the verdict rules are
  * specified in docs/protocol.md ("Verifier").
  */
-import type { AddressSignature, Ledger, LedgerTransaction } from '@svc/ledger';
+import type { AddressSignature, Ledger, LedgerTransaction, Signature } from '@svc/ledger';
 import { acceptanceIdOf, parseAcceptanceMessage, type AcceptanceMessageFields } from './acceptance-message';
-import { base58ToBytes } from './base58';
+import { asAddress, asSignature, base58ToBytes } from './base58';
 import { ED25519_PROGRAM_ADDRESS } from './constants';
 import { canonicalContent, contentHash, versionFingerprint } from './content';
 import type { DocumentRecord, OrganizationRecord, VersionRecord } from './memo';
@@ -214,7 +214,7 @@ async function runChecks(
   const maxPages = options.maxHistoryPages ?? 10;
   const started = {
     genesis: quiet(read('getGenesisHash', () => ledger.getGenesisHash())),
-    transaction: quiet(read('getTransaction', () => ledger.getTransaction(r.transaction.signature))),
+    transaction: quiet(read('getTransaction', () => ledger.getTransaction(asSignature(r.transaction.signature)))),
     version: quiet(creationOf<VersionRecord>(r.version.address, 'ver', ledger, read, maxPages)),
     document: quiet(creationOf<DocumentRecord>(r.document.address, 'doc', ledger, read, maxPages)),
     organization: quiet(creationOf<OrganizationRecord>(r.organization.address, 'org', ledger, read, maxPages)),
@@ -351,10 +351,10 @@ async function creationOf<R extends OrganizationRecord | DocumentRecord | Versio
   maxPages: number,
 ): Promise<Creation<R> | string> {
   const history: AddressSignature[] = [];
-  let before: string | undefined;
+  let before: Signature | undefined;
   for (let page = 0; ; page++) {
     if (page >= maxPages) throw new LedgerUnavailable(`history of ${address} is longer than ${maxPages * 1000} transactions`);
-    const batch = await read('getSignaturesForAddress', () => ledger.getSignaturesForAddress(address, before ? { limit: 1000, before } : { limit: 1000 }));
+    const batch = await read('getSignaturesForAddress', () => ledger.getSignaturesForAddress(asAddress(address), before ? { limit: 1000, before } : { limit: 1000 }));
     history.push(...batch);
     if (batch.length < 1000) break;
     before = batch[batch.length - 1]!.signature;

@@ -23,6 +23,7 @@ export {
   PACKET_DATA_SIZE,
   type LedgerLogger,
 } from './constants';
+export { isAddressText, isSignatureText, toAddress, toSignature } from './internal/base58';
 export { EmbeddedLedger, type EmbeddedLedgerOptions, type EmbeddedLedgerTransaction } from './embedded/embedded-ledger';
 export { RpcLedger, type RpcLedgerOptions } from './rpc/rpc-ledger';
 export { registerLedgerJsonRpc, type LedgerJsonRpcOptions } from './rpc/json-rpc-server';

@@ -5,6 +5,7 @@
  *      (how wallets and the verifier use it);
  *  (c) RpcLedger → process.env.LEDGER_RPC_URL (an external cluster), when set.
  */
+import { toSignature } from './internal/base58';
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -187,8 +188,8 @@ function ledgerContract(name: string, open: () => Promise<Harness>): void {
       expect(error.instructionIndex).toBe(0);
       expect(error.landed).toBe(false);
       expect(error.err).toEqual({ InstructionError: [0, { Custom: 2 }] });
-      expect(await ledger.getSignatureStatuses([forged.signature])).toEqual([null]);
-      expect(await ledger.getTransaction(forged.signature)).toBeNull();
+      expect(await ledger.getSignatureStatuses([toSignature(forged.signature)])).toEqual([null]);
+      expect(await ledger.getTransaction(toSignature(forged.signature))).toBeNull();
       expect(await ledger.getBalance(payer.address)).toBe(balance);
       expect((await ledger.getSignaturesForAddress(payer.address, { limit: 1 }))[0]!.signature).toBe(sig);
     });
@@ -228,7 +229,7 @@ function ledgerContract(name: string, open: () => Promise<Harness>): void {
         const expired = await expectRejected(ledger.sendTransaction(stale.wire));
         expect(expired.code).toBe(LedgerErrorCode.BlockhashNotFound);
         expect(expired.err).toBe('BlockhashNotFound');
-        expect(await ledger.getSignatureStatuses([stale.signature])).toEqual([null]);
+        expect(await ledger.getSignatureStatuses([toSignature(stale.signature)])).toEqual([null]);
         expect(await ledger.getBalance(payer.address)).toBe(balance);
       },
       true,
@@ -241,7 +242,7 @@ function ledgerContract(name: string, open: () => Promise<Harness>): void {
       const missing = await expectRejected(ledger.sendTransaction(never.wire));
       expect(missing.code).toBe(LedgerErrorCode.AccountNotFound);
       expect(missing.landed).toBe(false);
-      expect(await ledger.getSignatureStatuses([never.signature])).toEqual([null]);
+      expect(await ledger.getSignatureStatuses([toSignature(never.signature)])).toEqual([null]);
 
       // Exactly rent exempt: paying 5,000 lamports would leave it below the minimum.
       const poor = await generateKeyPairSigner();
@@ -252,7 +253,7 @@ function ledgerContract(name: string, open: () => Promise<Harness>): void {
       expect(error.code).toBe(LedgerErrorCode.InsufficientFunds);
       expect(error.landed).toBe(false);
       expect(await ledger.getBalance(poor.address)).toBe(minimum);
-      expect(await ledger.getSignatureStatuses([short.signature])).toEqual([null]);
+      expect(await ledger.getSignatureStatuses([toSignature(short.signature)])).toEqual([null]);
     });
 
     t('malformed or badly signed bytes are refused: InvalidTransaction, SignatureVerificationFailed', async () => {
@@ -292,7 +293,7 @@ function ledgerContract(name: string, open: () => Promise<Harness>): void {
       const genesis = await ledger.getGenesisHash();
       const slot = await ledger.getSlot();
       const balances = await Promise.all([payer, recipient, cosigner].map((s) => ledger.getBalance(s.address)));
-      const txs = await Promise.all(landed.map((s) => ledger.getTransaction(s)));
+      const txs = await Promise.all(landed.map((s) => ledger.getTransaction(toSignature(s))));
       const history = await ledger.getSignaturesForAddress(payer.address);
       const cosignerHistory = await ledger.getSignaturesForAddress(cosigner.address);
 
@@ -301,7 +302,7 @@ function ledgerContract(name: string, open: () => Promise<Harness>): void {
       expect(await ledger.getGenesisHash()).toBe(genesis);
       expect(await ledger.getSlot()).toBeGreaterThan(slot);
       expect(await Promise.all([payer, recipient, cosigner].map((s) => ledger.getBalance(s.address)))).toEqual(balances);
-      const after = await Promise.all(landed.map((s) => ledger.getTransaction(s)));
+      const after = await Promise.all(landed.map((s) => ledger.getTransaction(toSignature(s))));
       expect(after.map((x) => [x?.signature, x?.slot, x?.blockTime, x?.fee, x?.err, Buffer.from(x!.wire).toString('hex')])).toEqual(
         txs.map((x) => [x?.signature, x?.slot, x?.blockTime, x?.fee, x?.err, Buffer.from(x!.wire).toString('hex')]),
       );
@@ -316,7 +317,7 @@ function ledgerContract(name: string, open: () => Promise<Harness>): void {
       expect(await ledger.getBalance(payer.address)).toBe(before - 10_000n); // payer + cosigner signatures
       expect((await ledger.getSignaturesForAddress(cosigner.address))[0]!.signature).toBe(signature);
       // The pre-restart duplicates are still refused.
-      const dup = await ledger.getTransaction(landed[0]!);
+      const dup = await ledger.getTransaction(toSignature(landed[0]!));
       expect((await expectRejected(ledger.sendTransaction(dup!.wire))).err).toEqual(expect.anything());
     });
   });

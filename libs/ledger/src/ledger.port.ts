@@ -3,9 +3,14 @@
  *
  * Adapters: the embedded LiteSVM ledger (default; journaled under `DATA_DIR/ledger/`)
  * and a Solana JSON-RPC cluster through `@solana/kit` (`LEDGER_RPC_URL`).
- * Addresses and signatures are base58 strings; amounts are lamports (bigint).
+ * Addresses and transaction signatures cross this boundary as @solana/kit's branded `Address` and `Signature`
+ * (base58 strings validated once, where they enter: `address(text)`, `signature(text)`); amounts are lamports
+ * (bigint).
  */
+import type { Address, Signature } from '@solana/kit';
 import { LedgerError } from './ledger-error';
+
+export type { Address, Signature };
 
 export type Commitment = 'processed' | 'confirmed' | 'finalized';
 
@@ -27,7 +32,7 @@ export interface SignatureStatus {
 
 /** A landed transaction as read from the ledger. */
 export interface LedgerTransaction {
-  signature: string;
+  signature: Signature;
   slot: bigint;
   /** Unix seconds, or null when the ledger does not know it. */
   blockTime: number | null;
@@ -42,7 +47,7 @@ export interface LedgerTransaction {
 }
 
 export interface AddressSignature {
-  signature: string;
+  signature: Signature;
   slot: bigint;
   blockTime: number | null;
   err: unknown;
@@ -68,15 +73,15 @@ export interface Ledger {
    * @throws TransactionFailedError when the runtime rejects it (with its code, Solana JSON error and logs).
    * @throws LedgerError `Unavailable` / `Timeout` when the ledger cannot be reached or does not confirm in time.
    */
-  sendTransaction(wire: Uint8Array, options?: SendOptions): Promise<string>;
+  sendTransaction(wire: Uint8Array, options?: SendOptions): Promise<Signature>;
   /** Null when the ledger has no record of the signature. */
-  getTransaction(signature: string): Promise<LedgerTransaction | null>;
-  getSignatureStatuses(signatures: readonly string[]): Promise<(SignatureStatus | null)[]>;
+  getTransaction(signature: Signature): Promise<LedgerTransaction | null>;
+  getSignatureStatuses(signatures: readonly Signature[]): Promise<(SignatureStatus | null)[]>;
   /** Newest first, like the RPC method of the same name. */
-  getSignaturesForAddress(address: string, options?: { limit?: number; before?: string }): Promise<AddressSignature[]>;
-  getBalance(address: string): Promise<bigint>;
+  getSignaturesForAddress(address: Address, options?: { limit?: number; before?: Signature }): Promise<AddressSignature[]>;
+  getBalance(address: Address): Promise<bigint>;
   /** Test networks only. Resolves once the lamports are credited. */
-  requestAirdrop(address: string, lamports: bigint): Promise<string>;
+  requestAirdrop(address: Address, lamports: bigint): Promise<Signature>;
   /** Fee in lamports for a compiled message (base64 of message bytes). */
   getFeeForMessage(messageBase64: string): Promise<bigint | null>;
   getMinimumBalanceForRentExemption(bytes: number): Promise<bigint>;

@@ -4,7 +4,7 @@ import { APP_CONFIG, type AppConfig } from '@svc/config';
 import { DomainError } from '@svc/domain';
 import { parseEvidenceTransaction } from '@svc/evidence';
 import { Hex64Param, SignatureParam, SignerParam } from '@svc/http';
-import { LEDGER, type Ledger } from '@svc/ledger';
+import { LEDGER, toSignature, type Ledger } from '@svc/ledger';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { COLLECTIONS, type AcceptanceDoc } from '@svc/projections';
 import { ReceiptService } from './receipt.service';
@@ -50,7 +50,7 @@ export class PublicAcceptancesController {
         receiptUrl: receiptUrlOf(this.config.publicBaseUrl, known.acceptanceId),
       };
     }
-    const tx = await this.ledger.getTransaction(signature);
+    const tx = await this.ledger.getTransaction(toSignature(signature));
     if (!tx || tx.err !== null) throw new DomainError('not_found', 'no acceptance recorded by this transaction');
     let record;
     try {

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@svc/config';
-import { LEDGER, type Ledger } from '@svc/ledger';
+import { LEDGER, toSignature, type Ledger } from '@svc/ledger';
 
 interface Waiter {
   resolve: (slot: number) => void;
@@ -66,7 +66,7 @@ export class FinalityWatcher implements OnApplicationShutdown {
       const batch = signatures.slice(i, i + STATUS_BATCH);
       let statuses;
       try {
-        statuses = await this.ledger.getSignatureStatuses(batch);
+        statuses = await this.ledger.getSignatureStatuses(batch.map(toSignature));
       } catch {
         return; // unreachable: asked again on the next round
       }

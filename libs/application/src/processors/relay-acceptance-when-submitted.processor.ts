@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { acceptanceDecider, type AcceptanceEvent, type AcceptanceState, type EventOf, type RelayTransaction } from '@svc/domain';
-import { isLedgerError, LEDGER, LedgerErrorCode, type Ledger } from '@svc/ledger';
+import { isLedgerError, LEDGER, LedgerErrorCode, toSignature, type Ledger } from '@svc/ledger';
 import { AcceptanceRelay } from '../shared/acceptance-relay.service';
 import { reactionContext, type CommandContext } from '../infrastructure/command-context';
 import { Decisions, type Decided } from '../shared/decisions.service';
@@ -77,7 +77,7 @@ export class RelayAcceptanceWhenSubmitted implements Processor<Submitted> {
     } catch (err) {
       if (isLedgerError(err, LedgerErrorCode.AlreadyProcessed)) return 'landed';
       if (isLedgerError(err, LedgerErrorCode.BlockhashNotFound)) {
-        const [status] = await this.ledger.getSignatureStatuses([transaction.transactionSignature]);
+        const [status] = await this.ledger.getSignatureStatuses([toSignature(transaction.transactionSignature)]);
         return status ? 'landed' : 'expired';
       }
       if (isLedgerError(err, LedgerErrorCode.Unavailable, LedgerErrorCode.Timeout) || !isLedgerError(err)) throw err;
@@ -86,7 +86,7 @@ export class RelayAcceptanceWhenSubmitted implements Processor<Submitted> {
   }
 
   private async recordLanded(event: StoredDomainEvent<Submitted>, transaction: RelayTransaction, ctx: CommandContext): Promise<void> {
-    const landed = await this.ledger.getTransaction(transaction.transactionSignature);
+    const landed = await this.ledger.getTransaction(toSignature(transaction.transactionSignature));
     if (!landed) throw new Error(`the ledger confirmed ${transaction.transactionSignature} but cannot return it yet`);
     if (landed.err !== null) {
       return this.recordFailed(event, transaction, { reason: `the acceptance transaction failed on the ledger: ${JSON.stringify(landed.err)}`, logs: [] }, ctx);

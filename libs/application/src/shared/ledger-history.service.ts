@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, type LedgerTransactionFacts, type ProtocolRecord } from '@svc/domain';
 import { parseEvidenceTransaction, type MemoRecord } from '@svc/evidence';
-import { LEDGER, type Ledger } from '@svc/ledger';
+import { LEDGER, toAddress, toSignature, type Ledger } from '@svc/ledger';
 
 /** A protocol transaction read back from the ledger. */
 export interface LedgerRecord {
@@ -29,7 +29,7 @@ export class LedgerHistory {
    * @throws DomainError not_found (404) when the ledger has no transaction for the address.
    */
   async creationOf(address: string): Promise<LedgerRecord> {
-    const history = await this.ledger.getSignaturesForAddress(address, { limit: 1000 });
+    const history = await this.ledger.getSignaturesForAddress(toAddress(address), { limit: 1000 });
     const oldest = history[history.length - 1];
     if (!oldest) throw new DomainError('not_found', `no transaction on the ledger for ${address}`);
     const record = await this.transaction(oldest.signature);
@@ -39,7 +39,7 @@ export class LedgerHistory {
 
   /** One transaction, parsed; null when the ledger does not know it. */
   async transaction(signature: string): Promise<LedgerRecord | null> {
-    const tx = await this.ledger.getTransaction(signature);
+    const tx = await this.ledger.getTransaction(toSignature(signature));
     if (!tx) return null;
     const parsed = parseEvidenceTransaction(tx.wire);
     const ours = parsed.memos.find((m) => m.record !== null);

@@ -3,9 +3,9 @@
  * organization, document and version created on a fake in-memory ledger, one relayed acceptance and
  * its receipt. The fake ledger implements the three reads the verifier uses.
  */
-import type { AddressSignature, LedgerTransaction } from '../../../ledger/src/ledger.port';
+import type { AddressSignature, LedgerTransaction } from '@svc/ledger';
 import { acceptanceIdOf, buildAcceptanceMessage, type AcceptanceMessageFields } from '../acceptance-message';
-import { bytesToBase58 } from '../base58';
+import { asSignature, bytesToBase58 } from '../base58';
 import { MEMO_PROGRAM_ADDRESS } from '../constants';
 import { canonicalContent, contentHash, versionFingerprint } from '../content';
 import { buildReceipt, type AcceptanceReceiptV1 } from '../receipt';
@@ -30,7 +30,7 @@ export class FakeLedger implements LedgerReader {
 
   add(tx: SignedEvidenceTransaction, meta: Partial<LedgerTransaction> & { slot: bigint }): LedgerTransaction {
     const record: LedgerTransaction = {
-      signature: tx.signature,
+      signature: asSignature(tx.signature),
       blockTime: null,
       wire: tx.wire,
       err: null,

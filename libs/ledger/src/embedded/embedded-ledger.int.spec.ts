@@ -2,6 +2,7 @@
  * EmbeddedLedger specifics beyond the port contract: failed-with-fee transactions, replay
  * paths (full, snapshot, snapshot + tail), exclusivity, group commit, inspector extras.
  */
+import { toSignature } from '../internal/base58';
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -79,7 +80,7 @@ describe('EmbeddedLedger', () => {
     expect(await ledger.getBalance(payer.address)).toBe(2n * SOL - 5_000n);
     const [status] = await ledger.getSignatureStatuses([signature]);
     expect(status!.err).toEqual({ InstructionError: [0, { Custom: 1 }] });
-    const tx = await ledger.getTransaction(signature);
+    const tx = await ledger.getTransaction(toSignature(signature));
     expect(tx!.fee).toBe(5_000n);
     expect((await ledger.getSignaturesForAddress(payer.address))[0]!.err).toEqual({ InstructionError: [0, { Custom: 1 }] });
 
@@ -87,7 +88,7 @@ describe('EmbeddedLedger', () => {
     ledger = await openLedger(dataDir, { snapshots: false });
     expect(ledger.replayDivergences).toBe(0);
     expect(await ledger.getBalance(payer.address)).toBe(2n * SOL - 5_000n);
-    expect((await ledger.getTransaction(signature))!.err).toEqual({ InstructionError: [0, { Custom: 1 }] });
+    expect((await ledger.getTransaction(toSignature(signature)))!.err).toEqual({ InstructionError: [0, { Custom: 1 }] });
     await ledger.close();
   });
 
@@ -148,7 +149,7 @@ describe('EmbeddedLedger', () => {
     expect(logged).toEqual(['Ledger replayed 1 journal transactions (from seq 2)']);
     expect(l.replayDivergences).toBe(0);
     expect(await l.getBalance(payer.address)).toBe(SOL - 10_000n);
-    expect((await l.getTransaction(two))!.logMessages.join()).toContain('two');
+    expect((await l.getTransaction(toSignature(two)))!.logMessages.join()).toContain('two');
     await sendMemo(l, 'three');
     expect(await l.getBalance(payer.address)).toBe(SOL - 15_000n);
     await l.close();

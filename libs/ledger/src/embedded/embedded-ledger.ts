@@ -31,13 +31,14 @@ import {
   type Ledger,
   type LedgerTransaction,
   type SendOptions,
+  type Signature,
   type SignatureStatus,
 } from '../ledger.port';
 import type { LedgerAccountInfo, LedgerInspector, SimulateOptions, SimulationResult } from '../ledger-inspector';
 import { LedgerErrorCode } from '../ledger-error';
 import { FINALITY_DEPTH, type LedgerLogger } from '../constants';
 import { LedgerInputError } from '../errors';
-import { encodeBase58, tryDecodeBase58Fixed } from '../internal/base58';
+import { encodeBase58, toSignature, tryDecodeBase58Fixed } from '../internal/base58';
 import { computeMessageFee, parseWireMessage, type WireMessage } from '../internal/wire';
 import { buildAirdropWire } from './airdrop';
 import { ChainClock } from './chain-clock';
@@ -223,14 +224,15 @@ export class EmbeddedLedger implements Ledger, LedgerInspector {
    * @throws TransactionFailedError with its {@link LedgerErrorCode}, the runtime's logs and Solana
    *   JSON error; `landed` tells whether it was recorded (fee charged) or refused.
    */
-  sendTransaction(wire: Uint8Array, options?: SendOptions): Promise<string> {
+  sendTransaction(wire: Uint8Array, options?: SendOptions): Promise<Signature> {
     let landed: Submitted;
     try {
       landed = this.executor.submit(wire);
     } catch (e) {
       return Promise.reject(e);
     }
-    const { signature, slot, failure } = landed;
+    const { slot, failure } = landed;
+    const signature = toSignature(landed.signature);
     if (failure !== null) {
       return landed.durable.then(() => {
         throw failure;
@@ -246,7 +248,7 @@ export class EmbeddedLedger implements Ledger, LedgerInspector {
    * The landed transaction with its wire bytes, or null. Includes compute units, loaded addresses and memo.
    * @throws LedgerInputError when `signature` is not base58 of 64 bytes.
    */
-  async getTransaction(signature: string): Promise<EmbeddedLedgerTransaction | null> {
+  async getTransaction(signature: Signature): Promise<EmbeddedLedgerTransaction | null> {
     this.chain.sync();
     const row = this.journal.transaction(signatureBytes(signature));
     if (row === undefined) return null;
@@ -296,7 +298,7 @@ export class EmbeddedLedger implements Ledger, LedgerInspector {
       beforeSeq = seq;
     }
     return this.journal.history(key, beforeSeq, limit).map((r) => ({
-      signature: encodeBase58(r.signature),
+      signature: toSignature(encodeBase58(r.signature)),
       slot: BigInt(r.slot),
       blockTime: r.block_time,
       err: errOf(r.err),
@@ -320,7 +322,7 @@ export class EmbeddedLedger implements Ledger, LedgerInspector {
    * @throws LedgerInputError for a malformed address, a non-positive or over-u64 amount, or the faucet itself.
    * @throws TransactionFailedError e.g. when the amount leaves a new account below rent exemption.
    */
-  async requestAirdrop(address: string, lamports: bigint): Promise<string> {
+  async requestAirdrop(address: string, lamports: bigint): Promise<Signature> {
     const to = addressBytes(address);
     if (typeof lamports !== 'bigint' || lamports <= 0n || lamports > MAX_U64) throw new LedgerInputError('lamports must be a positive u64');
     if (Buffer.compare(to, this.faucet.pubkey) === 0) throw new LedgerInputError('Cannot airdrop to the faucet');
@@ -338,7 +340,7 @@ export class EmbeddedLedger implements Ledger, LedgerInspector {
       }
       await landed.durable;
       if (landed.failure !== null) throw landed.failure;
-      return landed.signature;
+      return toSignature(landed.signature);
     }
   }
 

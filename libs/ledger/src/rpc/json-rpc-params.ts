@@ -3,8 +3,8 @@
  * (positional params, an optional configuration object, base58/base64 transaction encodings).
  * Each reader throws -32602 {@link invalidParams} naming what is wrong.
  */
-import type { Commitment } from '../ledger.port';
-import { decodeBase58, encodeBase58, tryDecodeBase58Fixed } from '../internal/base58';
+import type { Address, Commitment, Signature } from '../ledger.port';
+import { decodeBase58, encodeBase58, isAddressText, isSignatureText } from '../internal/base58';
 import { parseWireTransaction, type WireMessage } from '../internal/wire';
 import { invalidParams } from './json-rpc-errors';
 
@@ -27,15 +27,15 @@ export function stringParam(params: Params, index: number, what: string): string
 }
 
 /** A base58 32-byte address at `index`. */
-export function addressParam(params: Params, index: number): string {
+export function addressParam(params: Params, index: number): Address {
   const v = stringParam(params, index, 'address');
-  if (tryDecodeBase58Fixed(v, 32) === null) throw invalidParams('Invalid param: WrongSize');
+  if (!isAddressText(v)) throw invalidParams('Invalid param: WrongSize');
   return v;
 }
 
 /** A base58 64-byte signature. */
-export function signatureString(v: unknown): string {
-  if (typeof v !== 'string' || tryDecodeBase58Fixed(v, 64) === null) throw invalidParams('Invalid param: not a base58 signature');
+export function signatureString(v: unknown): Signature {
+  if (typeof v !== 'string' || !isSignatureText(v)) throw invalidParams('Invalid param: not a base58 signature');
   return v;
 }
 

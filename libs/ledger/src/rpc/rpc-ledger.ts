@@ -38,7 +38,7 @@ import type {
 import type { LedgerLogger } from '../constants';
 import { LedgerInputError } from '../errors';
 import { LedgerError, LedgerErrorCode } from '../ledger-error';
-import { encodeBase58, tryDecodeBase58Fixed } from '../internal/base58';
+import { encodeBase58, isSignatureText, toSignature, tryDecodeBase58Fixed } from '../internal/base58';
 import { transactionFailure } from '../internal/tx-error';
 import { parseWireTransaction, type WireTransaction } from '../internal/wire';
 import { bigintsToNumbers } from './json';
@@ -164,14 +164,14 @@ export class RpcLedger implements Ledger, LedgerInspector {
    *   (`BlockhashNotFound`), or for undecodable bytes (`InvalidTransaction`).
    * @throws LedgerError `Timeout` when no confirmation comes within `timeoutMs`; `Unavailable` on transport failures.
    */
-  async sendTransaction(wire: Uint8Array, options?: SendOptions): Promise<string> {
+  async sendTransaction(wire: Uint8Array, options?: SendOptions): Promise<Signature> {
     let tx: WireTransaction;
     try {
       tx = parseWireTransaction(wire);
     } catch (e) {
       throw new TransactionFailedError(LedgerErrorCode.InvalidTransaction, `Invalid transaction: ${(e as Error).message}`, { err: 'SanitizeFailure' });
     }
-    const signature = encodeBase58(tx.signatures[0]!);
+    const signature = toSignature(encodeBase58(tx.signatures[0]!));
     const sending: SendingContext = { signature, message: tx.message };
     const blockhash = encodeBase58(tx.message.recentBlockhash);
     const wanted = options?.commitment ?? this.commitment;
@@ -226,11 +226,11 @@ export class RpcLedger implements Ledger, LedgerInspector {
   }
 
   /** Landed transaction (base64 wire bytes decoded) with its meta; null when unknown. */
-  async getTransaction(signature: string): Promise<DetailedLedgerTransaction | null> {
-    if (tryDecodeBase58Fixed(signature, 64) === null) throw new LedgerInputError(`Invalid signature: ${signature}`);
+  async getTransaction(signature: Signature): Promise<DetailedLedgerTransaction | null> {
+    if (!isSignatureText(signature)) throw new LedgerInputError(`Invalid signature: ${signature}`);
     const [tx, statuses] = await Promise.all([
       this.call(
-        this.rpc.getTransaction(signature as Signature, {
+        this.rpc.getTransaction(signature, {
           encoding: 'base64',
           commitment: this.commitment === 'processed' ? 'confirmed' : this.commitment,
           maxSupportedTransactionVersion: 0,
@@ -308,8 +308,8 @@ export class RpcLedger implements Ledger, LedgerInspector {
    * @throws LedgerError `Unavailable` with `rpcCode` 429 when the endpoint refuses it for now (airdrop limits), `InvalidInput`
    *   over its per-request cap, `Timeout`, `Unavailable`.
    */
-  async requestAirdrop(address: string, lamports: bigint): Promise<string> {
-    const signature = await this.call(this.rpc.requestAirdrop(address as Address, lamports as Lamports, { commitment: this.commitment }));
+  async requestAirdrop(address: Address, lamports: bigint): Promise<Signature> {
+    const signature = await this.call(this.rpc.requestAirdrop(address, lamports as Lamports, { commitment: this.commitment }));
     const deadline = Date.now() + this.timeoutMs;
     let delay = 0;
     for (;;) {
