@@ -2,6 +2,8 @@
  * ProjectionRunner over the real SqliteEventStore and SqliteReadStore (temporary directories): the
  * everyday behaviours. Long streams, restarts mid-way and faults are in projection-runner.long.int.spec.ts.
  */
+import * as path from 'node:path';
+import Database from 'better-sqlite3';
 import { ProjectionLagError, ProjectionRunnerStoppedError, checkpointKey, type Projection } from './projection';
 import type { ProjectionRunner } from './projection-runner';
 import { RunnerHarness, THINGS, countingProjection, memoryLogger, other, snapshot, thing, waitUntil } from './testing/runner-fixtures';
@@ -126,6 +128,10 @@ describe('ProjectionRunner (SQLite event store, SQLite read store)', () => {
     await r.waitFor(position);
     expect(await snapshot(reads)).toEqual({ ...before, c: { count: 1, lastN: 4 } });
     expect(calls).toHaveLength(3 + 4);
+    // The index dropped with the collection is built again once the replay caught up.
+    const db = new Database(path.join(h.dir, 'read.sqlite'), { readonly: true });
+    expect((db.prepare(`SELECT name FROM pragma_index_list('rm_${THINGS}')`).pluck().all() as string[]).some((n) => n.includes('lastN'))).toBe(true);
+    db.close();
     expect(logger.lines.some((l) => l.level === 'warn' && l.message.includes('rebuilding projection things.v1'))).toBe(true);
     await r.stop();
     expect(await reads.getCheckpoint('things.v1')).toBe(position);

@@ -45,6 +45,8 @@ export class ProjectionState {
   fault: ProjectionFault | undefined;
   /** The handler keeps failing on an event (cleared once it applies). */
   handlerFault: ProjectionFault | undefined;
+  /** The index build that follows a rebuild's replay (never rejects; resolved when none runs). */
+  indexing: Promise<void> = Promise.resolve();
   /** Chain of start/stop/rebuild steps of this projection (never rejects). */
   lock: Promise<void> = Promise.resolve();
   /** Collections the handler opened that `indexes` does not declare (warned once, dropped on rebuild). */
