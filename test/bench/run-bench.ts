@@ -14,7 +14,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { RpcLedger } from '@svc/ledger';
 import { publishedDocument } from '../support/fixtures';
 import { runLoad, withPeakRss } from './children';
 import { ed25519Ceiling, fastifyCeiling, ledgerCeiling } from './ceilings';
@@ -68,14 +67,27 @@ const startedAt = Date.now();
 const log = (line: string) => process.stderr.write(`[${((Date.now() - startedAt) / 1000).toFixed(1).padStart(6)} s] ${line}\n`);
 const failuresOf = (o: LoadOutcome) => Object.entries(o.failures).map(([k, v]) => `${k} ×${v}`).join(', ');
 
-/** Acceptances whose transaction the ledger reports executed without error (any commitment). */
+/**
+ * Acceptances whose transaction the ledger reports executed without error (any commitment), asked as any client
+ * would: Solana JSON-RPC `getSignatureStatuses` with `searchTransactionHistory`, at most 256 signatures a call.
+ * @throws Error when the endpoint answers with an error.
+ */
 async function executedOnLedger(rpcUrl: string, confirmed: readonly ConfirmedAcceptance[]): Promise<ConfirmedAcceptance[]> {
-  const ledger = new RpcLedger({ url: rpcUrl });
-  const statuses = await ledger.getSignatureStatuses(confirmed.map((c) => c.transactionSignature));
-  return confirmed.filter((_, i) => {
-    const s = statuses[i];
-    return s !== null && s !== undefined && s.err === null;
-  });
+  const executed: ConfirmedAcceptance[] = [];
+  for (let i = 0; i < confirmed.length; i += 256) {
+    const chunk = confirmed.slice(i, i + 256);
+    const res = await fetch(rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'getSignatureStatuses', params: [chunk.map((c) => c.transactionSignature), { searchTransactionHistory: true }] }),
+    });
+    const body = (await res.json()) as { result?: { value: ({ err: unknown } | null)[] }; error?: { message: string } };
+    if (!body.result) throw new Error(`getSignatureStatuses: ${body.error?.message ?? `HTTP ${res.status}`}`);
+    body.result.value.forEach((status, j) => {
+      if (status !== null && status.err === null) executed.push(chunk[j]!);
+    });
+  }
+  return executed;
 }
 
 interface ServiceFigures {
