@@ -150,6 +150,8 @@ export class CatchUpSubscription implements Subscription {
         if (!(await this.deliverPage(page, ctx))) return;
         if (scannedUpTo > this.tracker.current) this.tracker.advance(scannedUpTo);
         if (page.length < this.config.pageSize) await this.liveSleep.sleep(this.config.idleMs);
+        // Catching up: let the rest of the process (HTTP requests, other subscriptions) run between full pages.
+        else await new Promise<void>((resolve) => setImmediate(resolve));
       }
     } finally {
       this.tracker.stop();

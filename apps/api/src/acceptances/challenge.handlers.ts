@@ -159,7 +159,7 @@ export class IssueAcceptanceChallengeHandler implements ICommandHandler<IssueAcc
       issuedAt,
       expiresAt,
     };
-    const decided = await this.decisions.handle(streams.challenge(challengeId), challengeDecider, { kind: 'IssueChallenge', facts, issued }, ctx);
+    const decided = await this.decisions.handle(streams.challenge(challengeId), challengeDecider, { kind: 'IssueChallenge', facts, issued }, ctx, { expectNew: true });
     const message = decided.state.issued?.message ?? issued.message;
     return {
       challengeId,

@@ -61,7 +61,9 @@ export class SubmitAcceptanceHandler implements ICommandHandler<SubmitAcceptance
    */
   async execute(cmd: SubmitAcceptance): Promise<SubmitResult> {
     const { ctx } = cmd;
-    const challenge = (await this.decisions.load(streams.challenge(cmd.challengeId), challengeDecider)).state;
+    // The challenge's own state may come from this process's memory: a completion missed there is caught by the
+    // acceptance's stream, whose append is guarded by its revision.
+    const challenge = (await this.decisions.load(streams.challenge(cmd.challengeId), challengeDecider, { cached: true })).state;
     const issued = challenge.issued;
     if (!issued) throw new DomainError('not_found', 'challenge not found');
     const document = await this.facts.document(issued.document);
@@ -86,6 +88,8 @@ export class SubmitAcceptanceHandler implements ICommandHandler<SubmitAcceptance
           submission,
         },
         ctx,
+        // Usually the signer's first acceptance of the version: claim the stream; an existing one is read and judged.
+        { expectNew: true },
       );
     } catch (err) {
       this.outcomes.cancel(acceptanceId);

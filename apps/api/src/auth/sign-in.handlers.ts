@@ -49,7 +49,7 @@ export class IssueSignInChallengeHandler implements ICommandHandler<IssueSignInC
       expirationTime: expiresAt,
     });
     const issued = { nonce, address, message, issuedAt, expiresAt };
-    await this.decisions.handle(streams.signIn(nonce), signInDecider, { kind: 'IssueSignInNonce', issued }, ctx);
+    await this.decisions.handle(streams.signIn(nonce), signInDecider, { kind: 'IssueSignInNonce', issued }, ctx, { expectNew: true });
     return { message, nonce, issuedAt, expiresAt };
   }
 }
@@ -105,7 +105,7 @@ export class CompleteSignInHandler implements ICommandHandler<CompleteSignIn, Si
     const signedAt = ctx.now.toISOString();
     const expiresAt = new Date(ctx.now.getTime() + this.config.sessionTtlSeconds * 1000).toISOString();
     const session = { sessionId, address, tokenHash: hashSecret(sessionToken), csrfHash: hashSecret(csrfToken), signedAt, expiresAt };
-    const started = await this.decisions.handle(streams.session(sessionId), sessionDecider, { kind: 'StartSession', session }, ctx);
+    const started = await this.decisions.handle(streams.session(sessionId), sessionDecider, { kind: 'StartSession', session }, ctx, { expectNew: true });
     if (started.appended) await this.log.settled(started.appended.position);
     return { sessionId, address, sessionToken, csrfToken, signedAt, expiresAt };
   }

@@ -26,7 +26,7 @@ export class CompleteChallengeWhenAcceptanceRelayed implements Processor<Relayed
   }
 
   async handle(event: StoredDomainEvent<Relayed>): Promise<void> {
-    const { state } = await this.decisions.load(event.streamId, acceptanceDecider);
+    const { state } = await this.decisions.load(event.streamId, acceptanceDecider, { cached: true });
     const submitted = state.submitted;
     if (!submitted || submitted.acceptanceId !== event.data.acceptanceId) return;
     await this.decisions.handle(

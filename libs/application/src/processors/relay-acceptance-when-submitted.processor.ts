@@ -47,7 +47,7 @@ export class RelayAcceptanceWhenSubmitted implements Processor<Submitted> {
   async handle(event: StoredDomainEvent<Submitted>): Promise<void> {
     const { acceptanceId } = event.data;
     const ctx = reactionContext(event, 'service:relay');
-    const { state } = await this.decisions.load(event.streamId, acceptanceDecider);
+    const { state } = await this.decisions.load(event.streamId, acceptanceDecider, { cached: true });
     if (!waiting(state, acceptanceId)) return;
     let transaction = state.transaction!;
     for (let resigns = 0; ; resigns++) {

@@ -24,35 +24,69 @@ export interface Decided<E extends DomainEvent, S> {
 /** A command, or a function building it from the loaded state (to enrich it with facts the state selects). */
 export type CommandSource<C, S> = C | ((state: S) => C | Promise<C>);
 
+/** How {@link Decisions.handle} starts from a stream. */
+export interface HandleOptions {
+  /**
+   * The caller expects the stream not to exist (a fresh random id, or a uniqueness claim such as one acceptance
+   * per signer and version): decide on the initial state and append with expected revision `no_stream`, without
+   * reading first. If the stream exists, the append fails and the command is decided again on the real state.
+   * Only for deciders whose refusals on the initial state do not depend on the state.
+   */
+  expectNew?: boolean;
+}
+
 const MAX_ATTEMPTS = 4;
+/** Streams whose folded state is kept after this process appended to them (most recent first out last). */
+const CACHE_SIZE = 20_000;
+
+interface CachedStream {
+  decider: object;
+  state: unknown;
+  revision: bigint;
+}
 
 /**
  * Runs deciders against the event store (docs/architecture.md "Deciders"): load the stream, fold it, decide,
  * append at the loaded revision.
+ *
+ * The state of a stream this process appended to is kept (up to 20,000 streams): deciding on it is safe because
+ * the append still names the revision it was decided at, so a stream changed meanwhile (by another process)
+ * fails the append and is read again. Reads of facts for other decisions ({@link load}) go to the store, unless
+ * the caller's action is idempotent and says so (`cached`).
  */
 @Injectable()
 export class Decisions {
+  private readonly cache = new Map<string, CachedStream>();
+
   constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
 
   /**
-   * Reads `streamId` and folds it with `decider`.
+   * Reads `streamId` and folds it with `decider`. With `cached`, a state this process holds for the stream may be
+   * returned instead (possibly behind another process's appends: only for idempotent reactions).
    * @throws Error when the stream holds an event type the decider does not know (a corrupted stream).
    */
-  async load<C, E extends DomainEvent, S>(streamId: string, decider: Decider<C, E, S>): Promise<LoadedState<S>> {
+  async load<C, E extends DomainEvent, S>(streamId: string, decider: Decider<C, E, S>, options: { cached?: boolean } = {}): Promise<LoadedState<S>> {
+    if (options.cached) {
+      const hit = this.cached(streamId, decider);
+      if (hit) return hit;
+    }
     const stored = await this.store.readStream(streamId);
     const events: E[] = [];
     for (const event of stored) {
       if (!isEventOf<E>(event, decider.eventTypes)) throw new Error(`stream ${streamId} holds an unexpected ${event.type} at revision ${event.revision}`);
       events.push(event);
     }
-    return { state: fold(decider, events), revision: stored.length === 0 ? 'no_stream' : stored[stored.length - 1]!.revision };
+    const loaded: LoadedState<S> = { state: fold(decider, events), revision: stored.length === 0 ? 'no_stream' : stored[stored.length - 1]!.revision };
+    if (typeof loaded.revision === 'bigint') this.remember(streamId, decider, loaded.state, loaded.revision);
+    return loaded;
   }
 
   /**
-   * Loads, folds, decides and appends with the expected revision. On a revision conflict (someone appended to the
-   * stream meanwhile) it reloads and decides again, up to 4 attempts: this is safe because every decider re-judges
-   * the command against the newer state (a second submission then sees the first and is refused, an at-least-once
-   * outcome sees it was recorded and decides nothing). The command source is called again on each attempt.
+   * Loads (or takes the state this process holds), folds, decides and appends with the expected revision. On a
+   * revision conflict it reads the stream again and decides again, up to 4 attempts: this is safe because every
+   * decider re-judges the command against the newer state (a second submission then sees the first and is
+   * refused, an at-least-once outcome sees it was recorded and decides nothing). The command source is called
+   * again on each attempt.
    * @throws DomainError from the decider, with the spec's code.
    * @throws WrongExpectedRevisionError when the stream kept changing through every attempt.
    */
@@ -61,12 +95,31 @@ export class Decisions {
     decider: Decider<C, E, S>,
     source: CommandSource<C, S>,
     ctx: CommandContext,
+    options: HandleOptions = {},
   ): Promise<Decided<E, S>> {
     for (let attempt = 1; ; attempt++) {
-      const loaded = await this.load(streamId, decider);
+      const optimistic = attempt === 1 ? (options.expectNew ? { state: decider.initialState, revision: 'no_stream' as const } : this.cached(streamId, decider)) : undefined;
+      const loaded = optimistic ?? (await this.load(streamId, decider));
       const command = typeof source === 'function' ? await (source as (state: S) => C | Promise<C>)(loaded.state) : source;
-      const events = decider.decide(command, loaded.state);
-      if (events.length === 0) return { state: loaded.state, events, appended: null };
+      let events: readonly E[];
+      try {
+        events = decider.decide(command, loaded.state);
+      } catch (err) {
+        // A refusal decided on a state not read from the store is confirmed on the store's state.
+        if (optimistic && !options.expectNew) {
+          this.cache.delete(streamId);
+          continue;
+        }
+        throw err;
+      }
+      if (events.length === 0) {
+        // "Nothing to do" on a possibly stale state is confirmed on the store's state.
+        if (optimistic && !options.expectNew) {
+          this.cache.delete(streamId);
+          continue;
+        }
+        return { state: loaded.state, events, appended: null };
+      }
       try {
         const appended = await this.store.append(
           streamId,
@@ -75,10 +128,24 @@ export class Decisions {
         );
         let state = loaded.state;
         for (const e of events) state = decider.evolve(state, e);
+        this.remember(streamId, decider, state, appended.nextExpectedRevision);
         return { state, events, appended };
       } catch (err) {
+        this.cache.delete(streamId);
         if (!(err instanceof WrongExpectedRevisionError) || attempt >= MAX_ATTEMPTS) throw err;
       }
     }
+  }
+
+  private cached<C, E extends DomainEvent, S>(streamId: string, decider: Decider<C, E, S>): LoadedState<S> | undefined {
+    const hit = this.cache.get(streamId);
+    if (!hit || hit.decider !== decider) return undefined;
+    return { state: hit.state as S, revision: hit.revision };
+  }
+
+  private remember(streamId: string, decider: object, state: unknown, revision: bigint): void {
+    this.cache.delete(streamId);
+    this.cache.set(streamId, { decider, state, revision });
+    if (this.cache.size > CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
   }
 }
