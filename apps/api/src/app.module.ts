@@ -13,6 +13,9 @@ import { ReceiptsModule } from './receipts/receipts.module';
 import { OpenApiDocument } from './system/openapi.document';
 import { SystemController } from './system/system.controller';
 
+/** Log levels at which every request is logged (pino-http writes request lines at `info`). */
+const REQUEST_LOG_LEVELS: ReadonlySet<string> = new Set(['info', 'debug', 'trace']);
+
 /** Headers and cookies that carry secrets: never logged. */
 export const REDACTED_PATHS = [
   'req.headers.authorization',
@@ -30,7 +33,9 @@ export class AppModule {
       module: AppModule,
       imports: [
         LoggerModule.forRoot({
-          forRoutes: [{ path: '{*path}', method: RequestMethod.ALL }],
+          // Request lines are logged at `info`: above it they would be dropped, so the per-request logger is not
+          // installed at all (it is a measurable share of a public read's cost).
+          forRoutes: REQUEST_LOG_LEVELS.has(config.logLevel) ? [{ path: '{*path}', method: RequestMethod.ALL }] : [],
           pinoHttp: {
             level: config.logLevel,
             redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
