@@ -17,7 +17,12 @@ describe('service endpoints and public document reads', () => {
 
   it('reports health, readiness and the network, with the ledger JSON-RPC among the public RPC URLs', async () => {
     expect(await client.request('GET', '/health')).toEqual({ status: 'ok' });
-    expect(await client.request('GET', '/ready')).toEqual({ status: 'ready', components: { eventStore: 'up', readStore: 'up', ledger: 'up' } });
+    expect(await client.request('GET', '/ready')).toEqual({
+      status: 'ready',
+      components: { eventStore: 'up', readStore: 'up', ledger: 'up', projections: 'up', processors: 'up' },
+      projectionFaults: [],
+      processorFaults: [],
+    });
     const network = await client.request<Record<string, unknown>>('GET', '/v1/network');
     expect(network).toMatchObject({
       cluster: 'localnet',

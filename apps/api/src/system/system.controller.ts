@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { EVENT_STORE, type EventStore } from '@svc/event-store';
 import { LEDGER, type Ledger } from '@svc/ledger';
 import { READ_STORE, type ProjectionFault, type ProjectionRunner, type ReadStore } from '@svc/read-store';
-import { NetworkService, PROJECTION_RUNNER, type NetworkInfo } from '@svc/application';
+import { NetworkService, Processors, PROJECTION_RUNNER, type NetworkInfo, type ProcessorFault } from '@svc/application';
 import { OpenApiDocument } from './openapi.document';
 
 /** Service and network endpoints (spec §4.1). */
@@ -18,6 +18,7 @@ export class SystemController {
     @Inject(PROJECTION_RUNNER) private readonly projections: ProjectionRunner,
     private readonly network: NetworkService,
     private readonly openApi: OpenApiDocument,
+    private readonly processors: Processors,
   ) {}
 
   /** Liveness: the process answers. Body `{status: "ok"}`. */
@@ -28,16 +29,16 @@ export class SystemController {
   }
 
   /**
-   * Readiness: the event store, the read store and the ledger answer, and no projection has stopped on a
-   * bad stored event or a persistently failing handler. 200 with every component `up`, otherwise 503 with
-   * the same body naming the component that is `down`; `projectionFaults` lists each faulted projection
-   * with the stream, log position (decimal string) and reason (`ProjectionRunner.faults()`).
+   * Readiness: the event store, the read store and the ledger answer, and no projection or processor has stopped
+   * on a bad stored event or a persistently failing handler. 200 with every component `up`, otherwise 503 with
+   * the same body naming the component that is `down`; `projectionFaults` and `processorFaults` list each
+   * stopped one with the stream, log position (decimal string) and reason.
    */
   @Get('ready')
   @HttpCode(200)
   @ApiOkResponse({
     description:
-      '`{status: "ready"|"not_ready", components: {eventStore, readStore, ledger, projections}, projectionFaults: [{projection, streamId, position, reason}]}`, each component `up` or `down`',
+      '`{status: "ready"|"not_ready", components: {eventStore, readStore, ledger, projections, processors}, projectionFaults: [{projection, streamId, position, reason}], processorFaults: [{processor, streamId, position, reason}]}`, each component `up` or `down`',
   })
   async ready(@Res({ passthrough: true }) reply: FastifyReply) {
     const check = (p: Promise<boolean>) =>
@@ -45,13 +46,16 @@ export class SystemController {
     const [eventStore, readStore, ledger] = await Promise.all([check(this.eventStore.ping()), check(this.readStore.ping()), check(this.ledger.ping())]);
     const projectionFaults: ProjectionFault[] = this.projections.faults();
     const projections = projectionFaults.length === 0;
-    const ok = eventStore && readStore && ledger && projections;
+    const processorFaults: ProcessorFault[] = this.processors.faults();
+    const processors = processorFaults.length === 0;
+    const ok = eventStore && readStore && ledger && projections && processors;
     if (!ok) void reply.status(503);
     const state = (b: boolean) => (b ? 'up' : 'down');
     return {
       status: ok ? 'ready' : 'not_ready',
-      components: { eventStore: state(eventStore), readStore: state(readStore), ledger: state(ledger), projections: state(projections) },
+      components: { eventStore: state(eventStore), readStore: state(readStore), ledger: state(ledger), projections: state(projections), processors: state(processors) },
       projectionFaults,
+      processorFaults,
     };
   }
 
