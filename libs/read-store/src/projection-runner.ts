@@ -93,7 +93,8 @@ export class ProjectionRunner {
   }
 
   /**
-   * Ensures every projection's indexes, reads its checkpoint and subscribes it from there.
+   * Reads every projection's checkpoint, ensures its indexes and subscribes it from there; a projection
+   * without a checkpoint replays the whole log and gets its indexes once caught up (as in `rebuild`).
    * Resolves once every subscription is running (not once caught up: use `waitFor`).
    * Idempotent while running; may be called again after `stop()`.
    * @throws the read store's error (e.g. DuplicateKeyError on a unique index); nothing keeps running then.
@@ -111,10 +112,17 @@ export class ProjectionRunner {
     try {
       for (const s of this.states) {
         await s.serialize(async () => {
-          await ensureIndexes(this.readStore, s);
           const checkpoint = (await this.readStore.getCheckpoint(s.key)) ?? undefined;
           s.reset(checkpoint);
-          this.subscribe(s, checkpoint);
+          if (checkpoint === undefined) {
+            // Nothing applied yet: a full replay, which builds the indexes at its end, as a rebuild does.
+            const head = await this.eventStore.headPosition();
+            this.subscribe(s, undefined);
+            s.indexing = indexWhenCaughtUp(this.readStore, s, s.generation, head, this.logger);
+          } else {
+            await ensureIndexes(this.readStore, s);
+            this.subscribe(s, checkpoint);
+          }
         });
       }
       this.phase = 'running';
