@@ -126,6 +126,8 @@ export class Journal {
     try {
       this.db.pragma('journal_mode = WAL');
       this.db.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+      // Fewer, larger WAL checkpoints (64 MiB at 4 KiB pages instead of 4 MiB): less copying and syncing per send.
+      this.db.pragma('wal_autocheckpoint = 16384');
       this.db.pragma('locking_mode = EXCLUSIVE');
       this.db.exec('BEGIN EXCLUSIVE; COMMIT');
     } catch (e) {
