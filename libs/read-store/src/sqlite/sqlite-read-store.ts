@@ -58,6 +58,9 @@ export class SqliteReadStore implements ReadStore {
     this.db.pragma('page_size = 16384');
     if (options.file !== ':memory:') this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
+    // Checkpoint the WAL every 4,096 pages (64 MiB at 16 KiB) rather than every 1,000: pages many writes touch
+    // are copied back once, and writes wait on fewer syncs (as the event store does).
+    if (options.file !== ':memory:') this.db.pragma('wal_autocheckpoint = 4096');
     this.db.pragma(`cache_size = -${Math.max(2048, Math.floor(options.cacheSizeKiB ?? 65_536))}`);
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS checkpoints (_id TEXT PRIMARY KEY NOT NULL, position TEXT NOT NULL, updated_at TEXT NOT NULL);
