@@ -57,6 +57,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();
 
+  // @nestjs/platform-fastify carries its own copy of fastify's types; the instance is the same object.
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
   registerRequestBodies(fastify, { jsonOnlyPrefix: '/api/', largeBodyRoutes: DRAFT_ROUTES });
   await app.register(fastifyCookie as never);
@@ -96,6 +97,6 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     .build();
   await app.init();
   const document = SwaggerModule.createDocument(app, openApi, { ignoreGlobalPrefix: true });
-  app.get(OpenApiDocument).set(document as unknown as Record<string, unknown>);
+  app.get(OpenApiDocument).set(document);
   return app;
 }

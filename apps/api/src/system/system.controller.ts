@@ -69,7 +69,7 @@ export class SystemController {
   /** The OpenAPI 3 description of this API (version 1.0.0). */
   @Get('v1/openapi.json')
   @ApiExcludeEndpoint()
-  openapi(): Record<string, unknown> {
+  openapi(): ReturnType<OpenApiDocument['get']> {
     return this.openApi.get();
   }
 }
