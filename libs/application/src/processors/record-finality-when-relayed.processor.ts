@@ -35,6 +35,9 @@ export class RecordFinalityWhenRelayed implements Processor<Relayed> {
   async handle(event: StoredDomainEvent<Relayed>): Promise<void> {
     const { acceptanceId, transactionSignature, commitment } = event.data;
     if (commitment === 'finalized') return;
+    // On a replay (after a restart, or on a log written elsewhere) most acceptances are finalized already: no wait.
+    const { state } = await this.decisions.load(event.streamId, acceptanceDecider, { cached: true });
+    if (state.finalized || state.relayed?.transactionSignature !== transactionSignature) return;
     const slot = await this.finality.finalized(transactionSignature);
     await this.decisions.handle(
       event.streamId,
