@@ -5,7 +5,7 @@ import { APP_CONFIG, type AppConfig } from '@svc/config';
 import { challengeDecider, checkChallengeFacts, DomainError, streams, type AcceptanceChallengeIssuedData } from '@svc/domain';
 import { buildAcceptanceMessage } from '@svc/evidence';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
-import { COLLECTIONS, type AcceptanceDoc, type DocumentDoc, type OrganizationDoc } from '@svc/projections';
+import { COLLECTIONS, type AcceptanceDoc, type DocumentDoc, type OrganizationDoc, type VersionView } from '@svc/projections';
 import { type CommandContext, Decisions, hashSecret, NetworkService, newSecret } from '@svc/application';
 import { isoSeconds } from '../auth/sign-in.handlers';
 
@@ -34,15 +34,14 @@ export interface ChallengeResult {
   evidenceMode: 'DIRECT_ONCHAIN';
   organization: string;
   document: string;
-  version: {
-    address: string;
-    number: number;
-    label: string;
-    title: string;
-    fingerprint: string;
-    contentHash: string;
-    effectiveAt: number | null;
-  };
+  /** The version to sign: its address, fingerprint and fields (the read model's view, publication details left out). */
+  version: ChallengeVersion;
+}
+
+type ChallengeVersion = Pick<VersionView, 'address' | 'number' | 'label' | 'title' | 'fingerprint' | 'contentHash' | 'effectiveAt'>;
+
+function challengeVersion({ address, number, label, title, fingerprint, contentHash, effectiveAt }: VersionView): ChallengeVersion {
+  return { address, number, label, title, fingerprint, contentHash, effectiveAt };
 }
 
 /** Issues the message a signer must sign to accept the current version of a document. */
@@ -174,15 +173,7 @@ export class IssueAcceptanceChallengeHandler implements ICommandHandler<IssueAcc
       evidenceMode: 'DIRECT_ONCHAIN',
       organization: org.address,
       document: doc.address,
-      version: {
-        address: version.address,
-        number: version.number,
-        label: version.label,
-        title: version.title,
-        fingerprint: version.fingerprint,
-        contentHash: version.contentHash,
-        effectiveAt: version.effectiveAt,
-      },
+      version: challengeVersion(version),
     };
   }
 }
