@@ -4,15 +4,16 @@
  * and checks that the ledger holds exactly this evidence. The checks and the verdict rules are
  * specified in docs/protocol.md ("Verifier").
  */
-import type { AddressSignature, Ledger, LedgerTransaction, Signature } from '@svc/ledger';
+import type { Ledger, LedgerTransaction } from '@svc/ledger';
 import { acceptanceIdOf, parseAcceptanceMessage, type AcceptanceMessageFields } from './acceptance-message';
-import { asAddress, asSignature, base58ToBytes } from './base58';
+import { asSignature, base58ToBytes } from './base58';
 import { ED25519_PROGRAM_ADDRESS } from './constants';
 import { canonicalContent, contentHash, versionFingerprint } from './content';
 import type { DocumentRecord, OrganizationRecord, VersionRecord } from './memo';
 import { receiptProblems, type AcceptanceReceiptV1 } from './receipt';
 import { verifyEd25519 } from './signatures';
-import { parseEvidenceTransaction, type EvidenceTransaction, type ParsedMemo } from './transactions';
+import { parseEvidenceTransaction, type EvidenceTransaction } from './transactions';
+import { checkRegistrations, creationOf, LedgerUnavailable } from './verifier-registrations';
 import { isIsoUtc, isoToUnixSeconds } from './validation';
 
 /** The ledger reads the verifier needs; any `Ledger` adapter satisfies it. */
@@ -76,8 +77,6 @@ type Outcome = { status: CheckStatus; detail: string };
 
 const utf8 = new TextEncoder();
 
-/** A ledger read that failed (network error, RPC error): verification cannot conclude. */
-class LedgerUnavailable extends Error {}
 
 /** Why a ledger-dependent check could not run. */
 type Blocked = { kind: 'unreachable' | 'other-network' | 'no-transaction'; detail: string };
@@ -331,109 +330,6 @@ function checkAcceptanceTransaction(
 
   if (tx.confirmationStatus === 'finalized') set('transaction.commitment', 'pass', 'finalized');
   else set('transaction.commitment', 'warn', `not yet finalized (${tx.confirmationStatus})`);
-}
-
-type Reader = <T>(what: string, call: () => Promise<T>) => Promise<T>;
-
-interface Creation<R> {
-  signature: string;
-  record: R;
-  /** The co-signing authority (the memo's second signer). */
-  authority: string;
-}
-
-/** The record that created `address`: carried by its oldest successful transaction, co-signed by it. */
-async function creationOf<R extends OrganizationRecord | DocumentRecord | VersionRecord>(
-  address: string,
-  kind: R['kind'],
-  ledger: LedgerReader,
-  read: Reader,
-  maxPages: number,
-): Promise<Creation<R> | string> {
-  const history: AddressSignature[] = [];
-  let before: Signature | undefined;
-  for (let page = 0; ; page++) {
-    if (page >= maxPages) throw new LedgerUnavailable(`history of ${address} is longer than ${maxPages * 1000} transactions`);
-    const batch = await read('getSignaturesForAddress', () => ledger.getSignaturesForAddress(asAddress(address), before ? { limit: 1000, before } : { limit: 1000 }));
-    history.push(...batch);
-    if (batch.length < 1000) break;
-    before = batch[batch.length - 1]!.signature;
-  }
-  const oldest = [...history].reverse().find((s) => s.err === null || s.err === undefined);
-  if (!oldest) return `the ledger has no successful transaction for ${address}`;
-  const tx = await read('getTransaction', () => ledger.getTransaction(oldest.signature));
-  if (!tx) return `the ledger lists ${oldest.signature} for ${address} but does not return it`;
-  let parsed: EvidenceTransaction;
-  try {
-    parsed = parseEvidenceTransaction(tx.wire);
-  } catch (error) {
-    return `the creation transaction of ${address} cannot be decoded: ${(error as Error).message}`;
-  }
-  const memo: ParsedMemo | undefined = parsed.memos.find((m) => m.record?.kind === kind && m.signerAccounts[0] === address);
-  if (!memo || memo.signerAccounts.length < 2) return `the oldest transaction of ${address} (${oldest.signature}) carries no svc/1 ${kind} memo co-signed by it`;
-  return { signature: oldest.signature, record: memo.record as R, authority: memo.signerAccounts[1]! };
-}
-
-async function checkRegistrations(
-  r: AcceptanceReceiptV1,
-  creations: {
-    version: Promise<Creation<VersionRecord> | string>;
-    document: Promise<Creation<DocumentRecord> | string>;
-    organization: Promise<Creation<OrganizationRecord> | string>;
-  },
-  set: (id: CheckId, status: CheckStatus, detail: string) => void,
-): Promise<void> {
-  const version = await creations.version;
-  if (typeof version === 'string') {
-    set('version.publication', 'fail', version);
-  } else {
-    const v = version.record;
-    const problems = mismatches([
-      ['document', v.document, r.document.address],
-      ['number', v.number, r.version.number],
-      ['label', v.label, r.version.label],
-      ['title', v.title, r.version.title],
-      ['contentHash', v.contentHash, r.version.contentHash],
-      ['fingerprint', v.fingerprint, r.version.fingerprint],
-      ['effectiveAt', v.effectiveAt, r.version.effectiveAt],
-      ['publication signature', version.signature, r.version.publicationSignature],
-    ]);
-    if (problems.length === 0) set('version.publication', 'pass', `published in ${version.signature} by ${version.authority}`);
-    else set('version.publication', 'fail', problems.join('; '));
-  }
-
-  const document = await creations.document;
-  if (typeof document === 'string') {
-    set('document.registration', 'fail', document);
-  } else {
-    const d = document.record;
-    const problems = mismatches([
-      ['organization', d.organization, r.organization.address],
-      ['slug', d.slug, r.document.slug],
-      ['title', d.title, r.document.title],
-    ]);
-    if (typeof version !== 'string' && version.authority !== document.authority) {
-      problems.push(`the version was published by ${version.authority}, not by the document's authority ${document.authority}`);
-    }
-    if (problems.length === 0) set('document.registration', 'pass', `created in ${document.signature} by ${document.authority}`);
-    else set('document.registration', 'fail', problems.join('; '));
-  }
-
-  const organization = await creations.organization;
-  if (typeof organization === 'string') {
-    set('organization.registration', 'fail', organization);
-  } else {
-    const problems = mismatches([['name', organization.record.name, r.organization.name]]);
-    if (typeof document !== 'string' && document.authority !== organization.authority) {
-      problems.push(`the document was created by ${document.authority}, not by the organization's authority ${organization.authority}`);
-    }
-    if (problems.length === 0) set('organization.registration', 'pass', `created in ${organization.signature} by ${organization.authority}`);
-    else set('organization.registration', 'fail', problems.join('; '));
-  }
-}
-
-function mismatches(pairs: Array<[string, unknown, unknown]>): string[] {
-  return pairs.filter(([, ledgerValue, receiptValue]) => ledgerValue !== receiptValue).map(([name, l, rv]) => `${name}: ledger has ${String(l)}, receipt has ${String(rv)}`);
 }
 
 function report(outcomes: Map<CheckId, Outcome>, blocked: Blocked | null): VerificationReport {
