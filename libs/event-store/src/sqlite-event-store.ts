@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import { AppendBatcher } from './append-batcher';
 import { SubscriptionGroup, type CatchUpSource } from './catch-up-subscription';
 import type { ReadPath } from './event-decoding';
 import { GENESIS_HASH, sqliteRowHash } from './event-hash';
@@ -100,6 +101,7 @@ export class SqliteEventStore implements EventStore {
   private readonly stmtPing: Database.Statement<[], unknown>;
   private readonly predecessors: PredecessorLookups;
   private readonly appendTx: (streamId: string, events: readonly PreparedEvent[], expected: ExpectedRevision) => AppendResult;
+  private readonly batcher: AppendBatcher<{ streamId: string; events: readonly PreparedEvent[]; expected: ExpectedRevision }>;
 
   /**
    * Opens (or creates, or migrates) the file and its table.
@@ -137,6 +139,11 @@ export class SqliteEventStore implements EventStore {
         this.appendInTransaction(streamId, events, expected),
     );
     this.appendTx = (streamId, events, expected) => tx.immediate(streamId, events, expected);
+    this.batcher = new AppendBatcher(
+      this.db,
+      (r: { streamId: string; events: readonly PreparedEvent[]; expected: ExpectedRevision }) => this.appendInTransaction(r.streamId, r.events, r.expected),
+      () => this.subscriptions.wakeSoon(),
+    );
   }
 
   /**
@@ -153,11 +160,32 @@ export class SqliteEventStore implements EventStore {
    * @throws Error when the store is closed or `events` is empty.
    */
   async append(streamId: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
-    return this.appendSync(streamId, events, expectedRevision);
+    const prepared = this.prepare(streamId, events);
+    try {
+      return await this.batcher.submit({ streamId, events: prepared, expected: expectedRevision });
+    } catch (err) {
+      return this.recover(err, streamId, prepared, expectedRevision);
+    }
   }
 
-  /** Synchronous body of {@link append} (same contract; exposed for batch tools and benchmarks). */
+  /**
+   * Synchronous {@link append} in a transaction of its own (same contract, no group commit; for batch tools and
+   * benchmarks).
+   */
   appendSync(streamId: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): AppendResult {
+    const prepared = this.prepare(streamId, events);
+    let result: AppendResult;
+    try {
+      result = this.appendTx(streamId, prepared, expectedRevision);
+    } catch (err) {
+      return this.recover(err, streamId, prepared, expectedRevision);
+    }
+    this.subscriptions.wakeSoon();
+    return result;
+  }
+
+  /** Validates and serializes the events of an append. @throws as {@link append} for bad input. */
+  private prepare(streamId: string, events: readonly NewEvent[]): PreparedEvent[] {
     this.assertOpen();
     if (typeof streamId !== 'string' || streamId.length === 0) throw new Error('streamId must be a non-empty string');
     if (events.length === 0) throw new Error(`append to ${streamId}: no events`);
@@ -174,23 +202,24 @@ export class SqliteEventStore implements EventStore {
         callerId: e.id !== undefined,
       };
     }
-    let result: AppendResult;
-    try {
-      result = this.appendTx(streamId, prepared, expectedRevision);
-    } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
-      // The transaction rolled back: an event id already stored (a retry, or a reuse), or (in theory
-      // only, the IMMEDIATE lock serialises writers) a (stream_id, revision) race with another connection.
-      const replay = this.idempotentReplay(streamId, prepared, expectedRevision);
-      if (replay) return replay;
-      if (err.message.includes('events.id')) {
-        throw new DuplicateEventIdError(streamId, prepared.filter((e) => e.callerId).map((e) => e.id));
-      }
-      const last = this.stmtStreamTail.get(streamId);
-      throw new WrongExpectedRevisionError(streamId, expectedRevision, last ? BigInt(last.revision) : 'no_stream');
+    return prepared;
+  }
+
+  /**
+   * Turns a refused write into the append's answer: a unique-index violation is an idempotent retry (the original
+   * result), a duplicate id or a revision race; anything else is rethrown.
+   */
+  private recover(err: unknown, streamId: string, prepared: readonly PreparedEvent[], expectedRevision: ExpectedRevision): AppendResult {
+    if (!isUniqueViolation(err)) throw err;
+    // The write rolled back: an event id already stored (a retry, or a reuse), or (in theory only, the
+    // IMMEDIATE lock serialises writers) a (stream_id, revision) race with another connection.
+    const replay = this.idempotentReplay(streamId, prepared, expectedRevision);
+    if (replay) return replay;
+    if (err.message.includes('events.id')) {
+      throw new DuplicateEventIdError(streamId, prepared.filter((e) => e.callerId).map((e) => e.id));
     }
-    this.subscriptions.wakeSoon();
-    return result;
+    const last = this.stmtStreamTail.get(streamId);
+    throw new WrongExpectedRevisionError(streamId, expectedRevision, last ? BigInt(last.revision) : 'no_stream');
   }
 
   /**
@@ -269,7 +298,9 @@ export class SqliteEventStore implements EventStore {
   /** Stops every subscription (waiting for in-flight handlers), then closes the database. Idempotent. */
   async close(): Promise<void> {
     if (this.closed) return;
+    this.batcher.flush();
     await this.subscriptions.stopAll();
+    this.batcher.flush();
     this.closed = true;
     this.db.close();
   }
