@@ -22,12 +22,12 @@ export class AppendBatcher<T> {
 
   /**
    * @param write appends one request inside the current transaction (throws to refuse it).
-   * @param committed called after each committed batch (to wake subscriptions).
+   * @param settled called after each batch: `true` once it committed, `false` when the transaction failed.
    */
   constructor(
     db: Database.Database,
     write: (request: T) => AppendResult,
-    private readonly committed: () => void,
+    private readonly settled: (committed: boolean) => void,
   ) {
     // Called inside the outer transaction, a transaction function runs in a savepoint (better-sqlite3).
     const one = db.transaction(write);
@@ -62,10 +62,11 @@ export class AppendBatcher<T> {
     try {
       outcomes = this.writeAll.immediate(batch.map((p) => p.request));
     } catch (err) {
+      this.settled(false);
       for (const p of batch) p.reject(err);
       return;
     }
-    this.committed();
+    this.settled(true);
     outcomes.forEach((outcome, i) => ('ok' in outcome ? batch[i]!.resolve(outcome.ok) : batch[i]!.reject(outcome.err)));
   }
 }

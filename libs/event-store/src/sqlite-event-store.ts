@@ -1,12 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { AppendBatcher } from './append-batcher';
+import { prepareAppend, type PreparedEvent } from './append-preparation';
+import { RecentEvents } from './recent-events';
 import { SubscriptionGroup, type CatchUpSource } from './catch-up-subscription';
-import type { ReadPath } from './event-decoding';
+import { decodeEvent, type ReadPath } from './event-decoding';
 import { GENESIS_HASH, sqliteRowHash } from './event-hash';
 import type { EventSchemaRegistry } from './event-schema-registry';
 import {
-  EventSchemaError,
   WrongExpectedRevisionError,
   type AppendResult,
   type EventHandler,
@@ -54,18 +54,9 @@ export interface SqliteEventStoreOptions {
 
 type Int = number | bigint;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** SQLite's LIMIT for "no limit". */
 const NO_LIMIT = -1;
 
-interface PreparedEvent {
-  id: string;
-  type: string;
-  data: string;
-  metadata: string;
-  /** Whether the caller gave the id (only those can make an append idempotent). */
-  callerId: boolean;
-}
 
 /**
  * Embedded event store on one SQLite file (better-sqlite3, WAL, synchronous=NORMAL); the table and its
@@ -102,6 +93,9 @@ export class SqliteEventStore implements EventStore {
   private readonly predecessors: PredecessorLookups;
   private readonly appendTx: (streamId: string, events: readonly PreparedEvent[], expected: ExpectedRevision) => AppendResult;
   private readonly batcher: AppendBatcher<{ streamId: string; events: readonly PreparedEvent[]; expected: ExpectedRevision }>;
+  /** Events written by the open transaction, handed to {@link recent} once it commits. */
+  private written: StoredEvent[] = [];
+  private readonly recent = new RecentEvents();
 
   /**
    * Opens (or creates, or migrates) the file and its table.
@@ -138,11 +132,19 @@ export class SqliteEventStore implements EventStore {
       (streamId: string, events: readonly PreparedEvent[], expected: ExpectedRevision): AppendResult =>
         this.appendInTransaction(streamId, events, expected),
     );
-    this.appendTx = (streamId, events, expected) => tx.immediate(streamId, events, expected);
+    this.appendTx = (streamId, events, expected) => this.committing(() => tx.immediate(streamId, events, expected));
     this.batcher = new AppendBatcher(
       this.db,
-      (r: { streamId: string; events: readonly PreparedEvent[]; expected: ExpectedRevision }) => this.appendInTransaction(r.streamId, r.events, r.expected),
-      () => this.subscriptions.wakeSoon(),
+      (r: { streamId: string; events: readonly PreparedEvent[]; expected: ExpectedRevision }) => {
+        const mark = this.written.length;
+        try {
+          return this.appendInTransaction(r.streamId, r.events, r.expected);
+        } catch (err) {
+          this.written.length = mark;
+          throw err;
+        }
+      },
+      (ok) => this.settleWritten(ok),
     );
   }
 
@@ -153,7 +155,7 @@ export class SqliteEventStore implements EventStore {
    * already stored, in order, in this stream at the place `expectedRevision` names (anywhere for
    * `'any'`/`'stream_exists'`), nothing is written and the original result is returned, also when
    * `expectedRevision` no longer holds because the first attempt succeeded.
-   * @throws EventSchemaError when an event (or its metadata, or its id if given, which must be a UUID)
+   * @throws EventSchemaError (`append-preparation.ts`) when an event (or its metadata, or its id if given, a UUID)
    *   is invalid; nothing is written.
    * @throws WrongExpectedRevisionError on an optimistic concurrency conflict; nothing is written.
    * @throws DuplicateEventIdError when a caller-given id is stored already, not as this same append.
@@ -180,29 +182,13 @@ export class SqliteEventStore implements EventStore {
     } catch (err) {
       return this.recover(err, streamId, prepared, expectedRevision);
     }
-    this.subscriptions.wakeSoon();
     return result;
   }
 
   /** Validates and serializes the events of an append. @throws as {@link append} for bad input. */
   private prepare(streamId: string, events: readonly NewEvent[]): PreparedEvent[] {
     this.assertOpen();
-    if (typeof streamId !== 'string' || streamId.length === 0) throw new Error('streamId must be a non-empty string');
-    if (events.length === 0) throw new Error(`append to ${streamId}: no events`);
-    const prepared: PreparedEvent[] = new Array(events.length);
-    for (let i = 0; i < events.length; i++) {
-      const e = events[i]!;
-      this.schemas.validateEvent(e);
-      if (e.id !== undefined && !UUID.test(e.id)) throw new EventSchemaError(e.type, `id must be a UUID, got ${JSON.stringify(e.id)}`);
-      prepared[i] = {
-        id: e.id ?? randomUUID(),
-        type: e.type,
-        data: JSON.stringify(e.data),
-        metadata: JSON.stringify(e.metadata),
-        callerId: e.id !== undefined,
-      };
-    }
-    return prepared;
+    return prepareAppend(streamId, events, this.schemas);
   }
 
   /**
@@ -267,6 +253,8 @@ export class SqliteEventStore implements EventStore {
     const source: CatchUpSource = {
       readPage: async (after, max, types) => {
         this.assertOpen();
+        const fromMemory = this.recent.page(after, max, types && new Set(types), this.headSync());
+        if (fromMemory) return fromMemory;
         if (!types) return this.readLog(after, max);
         if (types.length === 0) return [];
         return this.filteredRead(types)
@@ -330,6 +318,27 @@ export class SqliteEventStore implements EventStore {
     return stmt;
   }
 
+  /** Runs a one-append transaction, then hands its events to the recent window (or drops them on failure). */
+  private committing<T>(run: () => T): T {
+    let ok = false;
+    try {
+      const result = run();
+      ok = true;
+      return result;
+    } finally {
+      this.settleWritten(ok);
+    }
+  }
+
+  /** After a commit (`ok`) the written events join the recent window and subscriptions wake; else they are dropped. */
+  private settleWritten(ok: boolean): void {
+    const written = this.written;
+    this.written = [];
+    if (!ok) return;
+    this.recent.add(written);
+    this.subscriptions.wakeSoon();
+  }
+
   private appendInTransaction(streamId: string, events: readonly PreparedEvent[], expected: ExpectedRevision): AppendResult {
     const last = this.stmtStreamTail.get(streamId);
     const current: bigint | 'no_stream' = last ? BigInt(last.revision) : 'no_stream';
@@ -349,6 +358,7 @@ export class SqliteEventStore implements EventStore {
       revision += 1n;
       const hash = sqliteRowHash({ position, streamId, revision, ...e, createdAt, prevHash, streamPrevHash });
       this.stmtInsert.run(position, streamId, revision, e.id, e.type, e.data, e.metadata, createdAt, hash, prevHash, streamPrevHash);
+      this.written.push(decodeEvent({ id: e.id, type: e.type, data: JSON.parse(e.data), metadata: JSON.parse(e.metadata), streamId, revision, position }, this.readPath));
       prevHash = hash;
       streamPrevHash = hash;
     }
