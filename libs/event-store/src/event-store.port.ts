@@ -5,7 +5,7 @@
  * and EventStoreDB (`EVENTSTORE_URL`). Code above the port never knows which runs.
  */
 
-/** Metadata carried by every stored event (ARCHITECTURE §1, CONVENTIONS "Messages"). */
+/** Metadata carried by every stored event (docs/architecture.md "Events on disk"). */
 export interface EventMetadata {
   /** Id of the request or process that started the chain of work. */
   correlationId: string;
