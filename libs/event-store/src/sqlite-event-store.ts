@@ -250,10 +250,11 @@ export class SqliteEventStore implements EventStore {
    */
   subscribeToAll(handler: EventHandler, options: SubscribeOptions = {}): Subscription {
     this.assertOpen();
+    const since = this.recent.lastCommit;
     const source: CatchUpSource = {
       readPage: async (after, max, types) => {
         this.assertOpen();
-        const fromMemory = this.recent.page(after, max, types && new Set(types), this.headSync());
+        const fromMemory = this.recent.page(after, max, types && new Set(types), this.headSync(), since);
         if (fromMemory) return fromMemory;
         if (!types) return this.readLog(after, max);
         if (types.length === 0) return [];
