@@ -43,8 +43,8 @@ async function rpcUrlOf(opts: { rpc?: string; api?: string }): Promise<string> {
   return network.publicRpcUrls[0];
 }
 
-function run(action: (...args: any[]) => Promise<void>) {
-  return async (...args: unknown[]) => {
+function run<A extends unknown[]>(action: (...args: A) => Promise<void>) {
+  return async (...args: A) => {
     try {
       await action(...args);
     } catch (err) {
