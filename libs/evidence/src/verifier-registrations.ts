@@ -117,7 +117,11 @@ export async function checkRegistrations(
   }
 }
 
-function mismatches(pairs: Array<[string, unknown, unknown]>): string[] {
-  return pairs.filter(([, ledgerValue, receiptValue]) => ledgerValue !== receiptValue).map(([name, l, rv]) => `${name}: ledger has ${String(l)}, receipt has ${String(rv)}`);
+/**
+ * The fields whose two values differ, as `"<name>: <source> has <value>, receipt has <value>"`.
+ * @param pairs `[field name, value in the source, value in the receipt]`.
+ */
+export function mismatches(pairs: Array<[string, unknown, unknown]>, source = 'ledger'): string[] {
+  return pairs.filter(([, theirs, receipts]) => theirs !== receipts).map(([name, t, r]) => `${name}: ${source} has ${String(t)}, receipt has ${String(r)}`);
 }
 

@@ -13,7 +13,7 @@ import type { DocumentRecord, OrganizationRecord, VersionRecord } from './memo';
 import { receiptProblems, type AcceptanceReceiptV1 } from './receipt';
 import { verifyEd25519 } from './signatures';
 import { parseEvidenceTransaction, type EvidenceTransaction } from './transactions';
-import { checkRegistrations, creationOf, LedgerUnavailable } from './verifier-registrations';
+import { checkRegistrations, creationOf, LedgerUnavailable, mismatches } from './verifier-registrations';
 import { isIsoUtc, isoToUnixSeconds } from './validation';
 
 /** The ledger reads the verifier needs; any `Ledger` adapter satisfies it. */
@@ -61,7 +61,11 @@ export const VERIFIER_CHECKS = [
   { id: 'ledger.network', label: "Ledger is the receipt's network (genesis hash)", critical: true },
   { id: 'transaction.found', label: 'Acceptance transaction is on the ledger', critical: true },
   { id: 'transaction.succeeded', label: 'Acceptance transaction succeeded', critical: true },
-  { id: 'transaction.signature-instruction', label: 'Instruction 0 is the Ed25519 precompile over exactly this key, signature and message', critical: true },
+  {
+    id: 'transaction.signature-instruction',
+    label: 'Instruction 0 is the Ed25519 precompile over exactly this key, signature and message',
+    critical: true,
+  },
   { id: 'transaction.memo', label: 'Memo records this acceptance ID and version', critical: true },
   { id: 'transaction.slot', label: 'Slot and block time match the receipt', critical: true },
   { id: 'transaction.fee-payer', label: 'Fee payer and fee match the receipt', critical: false },
@@ -76,7 +80,6 @@ type CheckId = (typeof VERIFIER_CHECKS)[number]['id'];
 type Outcome = { status: CheckStatus; detail: string };
 
 const utf8 = new TextEncoder();
-
 
 /** Why a ledger-dependent check could not run. */
 type Blocked = { kind: 'unreachable' | 'other-network' | 'no-transaction'; detail: string };
@@ -175,20 +178,22 @@ async function runChecks(
     set('message.format', 'fail', (error as Error).message);
   }
   if (message) {
-    const expected: Array<[string, unknown, unknown]> = [
-      ['signer', message.signer, r.acceptance.signer],
-      ['chain', message.chainId, r.network.chainId],
-      ['domain', message.requestDomain, r.acceptance.requestDomain],
-      ['organization', message.organization, r.organization.address],
-      ['document', message.document, r.document.address],
-      ['version', message.versionAddress, r.version.address],
-      ['version number', message.versionNumber, r.version.number],
-      ['content-hash', message.contentHash, r.version.contentHash],
-      ['fingerprint', message.fingerprint, r.version.fingerprint],
-    ];
-    const mismatches = expected.filter(([, a, b]) => a !== b).map(([name, a, b]) => `${name}: message has ${String(a)}, receipt has ${String(b)}`);
-    if (mismatches.length === 0) set('message.fields', 'pass', 'every field of the message matches the receipt');
-    else set('message.fields', 'fail', mismatches.join('; '));
+    const differences = mismatches(
+      [
+        ['signer', message.signer, r.acceptance.signer],
+        ['chain', message.chainId, r.network.chainId],
+        ['domain', message.requestDomain, r.acceptance.requestDomain],
+        ['organization', message.organization, r.organization.address],
+        ['document', message.document, r.document.address],
+        ['version', message.versionAddress, r.version.address],
+        ['version number', message.versionNumber, r.version.number],
+        ['content-hash', message.contentHash, r.version.contentHash],
+        ['fingerprint', message.fingerprint, r.version.fingerprint],
+      ],
+      'message',
+    );
+    if (differences.length === 0) set('message.fields', 'pass', 'every field of the message matches the receipt');
+    else set('message.fields', 'fail', differences.join('; '));
   }
 
   const acceptanceId = acceptanceIdOf(r.acceptance.message);
@@ -197,7 +202,8 @@ async function runChecks(
 
   const messageBytes = utf8.encode(r.acceptance.message);
   const signature = base58ToBytes(r.acceptance.signature);
-  if (verifyEd25519(r.acceptance.signer, messageBytes, signature)) set('acceptance.signature', 'pass', `valid Ed25519 signature by ${r.acceptance.signer}`);
+  if (verifyEd25519(r.acceptance.signer, messageBytes, signature))
+    set('acceptance.signature', 'pass', `valid Ed25519 signature by ${r.acceptance.signer}`);
   else set('acceptance.signature', 'fail', `the signature does not verify for ${r.acceptance.signer} over the message`);
 
   // ---- Ledger checks ----
@@ -285,7 +291,8 @@ function checkAcceptanceTransaction(
     if (e.publicKey !== r.acceptance.signer) problems.push(`public key is ${e.publicKey}`);
     if (!bytesEqual(e.signature, signature)) problems.push('signature differs');
     if (!bytesEqual(e.message, messageBytes)) problems.push('message bytes differ');
-    if (problems.length === 0) set('transaction.signature-instruction', 'pass', 'the runtime verified exactly this signature over exactly this message');
+    if (problems.length === 0)
+      set('transaction.signature-instruction', 'pass', 'the runtime verified exactly this signature over exactly this message');
     else set('transaction.signature-instruction', 'fail', problems.join('; '));
   }
 
@@ -322,9 +329,17 @@ function checkAcceptanceTransaction(
     if (tx.blockTime === null) {
       set('message.validity-window', 'warn', 'the ledger does not know the block time; the window cannot be checked');
     } else if (tx.blockTime < from - CLOCK_TOLERANCE_SECONDS || tx.blockTime > to + CLOCK_TOLERANCE_SECONDS) {
-      set('message.validity-window', 'fail', `block time ${new Date(tx.blockTime * 1000).toISOString()} is outside ${message.issuedAt} .. ${message.expiresAt}`);
+      set(
+        'message.validity-window',
+        'fail',
+        `block time ${new Date(tx.blockTime * 1000).toISOString()} is outside ${message.issuedAt} .. ${message.expiresAt}`,
+      );
     } else {
-      set('message.validity-window', 'pass', `block time ${new Date(tx.blockTime * 1000).toISOString()} within ${message.issuedAt} .. ${message.expiresAt}`);
+      set(
+        'message.validity-window',
+        'pass',
+        `block time ${new Date(tx.blockTime * 1000).toISOString()} within ${message.issuedAt} .. ${message.expiresAt}`,
+      );
     }
   }
 
@@ -343,7 +358,13 @@ function report(outcomes: Map<CheckId, Outcome>, blocked: Blocked | null): Verif
   if (criticalFailures.length > 0) {
     const n = criticalFailures.length;
     const first = criticalFailures[0]!;
-    const more = n > 1 ? ` (and ${n - 1} more: ${criticalFailures.slice(1).map((c) => c.id).join(', ')})` : '';
+    const more =
+      n > 1
+        ? ` (and ${n - 1} more: ${criticalFailures
+            .slice(1)
+            .map((c) => c.id)
+            .join(', ')})`
+        : '';
     return { verdict: 'INVALID', summary: `Invalid: ${n} critical check${n > 1 ? 's' : ''} failed. ${first.label}: ${first.detail}${more}.`, checks };
   }
   if (b && (b.kind === 'unreachable' || b.kind === 'other-network')) {
