@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { Clock } from '@svc/application';
 import { loadConfig } from '@svc/config';
 import { createApp } from '../../apps/api/src/bootstrap';
 import { freePort } from '../../apps/cli/src/service-process';
@@ -23,7 +24,7 @@ export function tempDataDir(prefix = 'svc-e2e-'): string {
 }
 
 /** Starts the service in this process on a free port, with `env` overriding the defaults. */
-export async function startTestService(options: { dataDir?: string; port?: number; env?: Record<string, string> } = {}): Promise<TestService> {
+export async function startTestService(options: { dataDir?: string; port?: number; env?: Record<string, string>; clock?: Clock } = {}): Promise<TestService> {
   const dataDir = options.dataDir ?? tempDataDir();
   const port = options.port ?? (await freePort());
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -36,7 +37,7 @@ export async function startTestService(options: { dataDir?: string; port?: numbe
     HOST: '127.0.0.1',
     PUBLIC_BASE_URL: baseUrl,
   });
-  const app = await createApp(config);
+  const app = await createApp(config, { clock: options.clock });
   await app.listen({ port, host: '127.0.0.1' });
   let stopped = false;
   const stop = async () => {

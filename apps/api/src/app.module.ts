@@ -7,7 +7,7 @@ import { AcceptancesModule } from './acceptances/acceptances.module';
 import { AuthModule } from './auth/auth.module';
 import { requestId } from '@svc/http';
 import { DocumentsModule } from './documents/documents.module';
-import { InfrastructureModule, ProcessorsModule } from '@svc/application';
+import { InfrastructureModule, ProcessorsModule, type Clock } from '@svc/application';
 import { OrganizationsModule } from './organizations/organizations.module';
 import { ReceiptsModule } from './receipts/receipts.module';
 import { OpenApiDocument } from './system/openapi.document';
@@ -28,7 +28,7 @@ export const REDACTED_PATHS = [
 
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  static forRoot(config: AppConfig, options: { clock?: Clock } = {}): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -48,7 +48,7 @@ export class AppModule {
         }),
         CqrsModule.forRoot(),
         ScheduleModule.forRoot(),
-        InfrastructureModule.forRoot(config, { runProjections: config.runProjections }),
+        InfrastructureModule.forRoot(config, { runProjections: config.runProjections, clock: options.clock }),
         AuthModule,
         OrganizationsModule,
         DocumentsModule,

@@ -8,6 +8,7 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyCors from '@fastify/cors';
 import { Logger as PinoLogger } from 'nestjs-pino';
 import type { FastifyInstance } from 'fastify';
+import type { Clock } from '@svc/application';
 import { secureDataDir, type AppConfig } from '@svc/config';
 import {
   ApiErrorFilter,
@@ -33,7 +34,7 @@ export const API_VERSION = '1.0.0';
  * route runs: 400, 408, 413, 414, 415, 431), the OpenAPI description and, with the embedded ledger, its
  * JSON-RPC endpoint at `/rpc`. Input limits: docs/api.md "Input limits and content types".
  */
-export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
+export async function createApp(config: AppConfig, options: { clock?: Clock } = {}): Promise<NestFastifyApplication> {
   secureDataDir(config.dataDir);
   const adapter = new FastifyAdapter({
     trustProxy: config.trustProxy,
@@ -44,7 +45,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     frameworkErrors,
   });
   // Nest's own body parsers (JSON and URL-encoded forms) are replaced by registerRequestBodies below.
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, { bufferLogs: true, bodyParser: false });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, options), adapter, { bufferLogs: true, bodyParser: false });
   app.useLogger(app.get(PinoLogger));
   // The receipt pages (`receiptUrl`) are public addresses for people, outside the API.
   app.setGlobalPrefix('api', {

@@ -2,6 +2,7 @@
  * The application core shared by the API and the worker (docs/architecture.md "Layers"): infrastructure wiring
  * of the ports, the decision runner, cross-stream fact readers, and the processors that react to the log.
  */
+export * from './infrastructure/clock';
 export * from './infrastructure/command-context';
 export * from './infrastructure/infrastructure.module';
 export * from './infrastructure/network.service';

@@ -2,13 +2,14 @@ import { Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { SharedModule } from '@svc/application';
 import { AuthController } from './auth.controller';
+import { FreshSignatureGuard } from './fresh-signature.guard';
 import { SessionGuard } from './session.guard';
 import { SignInHandlers } from './sign-in.handlers';
 
 @Module({
   imports: [CqrsModule, SharedModule],
   controllers: [AuthController],
-  providers: [...SignInHandlers, SessionGuard],
-  exports: [SessionGuard],
+  providers: [...SignInHandlers, SessionGuard, FreshSignatureGuard],
+  exports: [SessionGuard, FreshSignatureGuard],
 })
 export class AuthModule {}

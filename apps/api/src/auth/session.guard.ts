@@ -4,7 +4,8 @@ import { APP_CONFIG, type AppConfig } from '@svc/config';
 import { DomainError } from '@svc/domain';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { COLLECTIONS, type SessionDoc } from '@svc/projections';
-import { hashSecret, safeEqual } from '@svc/application';
+import { CLOCK, hashSecret, safeEqual, type Clock } from '@svc/application';
+import { setCaller } from './caller';
 
 export const SESSION_COOKIE = 'svc_session';
 export const CSRF_COOKIE = 'svc_csrf';
@@ -31,6 +32,7 @@ export class SessionGuard implements CanActivate {
   constructor(
     @Inject(READ_STORE) private readonly readStore: ReadStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -38,7 +40,7 @@ export class SessionGuard implements CanActivate {
     const token = request.cookies?.[SESSION_COOKIE];
     if (!token) throw new DomainError('unauthorized', 'sign in first: no dashboard session');
     const session = await this.readStore.collection<SessionDoc>(COLLECTIONS.sessions).findOne({ tokenHash: hashSecret(token) });
-    if (!session || session.endedAt !== null || Date.parse(session.expiresAt) <= Date.now()) {
+    if (!session || session.endedAt !== null || Date.parse(session.expiresAt) <= this.clock.now().getTime()) {
       throw new DomainError('unauthorized', 'the dashboard session is missing, ended or expired');
     }
     if (UNSAFE.has(request.method)) {
@@ -52,6 +54,7 @@ export class SessionGuard implements CanActivate {
       }
     }
     request.dashboardSession = { sessionId: session.sessionId, address: session.address, signedAt: session.signedAt, expiresAt: session.expiresAt };
+    setCaller(request, { kind: 'session', id: session.sessionId, address: session.address });
     return true;
   }
 }

@@ -6,12 +6,15 @@ import { nodeEd25519Signer } from '@svc/evidence';
 import { createLedger, LEDGER, loadOrCreateKeypairSigner, readKeypairSeed, type Ledger } from '@svc/ledger';
 import { createReadStore, ProjectionRunner, READ_STORE, type ReadStore } from '@svc/read-store';
 import { ALL_PROJECTIONS } from '@svc/projections';
+import { CLOCK, systemClock, type Clock } from './clock';
 import { NetworkService } from './network.service';
 import { INFRA_OPTIONS, PROJECTION_RUNNER, RELAYER, RELAYER_SIGNER } from './tokens';
 
 export interface InfrastructureOptions {
   /** Run the projections in this process (the embedded default; false in scaled-out API replicas). */
   runProjections: boolean;
+  /** Where "now" comes from; the system clock unless a test injects one. */
+  clock?: Clock;
 }
 
 /**
@@ -29,6 +32,7 @@ export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: INFRA_OPTIONS, useValue: options },
+        { provide: CLOCK, useValue: options.clock ?? systemClock },
         {
           provide: EVENT_STORE,
           useFactory: () =>
@@ -54,7 +58,7 @@ export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown
         },
         NetworkService,
       ],
-      exports: [APP_CONFIG, INFRA_OPTIONS, EVENT_STORE, READ_STORE, LEDGER, RELAYER, RELAYER_SIGNER, PROJECTION_RUNNER, NetworkService],
+      exports: [APP_CONFIG, INFRA_OPTIONS, CLOCK, EVENT_STORE, READ_STORE, LEDGER, RELAYER, RELAYER_SIGNER, PROJECTION_RUNNER, NetworkService],
     };
   }
 
