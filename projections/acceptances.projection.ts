@@ -7,11 +7,12 @@ const acceptances = (store: ReadStore) => store.collection<AcceptanceDoc>(COLLEC
 /**
  * Acceptance records (spec §2.3) with their relay outcome. Indexed for every query the service makes:
  * by id, by (version, signer), by transaction signature, by signer and status newest first, by
- * organization newest first, and the relay's scans by status.
+ * organization newest first, the relay's scans by status, and acceptance search (spec §4.5: an organization's
+ * confirmed acceptances newest first, narrowed by document, version, signer or externalUserRef).
  */
 export const acceptancesProjection = defineProjection({
   name: 'acceptances',
-  version: 1,
+  version: 2,
   indexes: {
     [COLLECTIONS.acceptances]: [
       { fields: { versionAddress: 1, signer: 1 } },
@@ -20,6 +21,11 @@ export const acceptancesProjection = defineProjection({
       { fields: { organizationId: 1, submittedAt: -1 } },
       { fields: { status: 1, submittedAt: 1 } },
       { fields: { status: 1, commitment: 1 } },
+      { fields: { organizationId: 1, confirmedSeq: -1 } },
+      { fields: { organizationId: 1, document: 1, confirmedSeq: -1 } },
+      { fields: { organizationId: 1, versionAddress: 1, confirmedSeq: -1 } },
+      { fields: { organizationId: 1, signer: 1, confirmedSeq: -1 } },
+      { fields: { organizationId: 1, externalUserRef: 1, confirmedSeq: -1 } },
     ],
   },
   handlers: {
@@ -54,15 +60,26 @@ export const acceptancesProjection = defineProjection({
         commitment: null,
         submittedAt: metadata.occurredAt,
         failureReason: null,
+        confirmedSeq: null,
       });
     },
     AcceptanceResigned: async ({ data: d }, store) => {
       await acceptances(store).updateOne({ _id: d.acceptanceId }, { $set: { transactionSignature: d.transactionSignature } });
     },
-    AcceptanceRelayed: async ({ data: d }, store) => {
+    AcceptanceRelayed: async ({ data: d, position }, store) => {
       await acceptances(store).updateOne(
         { _id: d.acceptanceId },
-        { $set: { status: 'confirmed', transactionSignature: d.transactionSignature, slot: d.slot, blockTime: d.blockTime, feeLamports: d.feeLamports, commitment: d.commitment } },
+        {
+          $set: {
+            status: 'confirmed',
+            transactionSignature: d.transactionSignature,
+            slot: d.slot,
+            blockTime: d.blockTime,
+            feeLamports: d.feeLamports,
+            commitment: d.commitment,
+            confirmedSeq: Number(position),
+          },
+        },
       );
     },
     AcceptanceRelayFailed: async ({ data: d }, store) => {

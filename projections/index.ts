@@ -1,5 +1,6 @@
 import type { Projection } from '@svc/read-store';
 import { acceptancesProjection } from './acceptances.projection';
+import { apiKeysProjection } from './api-keys.projection';
 import { contentsProjection } from './contents.projection';
 import { documentsProjection } from './documents.projection';
 import { organizationsProjection } from './organizations.projection';
@@ -7,7 +8,7 @@ import { sessionsProjection } from './sessions.projection';
 
 export * from './read-models';
 export { defineProjection, toDomainEvent, type ProjectionHandlers, type StoredDomainEvent } from './define-projection';
-export { acceptancesProjection, contentsProjection, documentsProjection, organizationsProjection, sessionsProjection };
+export { acceptancesProjection, apiKeysProjection, contentsProjection, documentsProjection, organizationsProjection, sessionsProjection };
 
 /** Every projection the service runs, one per read model. */
 export const ALL_PROJECTIONS: readonly Projection[] = [
@@ -16,4 +17,5 @@ export const ALL_PROJECTIONS: readonly Projection[] = [
   contentsProjection,
   acceptancesProjection,
   sessionsProjection,
+  apiKeysProjection,
 ];

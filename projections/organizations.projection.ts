@@ -8,7 +8,7 @@ const organizations = (store: ReadStore) => store.collection<OrganizationDoc>(CO
 /** Organizations synced from the ledger, with members and settings. */
 export const organizationsProjection = defineProjection({
   name: 'organizations',
-  version: 1,
+  version: 2,
   indexes: {
     [COLLECTIONS.organizations]: [
       { fields: { address: 1 }, unique: true },
@@ -36,6 +36,9 @@ export const organizationsProjection = defineProjection({
     },
     OrganizationRefreshed: async ({ data: d, metadata }, store) => {
       await organizations(store).updateOne({ _id: d.organizationId }, { $set: { refreshedAt: metadata.occurredAt } });
+    },
+    OrganizationSettingsChanged: async ({ data: d }, store) => {
+      await organizations(store).updateOne({ _id: d.organizationId }, { $set: { settings: d.settings } });
     },
   },
 });

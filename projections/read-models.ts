@@ -2,33 +2,24 @@
  * Shapes of the read models the projections write and the API reads.
  * Collection names carry the projection's version, so a changed projection rebuilds into fresh ones.
  */
+import { DEFAULT_ORGANIZATION_SETTINGS, type ApiKeyScope, type OrganizationSettingsValues } from '@svc/domain';
 import type { Doc } from '@svc/read-store';
 
 export const COLLECTIONS = {
-  organizations: 'organizations_v1',
+  organizations: 'organizations_v2',
   documents: 'documents_v1',
   versions: 'versions_v1',
   drafts: 'drafts_v1',
   contents: 'contents_v1',
-  acceptances: 'acceptances_v1',
+  acceptances: 'acceptances_v2',
   sessions: 'sessions_v1',
+  apiKeys: 'api_keys_v1',
 } as const;
 
-export interface OrganizationSettings {
-  requireAcceptanceSessions: boolean;
-  allowedRequestDomains: string[];
-  signingPolicy: 'WALLET_ONLY' | 'PASSKEY_ONLY' | 'WALLET_OR_PASSKEY' | 'ACCOUNT_AND_PASSKEY';
-  feeSponsor: 'svc' | 'organization';
-  evidenceMode: 'DIRECT_ONCHAIN' | 'MERKLE_BATCHED';
-}
+/** Settings of spec §2.8, every key with its value in force (defaults: docs/api.md "Organization settings"). */
+export type OrganizationSettings = OrganizationSettingsValues;
 
-export const DEFAULT_SETTINGS: OrganizationSettings = {
-  requireAcceptanceSessions: false,
-  allowedRequestDomains: [],
-  signingPolicy: 'WALLET_ONLY',
-  feeSponsor: 'svc',
-  evidenceMode: 'DIRECT_ONCHAIN',
-};
+export const DEFAULT_SETTINGS: OrganizationSettings = DEFAULT_ORGANIZATION_SETTINGS;
 
 export interface OrganizationDoc extends Doc {
   organizationId: string;
@@ -132,6 +123,26 @@ export interface AcceptanceDoc extends Doc {
   commitment: 'confirmed' | 'finalized' | null;
   submittedAt: string;
   failureReason: string | null;
+  /**
+   * Global log position of the event that recorded the ledger's confirmation, null until then: the order of
+   * acceptance search (newest first), which only ever grows, so cursors stay stable as acceptances arrive.
+   */
+  confirmedSeq: number | null;
+}
+
+/** An API key as lists show it; `keyHash` is the SHA-256 of the key, the key itself is not stored (spec §5). */
+export interface ApiKeyDoc extends Doc {
+  keyId: string;
+  organizationId: string;
+  organization: string;
+  name: string;
+  scopes: ApiKeyScope[];
+  keyPrefix: string;
+  keyHash: string;
+  createdAt: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  createdBy: string;
 }
 
 export interface SessionDoc extends Doc {

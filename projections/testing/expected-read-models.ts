@@ -49,7 +49,7 @@ const acceptance = {
 
 /** Every collection, documents sorted by `_id`. */
 export const EXPECTED_READ_MODELS: Record<string, Record<string, unknown>[]> = {
-  organizations_v1: [
+  organizations_v2: [
     {
       _id: F.orgId,
       organizationId: F.orgId,
@@ -58,7 +58,16 @@ export const EXPECTED_READ_MODELS: Record<string, Record<string, unknown>[]> = {
       domain: 'shop.example',
       authority: F.authority,
       members: [{ address: F.authority, roles: ['owner', 'admin', 'publisher'], label: null }],
-      settings: { requireAcceptanceSessions: false, allowedRequestDomains: [], signingPolicy: 'WALLET_ONLY', feeSponsor: 'svc', evidenceMode: 'DIRECT_ONCHAIN' },
+      settings: {
+        requireAcceptanceSessions: true,
+        allowedRequestDomains: ['shop.example'],
+        signingPolicy: 'WALLET_ONLY',
+        feeSponsor: 'svc',
+        sponsorFallbackToStele: true,
+        sponsorLowBalanceLamports: 0,
+        evidenceMode: 'DIRECT_ONCHAIN',
+        products: { gate: false },
+      },
       creationSignature: F.sigOrg,
       slot: 10,
       createdAt: '2023-11-14T22:13:20.000Z',
@@ -126,7 +135,7 @@ export const EXPECTED_READ_MODELS: Record<string, Record<string, unknown>[]> = {
     { _id: F.hash1, contentHash: F.hash1, text: 'Be nice.', byteLength: 8, mediaType: 'text/markdown' },
     { _id: F.hash2, contentHash: F.hash2, text: 'Be very nice.', byteLength: 13, mediaType: 'text/markdown' },
   ],
-  acceptances_v1: [
+  acceptances_v2: [
     {
       _id: F.accA,
       acceptanceId: F.accA,
@@ -146,6 +155,8 @@ export const EXPECTED_READ_MODELS: Record<string, Record<string, unknown>[]> = {
       commitment: 'finalized',
       submittedAt: '2024-01-01T00:14:00.000Z',
       failureReason: null,
+      // AcceptanceRelayed is the 15th event of the log: global position 15.
+      confirmedSeq: 15,
     },
     {
       _id: F.accB,
@@ -166,6 +177,7 @@ export const EXPECTED_READ_MODELS: Record<string, Record<string, unknown>[]> = {
       commitment: null,
       submittedAt: '2024-01-01T00:17:00.000Z',
       failureReason: 'blockhash expired',
+      confirmedSeq: null,
     },
   ],
   sessions_v1: [
@@ -178,6 +190,36 @@ export const EXPECTED_READ_MODELS: Record<string, Record<string, unknown>[]> = {
       signedAt: '2024-01-01T00:21:00.000Z',
       expiresAt: '2024-01-02T00:21:00.000Z',
       endedAt: '2024-01-01T00:22:00.000Z',
+    },
+  ],
+  api_keys_v1: [
+    {
+      _id: F.keyA,
+      keyId: F.keyA,
+      organizationId: F.orgId,
+      organization: F.org,
+      name: 'Checkout',
+      scopes: ['acceptances:read', 'acceptances:write'],
+      keyPrefix: 'svc_test_AAAA',
+      keyHash: '1'.repeat(64),
+      createdAt: '2024-01-01T00:24:00.000Z',
+      expiresAt: null,
+      revokedAt: null,
+      createdBy: F.authority,
+    },
+    {
+      _id: F.keyB,
+      keyId: F.keyB,
+      organizationId: F.orgId,
+      organization: F.org,
+      name: 'Old reports',
+      scopes: ['documents:read'],
+      keyPrefix: 'svc_test_BBBB',
+      keyHash: '2'.repeat(64),
+      createdAt: '2024-01-01T00:25:00.000Z',
+      expiresAt: '2024-02-01T00:25:00.000Z',
+      revokedAt: '2024-01-01T00:26:00.000Z',
+      createdBy: F.authority,
     },
   ],
 };

@@ -38,6 +38,8 @@ export const F = {
   challengeA: '3f1c2a6e-0000-4000-8000-000000000021',
   challengeB: '3f1c2a6e-0000-4000-8000-000000000022',
   session: '3f1c2a6e-0000-4000-8000-000000000031',
+  keyA: '3f1c2a6e-0000-4000-8000-000000000041',
+  keyB: '3f1c2a6e-0000-4000-8000-000000000042',
 } as const;
 
 /** `2024-01-01T00:<minute>:00.000Z`: the fixture's clock, one minute per step. */
@@ -147,6 +149,44 @@ export const FIXTURE_LOG: readonly { stream: string; events: NewEvent[] }[] = [
     events: [
       event('DashboardSessionStarted', { sessionId: F.session, address: F.authority, tokenHash: 'e'.repeat(64), csrfHash: 'f'.repeat(64), signedAt: at(21), expiresAt: '2024-01-02T00:21:00.000Z' }, 21),
       event('DashboardSessionEnded', { sessionId: F.session, reason: 'logout' }, 22),
+    ],
+  },
+  {
+    stream: `settings-${F.org}`,
+    events: [
+      event(
+        'OrganizationSettingsChanged',
+        {
+          organizationId: F.orgId,
+          organization: F.org,
+          changes: { requireAcceptanceSessions: true, allowedRequestDomains: ['shop.example'] },
+          settings: {
+            requireAcceptanceSessions: true,
+            allowedRequestDomains: ['shop.example'],
+            signingPolicy: 'WALLET_ONLY',
+            feeSponsor: 'svc',
+            sponsorFallbackToStele: true,
+            sponsorLowBalanceLamports: 0,
+            evidenceMode: 'DIRECT_ONCHAIN',
+            products: { gate: false },
+          },
+          changedBy: F.authority,
+        },
+        23,
+      ),
+    ],
+  },
+  {
+    stream: `apikey-${F.keyA}`,
+    events: [
+      event('ApiKeyCreated', { keyId: F.keyA, organizationId: F.orgId, organization: F.org, name: 'Checkout', scopes: ['acceptances:read', 'acceptances:write'], keyPrefix: 'svc_test_AAAA', keyHash: '1'.repeat(64), createdAt: at(24), expiresAt: null, createdBy: F.authority }, 24),
+    ],
+  },
+  {
+    stream: `apikey-${F.keyB}`,
+    events: [
+      event('ApiKeyCreated', { keyId: F.keyB, organizationId: F.orgId, organization: F.org, name: 'Old reports', scopes: ['documents:read'], keyPrefix: 'svc_test_BBBB', keyHash: '2'.repeat(64), createdAt: at(25), expiresAt: '2024-02-01T00:25:00.000Z', createdBy: F.authority }, 25),
+      event('ApiKeyRevoked', { keyId: F.keyB, organizationId: F.orgId, revokedAt: at(26), revokedBy: F.authority }, 26),
     ],
   },
 ];

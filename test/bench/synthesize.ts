@@ -17,7 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { streams, type AcceptanceChallengeIssuedData, type AcceptanceRelayedData, type AcceptanceSubmittedData } from '@svc/domain';
+import { CURRENT_SCHEMA_VERSION, streams, type AcceptanceChallengeIssuedData, type AcceptanceRelayedData, type AcceptanceSubmittedData } from '@svc/domain';
 import { EventSchemaRegistry, SQLITE_EVENTS_FILE, SqliteEventStore, type EventMetadata, type NewEvent } from '@svc/event-store';
 import type { AcceptanceMaterial, SynthesisTarget } from './synthesize-material';
 
@@ -39,7 +39,7 @@ export interface SynthesisResult {
 
 /** The four events of one acceptance, as the service writes them (see the file comment), appended to `store`. */
 function appendChain(store: SqliteEventStore, target: SynthesisTarget, m: AcceptanceMaterial, slot: number): void {
-  const meta = (actor: string, correlationId: string): EventMetadata => ({ correlationId, causationId: correlationId, actor, schemaVersion: 1, occurredAt: m.occurredAt });
+  const meta = (actor: string, correlationId: string, schemaVersion = 1): EventMetadata => ({ correlationId, causationId: correlationId, actor, schemaVersion, occurredAt: m.occurredAt });
   const common = {
     organizationId: target.organizationId,
     organization: target.organization,
@@ -54,7 +54,7 @@ function appendChain(store: SqliteEventStore, target: SynthesisTarget, m: Accept
     message: m.message,
     requestDomain: target.requestDomain,
   } as const;
-  const issued: AcceptanceChallengeIssuedData = { ...common, challengeId: m.challengeId, nonce: m.nonce, clientBindingHash: m.clientBindingHash, issuedAt: m.issuedAt, expiresAt: m.expiresAt };
+  const issued: AcceptanceChallengeIssuedData = { ...common, challengeId: m.challengeId, nonce: m.nonce, clientBindingHash: m.clientBindingHash, issuedAt: m.issuedAt, expiresAt: m.expiresAt, acceptanceSessionId: null, externalUserRef: null };
   const submitted: AcceptanceSubmittedData = {
     ...common,
     acceptanceId: m.acceptanceId,
@@ -74,7 +74,7 @@ function appendChain(store: SqliteEventStore, target: SynthesisTarget, m: Accept
   const submitId = randomUUID();
   const byChallenge = `challenge:${m.challengeId}`;
   const challengeStream = streams.challenge(m.challengeId);
-  store.appendSync(challengeStream, [event('AcceptanceChallengeIssued', issued, meta(`signer:${m.signer}`, requestId))], 'no_stream');
+  store.appendSync(challengeStream, [event('AcceptanceChallengeIssued', issued, meta(`signer:${m.signer}`, requestId, CURRENT_SCHEMA_VERSION.AcceptanceChallengeIssued))], 'no_stream');
   store.appendSync(
     streams.acceptance(target.versionAddress, m.signer),
     [event('AcceptanceSubmitted', submitted, meta(byChallenge, submitId)), event('AcceptanceRelayed', relayed, meta(byChallenge, submitId))],

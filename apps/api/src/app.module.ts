@@ -4,6 +4,8 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { LoggerModule } from 'nestjs-pino';
 import type { AppConfig } from '@svc/config';
 import { AcceptancesModule } from './acceptances/acceptances.module';
+import { ServerModule } from './acceptance-sessions/server.module';
+import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AuthModule } from './auth/auth.module';
 import { requestId } from '@svc/http';
 import { DocumentsModule } from './documents/documents.module';
@@ -53,6 +55,8 @@ export class AppModule {
         OrganizationsModule,
         DocumentsModule,
         AcceptancesModule,
+        ApiKeysModule,
+        ServerModule,
         ProcessorsModule,
         ReceiptsModule,
       ],

@@ -11,6 +11,10 @@
  *   AcceptanceResigned, AcceptanceFinalized (the stream name is the uniqueness key: one acceptance per signer and version)
  * - `signin-<nonce>`: SignInChallengeIssued, SignInCompleted (single use of a nonce)
  * - `session-<UUID>`: DashboardSessionStarted, DashboardSessionEnded
+ * - `settings-<orgADDR>`: OrganizationSettingsChanged (the organization's settings of spec §2.8)
+ * - `apikey-<UUID>`: ApiKeyCreated, ApiKeyRevoked (spec §5 "API keys")
+ * - `acceptancesession-<UUID>`: AcceptanceSessionCreated, AcceptanceSessionConsumed, AcceptanceSessionReleased
+ *   (spec §2.4, §4.5: single use, claimed by the submission that uses it)
  *
  * Each type has a JSON Schema per version in `event-schemas/<Type>.v<N>.json`, checked on append and on read; older
  * versions are upcast on read (upcasters.ts).
@@ -121,6 +125,10 @@ export interface AcceptanceChallengeIssuedData {
   requestDomain: string;
   issuedAt: IsoTime;
   expiresAt: IsoTime;
+  /** The acceptance session presented with the challenge (spec §4.5), or null (schema version 2). */
+  acceptanceSessionId: string | null;
+  /** The organization's reference of its user, from that session; never on the ledger nor in the message. */
+  externalUserRef: string | null;
 }
 export interface AcceptanceChallengeCompletedData {
   challengeId: string;
@@ -202,6 +210,72 @@ export interface DashboardSessionEndedData {
   reason: 'logout' | 'expired';
 }
 
+/** Settings of an organization (spec §2.8), every key present with its value in force. */
+export interface OrganizationSettingsValues {
+  requireAcceptanceSessions: boolean;
+  allowedRequestDomains: string[];
+  signingPolicy: 'WALLET_ONLY' | 'PASSKEY_ONLY' | 'WALLET_OR_PASSKEY' | 'ACCOUNT_AND_PASSKEY';
+  feeSponsor: 'svc' | 'organization';
+  sponsorFallbackToStele: boolean;
+  sponsorLowBalanceLamports: number;
+  evidenceMode: 'DIRECT_ONCHAIN' | 'MERKLE_BATCHED';
+  products: { gate: boolean };
+}
+export interface OrganizationSettingsChangedData {
+  organizationId: string;
+  organization: Address;
+  /** The keys the change set, with their new values. */
+  changes: Partial<OrganizationSettingsValues>;
+  /** Every setting after the change. */
+  settings: OrganizationSettingsValues;
+  changedBy: Address;
+}
+/** The seven scopes of spec §5 "API keys". */
+export type ApiKeyScope = 'acceptances:write' | 'acceptances:read' | 'documents:read' | 'proofs:write' | 'proofs:read' | 'signers:read' | 'signers:write';
+export interface ApiKeyCreatedData {
+  keyId: string;
+  organizationId: string;
+  organization: Address;
+  name: string;
+  scopes: ApiKeyScope[];
+  /** The first characters of the key (its network prefix and a few more), to recognise it in lists. */
+  keyPrefix: string;
+  /** SHA-256 of the whole key (hex); the key itself is never stored. */
+  keyHash: Hex64;
+  createdAt: IsoTime;
+  expiresAt: IsoTime | null;
+  createdBy: Address;
+}
+export interface ApiKeyRevokedData {
+  keyId: string;
+  organizationId: string;
+  revokedAt: IsoTime;
+  revokedBy: Address;
+}
+export interface AcceptanceSessionCreatedData {
+  acceptanceSessionId: string;
+  organizationId: string;
+  organization: Address;
+  /** The document the session is bound to, or null for any document of the organization. */
+  document: Address | null;
+  externalUserRef: string | null;
+  /** SHA-256 of the session token (hex). */
+  tokenHash: Hex64;
+  createdAt: IsoTime;
+  expiresAt: IsoTime;
+  /** The API key that created it. */
+  keyId: string;
+}
+export interface AcceptanceSessionConsumedData {
+  acceptanceSessionId: string;
+  acceptanceId: Hex64;
+  challengeId: string;
+}
+export interface AcceptanceSessionReleasedData {
+  acceptanceSessionId: string;
+  acceptanceId: Hex64;
+}
+
 export type DomainEvent =
   | { type: 'OrganizationSynced'; data: OrganizationSyncedData }
   | { type: 'OrganizationRefreshed'; data: OrganizationRefreshedData }
@@ -223,7 +297,13 @@ export type DomainEvent =
   | { type: 'SignInChallengeIssued'; data: SignInChallengeIssuedData }
   | { type: 'SignInCompleted'; data: SignInCompletedData }
   | { type: 'DashboardSessionStarted'; data: DashboardSessionStartedData }
-  | { type: 'DashboardSessionEnded'; data: DashboardSessionEndedData };
+  | { type: 'DashboardSessionEnded'; data: DashboardSessionEndedData }
+  | { type: 'OrganizationSettingsChanged'; data: OrganizationSettingsChangedData }
+  | { type: 'ApiKeyCreated'; data: ApiKeyCreatedData }
+  | { type: 'ApiKeyRevoked'; data: ApiKeyRevokedData }
+  | { type: 'AcceptanceSessionCreated'; data: AcceptanceSessionCreatedData }
+  | { type: 'AcceptanceSessionConsumed'; data: AcceptanceSessionConsumedData }
+  | { type: 'AcceptanceSessionReleased'; data: AcceptanceSessionReleasedData };
 
 export type DomainEventType = DomainEvent['type'];
 export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;
@@ -236,6 +316,8 @@ export const EVENT_TYPES: readonly DomainEventType[] = [
   'AcceptanceChallengeIssued', 'AcceptanceChallengeCompleted', 'AcceptanceSubmitted', 'AcceptanceResigned',
   'AcceptanceRelayed', 'AcceptanceRelayFailed', 'AcceptanceFinalized',
   'SignInChallengeIssued', 'SignInCompleted', 'DashboardSessionStarted', 'DashboardSessionEnded',
+  'OrganizationSettingsChanged', 'ApiKeyCreated', 'ApiKeyRevoked',
+  'AcceptanceSessionCreated', 'AcceptanceSessionConsumed', 'AcceptanceSessionReleased',
 ];
 
 /** Stream names, in one place so that a typo cannot split a stream. */
@@ -248,4 +330,7 @@ export const streams = {
   acceptance: (versionAddress: Address, signer: string) => `acceptance-${versionAddress}-${signer}`,
   signIn: (nonce: string) => `signin-${nonce}`,
   session: (sessionId: string) => `session-${sessionId}`,
+  settings: (organization: Address) => `settings-${organization}`,
+  apiKey: (keyId: string) => `apikey-${keyId}`,
+  acceptanceSession: (acceptanceSessionId: string) => `acceptancesession-${acceptanceSessionId}`,
 } as const;

@@ -6,6 +6,7 @@ import type { DomainEventType } from './events';
  * `upcast` (upcasters.ts); each bump adds a frozen schema file and one upcaster.
  *
  * - `SignInCompleted` 2: adds `signedAt`, the time of the wallet's sign-in signature (spec §5, fresh signature).
+ * - `AcceptanceChallengeIssued` 2: adds `acceptanceSessionId` and `externalUserRef` (spec §4.5, acceptance sessions).
  */
 export const CURRENT_SCHEMA_VERSION: Readonly<Record<DomainEventType, number>> = {
   OrganizationSynced: 1,
@@ -18,7 +19,7 @@ export const CURRENT_SCHEMA_VERSION: Readonly<Record<DomainEventType, number>> =
   DraftPrepared: 1,
   DraftAbandoned: 1,
   DraftPublished: 1,
-  AcceptanceChallengeIssued: 1,
+  AcceptanceChallengeIssued: 2,
   AcceptanceChallengeCompleted: 1,
   AcceptanceSubmitted: 1,
   AcceptanceResigned: 1,
@@ -29,6 +30,12 @@ export const CURRENT_SCHEMA_VERSION: Readonly<Record<DomainEventType, number>> =
   SignInCompleted: 2,
   DashboardSessionStarted: 1,
   DashboardSessionEnded: 1,
+  OrganizationSettingsChanged: 1,
+  ApiKeyCreated: 1,
+  ApiKeyRevoked: 1,
+  AcceptanceSessionCreated: 1,
+  AcceptanceSessionConsumed: 1,
+  AcceptanceSessionReleased: 1,
 };
 
 /** Whether `type` names a domain event type (a key of {@link CURRENT_SCHEMA_VERSION}). */

@@ -38,9 +38,18 @@ export function signInCompletedV1ToV2(data: StoredData, metadata: UpcastMetadata
   return { ...data, signedAt: time.toISOString() };
 }
 
+/**
+ * `AcceptanceChallengeIssued` v1 → v2: adds `acceptanceSessionId` and `externalUserRef`, both null: a v1
+ * challenge was issued before acceptance sessions existed, so none was presented.
+ */
+export function acceptanceChallengeIssuedV1ToV2(data: StoredData): Record<string, unknown> {
+  return { ...data, acceptanceSessionId: null, externalUserRef: null };
+}
+
 /** Every upcaster, by type then by the version it upcasts from. */
 export const UPCASTERS: { readonly [T in DomainEventType]?: Readonly<Record<number, UpcastStep>> } = {
   SignInCompleted: { 1: signInCompletedV1ToV2 },
+  AcceptanceChallengeIssued: { 1: acceptanceChallengeIssuedV1ToV2 },
 };
 
 /**

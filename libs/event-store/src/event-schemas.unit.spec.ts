@@ -112,6 +112,8 @@ const SAMPLES: { [T in DomainEventType]: Required<DataOf<T>> } = {
     requestDomain: 'shop.example:8443',
     issuedAt: T1,
     expiresAt: T2,
+    acceptanceSessionId: U3,
+    externalUserRef: 'user-42',
   },
   AcceptanceChallengeCompleted: { challengeId: U1, acceptanceId: H3 },
   AcceptanceSubmitted: {
@@ -159,6 +161,48 @@ const SAMPLES: { [T in DomainEventType]: Required<DataOf<T>> } = {
   SignInCompleted: { nonce: NONCE, address: A2, sessionId: U2, signedAt: T2 },
   DashboardSessionStarted: { sessionId: U2, address: A2, tokenHash: H1, csrfHash: H2, signedAt: T1, expiresAt: T2 },
   DashboardSessionEnded: { sessionId: U2, reason: 'logout' },
+  OrganizationSettingsChanged: {
+    organizationId: U1,
+    organization: A1,
+    changes: { evidenceMode: 'DIRECT_ONCHAIN', products: { gate: true } },
+    settings: {
+      requireAcceptanceSessions: true,
+      allowedRequestDomains: ['shop.example.com'],
+      signingPolicy: 'WALLET_ONLY',
+      feeSponsor: 'svc',
+      sponsorFallbackToStele: true,
+      sponsorLowBalanceLamports: 0,
+      evidenceMode: 'DIRECT_ONCHAIN',
+      products: { gate: true },
+    },
+    changedBy: A2,
+  },
+  ApiKeyCreated: {
+    keyId: U3,
+    organizationId: U1,
+    organization: A1,
+    name: 'Checkout server',
+    scopes: ['acceptances:read', 'acceptances:write'],
+    keyPrefix: 'svc_test_Ab3_',
+    keyHash: H1,
+    createdAt: T1,
+    expiresAt: T2,
+    createdBy: A2,
+  },
+  ApiKeyRevoked: { keyId: U3, organizationId: U1, revokedAt: T2, revokedBy: A2 },
+  AcceptanceSessionCreated: {
+    acceptanceSessionId: U3,
+    organizationId: U1,
+    organization: A1,
+    document: A3,
+    externalUserRef: 'user-42',
+    tokenHash: H2,
+    createdAt: T1,
+    expiresAt: T2,
+    keyId: U2,
+  },
+  AcceptanceSessionConsumed: { acceptanceSessionId: U3, acceptanceId: H3, challengeId: U1 },
+  AcceptanceSessionReleased: { acceptanceSessionId: U3, acceptanceId: H3 },
 };
 
 const OPTIONAL: { [T in DomainEventType]: KeySet<OptionalKeys<DataOf<T>>> } = {
@@ -183,6 +227,12 @@ const OPTIONAL: { [T in DomainEventType]: KeySet<OptionalKeys<DataOf<T>>> } = {
   SignInCompleted: {},
   DashboardSessionStarted: {},
   DashboardSessionEnded: {},
+  OrganizationSettingsChanged: {},
+  ApiKeyCreated: {},
+  ApiKeyRevoked: {},
+  AcceptanceSessionCreated: {},
+  AcceptanceSessionConsumed: {},
+  AcceptanceSessionReleased: {},
 };
 
 const NULLABLE: { [T in DomainEventType]: KeySet<NullableKeys<DataOf<T>>> } = {
@@ -196,7 +246,7 @@ const NULLABLE: { [T in DomainEventType]: KeySet<NullableKeys<DataOf<T>>> } = {
   DraftPrepared: {},
   DraftAbandoned: {},
   DraftPublished: {},
-  AcceptanceChallengeIssued: {},
+  AcceptanceChallengeIssued: { acceptanceSessionId: true, externalUserRef: true },
   AcceptanceChallengeCompleted: {},
   AcceptanceSubmitted: { externalUserRef: true },
   AcceptanceResigned: {},
@@ -207,6 +257,12 @@ const NULLABLE: { [T in DomainEventType]: KeySet<NullableKeys<DataOf<T>>> } = {
   SignInCompleted: {},
   DashboardSessionStarted: {},
   DashboardSessionEnded: {},
+  OrganizationSettingsChanged: {},
+  ApiKeyCreated: { expiresAt: true },
+  ApiKeyRevoked: {},
+  AcceptanceSessionCreated: { document: true, externalUserRef: true },
+  AcceptanceSessionConsumed: {},
+  AcceptanceSessionReleased: {},
 };
 
 /** Per type, a value that must fail for some field (a format or pattern the schema enforces). */

@@ -2,11 +2,21 @@ import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { APP_CONFIG, type AppConfig } from '@svc/config';
-import { challengeDecider, checkChallengeFacts, DomainError, streams, type AcceptanceChallengeIssuedData } from '@svc/domain';
+import {
+  acceptanceSessionDecider,
+  challengeDecider,
+  checkChallengeFacts,
+  DomainError,
+  sessionRefusal,
+  streams,
+  type AcceptanceChallengeIssuedData,
+  type ChallengeFacts,
+} from '@svc/domain';
 import { buildAcceptanceMessage } from '@svc/evidence';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { COLLECTIONS, type AcceptanceDoc, type DocumentDoc, type OrganizationDoc, type VersionView } from '@svc/projections';
-import { type CommandContext, Decisions, hashSecret, NetworkService, newSecret } from '@svc/application';
+import { type CommandContext, Decisions, hashSecret, NetworkService, newSecret, safeEqual } from '@svc/application';
+import { sessionIdOf } from '../acceptance-sessions/session-token';
 import { isoSeconds } from '../auth/sign-in.handlers';
 
 /** Input of `POST /v1/acceptance/challenges` after edge validation. */
@@ -82,8 +92,12 @@ export class IssueAcceptanceChallengeHandler implements ICommandHandler<IssueAcc
   /**
    * The rules are the challenge decider's (libs/domain); the facts come from the read models, as hints that the
    * acceptance decider re-checks against the document's and the acceptance's streams at submit.
+   * An acceptance session is read from its own stream (the token names it), so one created a moment ago on another
+   * replica is already usable; it is claimed only by the submission (docs/api.md "Acceptance sessions").
    * @throws DomainError invalid_origin (400), invalid_request / invalid_signer (400), not_found (404),
-   * forbidden (403: site not allowed, unknown session), no_published_version (409), already_accepted (409).
+   * forbidden (403: site not allowed; session required, unknown, used, expired, or for another document),
+   * passkey_required (400), chain_state (409), sponsorship_unavailable (402: settings not offered yet),
+   * no_published_version (409), already_accepted (409).
    */
   async execute({ input, origin, ctx }: IssueAcceptanceChallenge): Promise<ChallengeResult> {
     const requestDomain = requestDomainOf(origin);
@@ -100,11 +114,15 @@ export class IssueAcceptanceChallengeHandler implements ICommandHandler<IssueAcc
           status: { $ne: 'failed' },
         })
       : null;
-    const facts = {
+    const session = input.sessionToken === undefined ? null : await this.session(input.sessionToken, ctx.now, input.organization, input.document);
+    const facts: ChallengeFacts = {
       organization: org && {
         address: org.address,
         allowedRequestDomains: org.settings.allowedRequestDomains,
         requireAcceptanceSessions: org.settings.requireAcceptanceSessions,
+        signingPolicy: org.settings.signingPolicy,
+        evidenceMode: org.settings.evidenceMode,
+        feeSponsor: org.settings.feeSponsor,
       },
       document: doc && {
         address: doc.address,
@@ -112,7 +130,7 @@ export class IssueAcceptanceChallengeHandler implements ICommandHandler<IssueAcc
         hasPublishedVersion: version !== null,
       },
       requestDomain,
-      sessionTokenGiven: input.sessionToken !== undefined,
+      session,
       alreadyAccepted: accepted !== null,
       signerType: input.signerType,
       signer: input.signer,
@@ -157,6 +175,8 @@ export class IssueAcceptanceChallengeHandler implements ICommandHandler<IssueAcc
       requestDomain,
       issuedAt,
       expiresAt,
+      acceptanceSessionId: session && 'acceptanceSessionId' in session ? session.acceptanceSessionId : null,
+      externalUserRef: session && 'externalUserRef' in session ? session.externalUserRef : null,
     };
     const decided = await this.decisions.handle(streams.challenge(challengeId), challengeDecider, { kind: 'IssueChallenge', facts, issued }, ctx, { expectNew: true });
     const message = decided.state.issued?.message ?? issued.message;
@@ -175,5 +195,15 @@ export class IssueAcceptanceChallengeHandler implements ICommandHandler<IssueAcc
       document: doc.address,
       version: challengeVersion(version),
     };
+  }
+
+  /** The session a token names, as its stream says, or why it cannot be used with this challenge. */
+  private async session(token: string, now: Date, organization: string, document: string): Promise<ChallengeFacts['session']> {
+    const acceptanceSessionId = sessionIdOf(token);
+    if (!acceptanceSessionId) return { refusal: 'not an acceptance session token of this service' };
+    const { state } = await this.decisions.load(streams.acceptanceSession(acceptanceSessionId), acceptanceSessionDecider);
+    if (!state.created || !safeEqual(hashSecret(token), state.created.tokenHash)) return { refusal: 'unknown acceptance session' };
+    const refusal = sessionRefusal(state, { now: now.getTime(), organization, document });
+    return refusal ? { refusal } : { acceptanceSessionId, externalUserRef: state.created.externalUserRef };
   }
 }

@@ -9,7 +9,7 @@ import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { COLLECTIONS, type AcceptanceDoc } from '@svc/projections';
 import { ReceiptService } from './receipt.service';
 import { receiptUrlOf } from './submit.handler';
-import { acceptanceRecord } from './views';
+import { publicAcceptanceRecord } from './views';
 
 /** Public verification reads (spec §4.3). */
 @ApiTags('public: verification')
@@ -31,7 +31,7 @@ export class PublicAcceptancesController {
   @ApiOkResponse({ description: '`{acceptance, receiptUrl}`' })
   async acceptance(@Param('acceptanceId', Hex64Param('acceptanceId')) acceptanceId: string) {
     const a = await this.receipts.acceptance(acceptanceId);
-    return { acceptance: acceptanceRecord(a), receiptUrl: receiptUrlOf(this.config.publicBaseUrl, acceptanceId) };
+    return { acceptance: publicAcceptanceRecord(a), receiptUrl: receiptUrlOf(this.config.publicBaseUrl, acceptanceId) };
   }
 
   /**
@@ -46,7 +46,7 @@ export class PublicAcceptancesController {
         acceptanceId: known.acceptanceId,
         transactionSignature: signature,
         versionAddress: known.versionAddress,
-        acceptance: acceptanceRecord(known),
+        acceptance: publicAcceptanceRecord(known),
         receiptUrl: receiptUrlOf(this.config.publicBaseUrl, known.acceptanceId),
       };
     }
@@ -85,7 +85,7 @@ export class PublicAcceptancesController {
   async signer(@Param('publicKey', SignerParam()) publicKey: string) {
     const rows = await this.acceptances.find({ signer: publicKey, status: 'confirmed' }, { sort: { submittedAt: -1 }, limit: 200 });
     if (rows.length === 0) throw new DomainError('not_found', 'no evidence for this signer');
-    const records = rows.map(acceptanceRecord);
+    const records = rows.map(publicAcceptanceRecord);
     return {
       signer: {
         publicKey,

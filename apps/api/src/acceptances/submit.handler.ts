@@ -3,12 +3,14 @@ import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { APP_CONFIG, type AppConfig } from '@svc/config';
 import {
   acceptanceDecider,
+  acceptanceSessionDecider,
   challengeDecider,
   currentVersion,
   DomainError,
   streams,
   type AcceptanceSubmittedData,
   type AcceptanceChallengeIssuedData,
+  type SubmitAcceptanceCommand,
 } from '@svc/domain';
 import { acceptanceIdOf, base58ToBytes, verifyEd25519 } from '@svc/evidence';
 import { AcceptanceRelay, type CommandContext, Decisions, EventLog, hashSecret, OrganizationFactsReader, RelayOutcomes, safeEqual } from '@svc/application';
@@ -57,7 +59,8 @@ export class SubmitAcceptanceHandler implements ICommandHandler<SubmitAcceptance
    * version) and the acceptance's own stream (one per signer and version); the relay processor sends it.
    * @throws DomainError not_found (404), forbidden (403: wrong clientBinding), challenge_not_open (409),
    * challenge_expired (409), version_superseded (409), invalid_request / invalid_signature (400),
-   * already_accepted (409), relay_failed (502: refused by the ledger, or no outcome within 30 s).
+   * already_accepted (409), relay_failed (502: refused by the ledger, or no outcome within 30 s); with an acceptance
+   * session, forbidden (403) when another submission used it up first.
    */
   async execute(cmd: SubmitAcceptance): Promise<SubmitResult> {
     const { ctx } = cmd;
@@ -71,28 +74,29 @@ export class SubmitAcceptanceHandler implements ICommandHandler<SubmitAcceptance
     const signatureValid = signatureBytes !== null && signatureBytes.length === 64 && verifyEd25519(issued.signer, Buffer.from(issued.message, 'utf8'), signatureBytes);
     const acceptanceId = acceptanceIdOf(issued.message);
     const submission = signatureValid && cmd.signature ? await this.submission(issued, cmd.signature, acceptanceId) : null;
+    const command: SubmitAcceptanceCommand = {
+      kind: 'SubmitAcceptance',
+      challenge,
+      bindingMatches: safeEqual(hashSecret(cmd.clientBinding), issued.clientBindingHash),
+      hasPasskeyAssertion: cmd.hasPasskeyAssertion,
+      signature: cmd.signature,
+      signatureValid,
+      currentVersionAddress: currentVersion(document)?.versionAddress ?? null,
+      now: ctx.now.getTime(),
+      submission,
+    };
+    const acceptanceStream = streams.acceptance(issued.versionAddress, issued.signer);
+    const sessionId = issued.acceptanceSessionId;
+    if (sessionId !== null) await this.claimSession(sessionId, acceptanceStream, command, acceptanceId, ctx);
     const outcome = this.outcomes.expect(acceptanceId, RELAY_WAIT_MS);
     try {
-      await this.decisions.handle(
-        streams.acceptance(issued.versionAddress, issued.signer),
-        acceptanceDecider,
-        {
-          kind: 'SubmitAcceptance',
-          challenge,
-          bindingMatches: safeEqual(hashSecret(cmd.clientBinding), issued.clientBindingHash),
-          hasPasskeyAssertion: cmd.hasPasskeyAssertion,
-          signature: cmd.signature,
-          signatureValid,
-          currentVersionAddress: currentVersion(document)?.versionAddress ?? null,
-          now: ctx.now.getTime(),
-          submission,
-        },
-        ctx,
-        // Usually the signer's first acceptance of the version: claim the stream; an existing one is read and judged.
-        { expectNew: true },
-      );
+      // Usually the signer's first acceptance of the version: claim the stream; an existing one is read and judged.
+      await this.decisions.handle(acceptanceStream, acceptanceDecider, command, ctx, { expectNew: true });
     } catch (err) {
       this.outcomes.cancel(acceptanceId);
+      if (sessionId !== null) {
+        await this.decisions.handle(streams.acceptanceSession(sessionId), acceptanceSessionDecider, { kind: 'ReleaseAcceptanceSession', acceptanceId }, ctx);
+      }
       throw err;
     }
     const result = await outcome;
@@ -110,6 +114,24 @@ export class SubmitAcceptanceHandler implements ICommandHandler<SubmitAcceptance
       fee: { payer: this.relay.feePayer, lamports: relayed.feeLamports, sponsor: 'svc', reimbursedLamports: null },
       receiptUrl: receiptUrlOf(this.config.publicBaseUrl, acceptanceId),
     };
+  }
+
+  /**
+   * Claims the challenge's acceptance session for this acceptance before it is recorded (docs/api.md "Acceptance
+   * sessions"): the submission is judged first without writing, so a refused one never uses the session up; the
+   * claim is an append at the session stream's revision, so of two submissions racing on one session one wins. If
+   * the acceptance is then not recorded after all, the caller releases the session.
+   * @throws DomainError as the acceptance decider; forbidden (403) when the session is used up by another acceptance.
+   */
+  private async claimSession(sessionId: string, acceptanceStream: string, command: SubmitAcceptanceCommand, acceptanceId: string, ctx: CommandContext): Promise<void> {
+    const { state } = await this.decisions.load(acceptanceStream, acceptanceDecider);
+    acceptanceDecider.decide(command, state);
+    await this.decisions.handle(
+      streams.acceptanceSession(sessionId),
+      acceptanceSessionDecider,
+      { kind: 'ConsumeAcceptanceSession', acceptanceId, challengeId: command.challenge.issued?.challengeId ?? '' },
+      ctx,
+    );
   }
 
   /** The record of a verified submission, with the relay transaction signed (docs/architecture.md "Relay": sign, record, send). */
@@ -131,7 +153,7 @@ export class SubmitAcceptanceHandler implements ICommandHandler<SubmitAcceptance
       message: issued.message,
       signature,
       requestDomain: issued.requestDomain,
-      externalUserRef: null,
+      externalUserRef: issued.externalUserRef,
       evidenceMode: 'DIRECT_ONCHAIN',
       feePayer: this.relay.feePayer,
       feeSponsor: 'svc',

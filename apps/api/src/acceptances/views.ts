@@ -1,6 +1,17 @@
 import type { AcceptanceDoc } from '@svc/projections';
 
 /** The acceptance record of spec §2.3. */
+export type AcceptanceRecord = ReturnType<typeof acceptanceRecord>;
+
+/**
+ * The acceptance record of spec §2.3, as the public endpoints show it: without `externalUserRef`, the
+ * organization's private link to its user (null there; the organization's own endpoints carry it).
+ */
+export function publicAcceptanceRecord(a: AcceptanceDoc): AcceptanceRecord {
+  return { ...acceptanceRecord(a), externalUserRef: null };
+}
+
+/** The acceptance record of spec §2.3, for the organization it belongs to. */
 export function acceptanceRecord(a: AcceptanceDoc) {
   return {
     acceptanceId: a.acceptanceId,
@@ -12,7 +23,7 @@ export function acceptanceRecord(a: AcceptanceDoc) {
     versionAddress: a.versionAddress,
     versionNumber: a.versionNumber,
     requestDomain: a.requestDomain,
-    externalUserRef: a.externalUserRef,
+    externalUserRef: a.externalUserRef as string | null,
     commitment: a.commitment ?? 'confirmed',
     documentSlug: a.documentSlug,
     document: a.document,

@@ -5,6 +5,14 @@ import { CLOCK, type Clock } from '@svc/application';
 import type { DashboardSession } from './session.guard';
 
 /**
+ * Whether the session's last wallet signature is within the fresh-signature window at `now` (spec §5 rule 3, §8).
+ * @param windowSeconds `FRESH_SIGNATURE_SECONDS` (600 by default).
+ */
+export function signatureFresh(session: Pick<DashboardSession, 'signedAt'>, now: Date, windowSeconds: number): boolean {
+  return (now.getTime() - Date.parse(session.signedAt)) / 1000 <= windowSeconds;
+}
+
+/**
  * Operations that need a wallet signature made within the last `FRESH_SIGNATURE_SECONDS` (600 by default; spec §5
  * "Dashboard session" rule 3, §8 "Fresh-signature window"). Runs after SessionGuard: `@UseGuards(SessionGuard,
  * FreshSignatureGuard)`. The window starts at the session's `signedAt`, set by sign-in and by re-authentication

@@ -9,10 +9,12 @@ import { DocumentHandlers } from './document.handlers';
 import { DraftHandlers } from './draft.handlers';
 import { OrganizationHandlers } from './organization.handlers';
 import { PublicationHandlers } from './publication.handlers';
+import { SettingsController } from './settings.controller';
+import { ChangeSettingsHandler } from './settings.handlers';
 
 @Module({
   imports: [CqrsModule, SharedModule, AuthModule],
-  controllers: [DashboardController],
-  providers: [DashboardAccess, DraftQuotaReader, ...OrganizationHandlers, ...DocumentHandlers, ...DraftHandlers, ...PublicationHandlers],
+  controllers: [DashboardController, SettingsController],
+  providers: [DashboardAccess, DraftQuotaReader, ...OrganizationHandlers, ...DocumentHandlers, ...DraftHandlers, ...PublicationHandlers, ChangeSettingsHandler],
 })
 export class OrganizationsModule {}

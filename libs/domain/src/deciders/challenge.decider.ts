@@ -6,7 +6,7 @@
  */
 import type { Decider } from '../decider';
 import { DomainError } from '../errors';
-import type { AcceptanceChallengeIssuedData, EventOf } from '../events';
+import type { AcceptanceChallengeIssuedData, EventOf, OrganizationSettingsValues } from '../events';
 
 export type ChallengeEvent = EventOf<'AcceptanceChallengeIssued'> | EventOf<'AcceptanceChallengeCompleted'>;
 
@@ -18,13 +18,18 @@ export interface ChallengeState {
 
 /** What the caller found about the target of a challenge before it is issued. */
 export interface ChallengeFacts {
-  organization: { address: string; allowedRequestDomains: readonly string[]; requireAcceptanceSessions: boolean } | null;
+  organization:
+    | ({ address: string } & Pick<OrganizationSettingsValues, 'allowedRequestDomains' | 'requireAcceptanceSessions' | 'signingPolicy' | 'evidenceMode' | 'feeSponsor'>)
+    | null;
   /** Null when unknown or belonging to another organization. */
   document: { address: string; organization: string; hasPublishedVersion: boolean } | null;
   /** The requesting site (host of the Origin). */
   requestDomain: string;
-  /** Whether an acceptance session token was given (sessions are refused until their endpoints exist). */
-  sessionTokenGiven: boolean;
+  /**
+   * The acceptance session presented: null when none was; `refusal` says why it cannot be used (unknown, used,
+   * expired, another organization's or document's); otherwise the session to carry into the challenge.
+   */
+  session: { refusal: string } | { acceptanceSessionId: string; externalUserRef: string | null } | null;
   /** Whether the signer already has a live acceptance of the current version. */
   alreadyAccepted: boolean;
   signerType: 'wallet' | 'passkey' | 'passkey_p256';
@@ -42,8 +47,12 @@ export type ChallengeCommand =
 
 /**
  * Checks the rules of spec §4.4 for issuing a challenge, in the order the API reports them.
+ * Settings whose behaviour this deployment does not offer yet are refused here, never ignored: a signing policy
+ * without wallets (`passkey_required`), `evidenceMode: MERKLE_BATCHED` (`chain_state`) and fee sponsorship by the
+ * organization (`sponsorship_unavailable`); docs/api.md "Organization settings".
  * @throws DomainError invalid_request (400: signer type not accepted), invalid_signer (400), not_found (404),
- *   forbidden (403: site not on the allowed list; session required or unknown), no_published_version (409),
+ *   forbidden (403: site not on the allowed list; session required, unknown, used, expired or for another document),
+ *   passkey_required (400), chain_state (409), sponsorship_unavailable (402), no_published_version (409),
  *   already_accepted (409).
  */
 export function checkChallengeFacts(facts: ChallengeFacts): void {
@@ -57,8 +66,17 @@ export function checkChallengeFacts(facts: ChallengeFacts): void {
   if (org.allowedRequestDomains.length > 0 && !org.allowedRequestDomains.includes(facts.requestDomain)) {
     throw new DomainError('forbidden', `the site ${facts.requestDomain} may not request signatures for this organization`);
   }
-  if (facts.sessionTokenGiven) throw new DomainError('forbidden', 'unknown or expired acceptance session');
-  if (org.requireAcceptanceSessions) throw new DomainError('forbidden', 'this organization requires an acceptance session');
+  if (facts.session && 'refusal' in facts.session) throw new DomainError('forbidden', `sessionToken: ${facts.session.refusal}`);
+  if (!facts.session && org.requireAcceptanceSessions) throw new DomainError('forbidden', 'this organization requires an acceptance session: sessionToken missing');
+  if (org.signingPolicy === 'PASSKEY_ONLY' || org.signingPolicy === 'ACCOUNT_AND_PASSKEY') {
+    throw new DomainError('passkey_required', `the organization's signing policy ${org.signingPolicy} accepts passkey signers only`);
+  }
+  if (org.evidenceMode !== 'DIRECT_ONCHAIN') {
+    throw new DomainError('chain_state', `the organization's evidence mode ${org.evidenceMode} is not available on this deployment yet; set DIRECT_ONCHAIN`);
+  }
+  if (org.feeSponsor !== 'svc') {
+    throw new DomainError('sponsorship_unavailable', 'fee sponsorship by the organization is not available on this deployment yet; set feeSponsor to svc');
+  }
   if (!facts.document.hasPublishedVersion) throw new DomainError('no_published_version', 'the document has no published version');
   if (facts.alreadyAccepted) throw new DomainError('already_accepted', `${facts.signer} already accepted the current version of this document`);
 }

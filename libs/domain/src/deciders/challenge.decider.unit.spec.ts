@@ -8,10 +8,17 @@ import { decided, given, refused } from '../testing/given-when-then';
 import { challengeDecider, checkChallengeFacts, type ChallengeCommand, type ChallengeFacts } from './challenge.decider';
 
 const FACTS: ChallengeFacts = {
-  organization: { address: A.org, allowedRequestDomains: [], requireAcceptanceSessions: false },
+  organization: {
+    address: A.org,
+    allowedRequestDomains: [],
+    requireAcceptanceSessions: false,
+    signingPolicy: 'WALLET_ONLY',
+    evidenceMode: 'DIRECT_ONCHAIN',
+    feeSponsor: 'svc',
+  },
   document: { address: A.doc, organization: A.org, hasPublishedVersion: true },
   requestDomain: 'shop.example.com',
-  sessionTokenGiven: false,
+  session: null,
   alreadyAccepted: false,
   signerType: 'wallet',
   signer: A.signer,
@@ -43,26 +50,43 @@ describe('challenge decider: issuing', () => {
     ['an unknown document', { document: null }, 'not_found'],
     ['a document of another organization', doc({ organization: A.otherOrg }), 'not_found'],
     ['a site not on the allowed list', org({ allowedRequestDomains: ['app.example.org'] }), 'forbidden'],
-    ['an acceptance session token (none is issued yet)', { sessionTokenGiven: true }, 'forbidden'],
-    ['an organization that requires acceptance sessions', org({ requireAcceptanceSessions: true }), 'forbidden'],
+    ['an acceptance session that cannot be used', { session: { refusal: 'the acceptance session was already used' } }, 'forbidden'],
+    ['an organization that requires acceptance sessions, without one', org({ requireAcceptanceSessions: true }), 'forbidden'],
+    ['a passkey-only signing policy', org({ signingPolicy: 'PASSKEY_ONLY' }), 'passkey_required'],
+    ['an account-and-passkey signing policy', org({ signingPolicy: 'ACCOUNT_AND_PASSKEY' }), 'passkey_required'],
+    ['batched evidence (not offered yet)', org({ evidenceMode: 'MERKLE_BATCHED' }), 'chain_state'],
+    ['fee sponsorship by the organization (not offered yet)', org({ feeSponsor: 'organization' }), 'sponsorship_unavailable'],
     ['a document without a published version', doc({ hasPublishedVersion: false }), 'no_published_version'],
     ['a signer who accepted the current version already', { alreadyAccepted: true }, 'already_accepted'],
   ])('refuses %s with %s', (_what, facts, code) => {
     expect(given(challengeDecider).when(issue(facts))).toEqual({ refused: code });
   });
 
+  it('issues with a usable session, also where sessions are required, and for a wallet-or-passkey policy', () => {
+    const session = { acceptanceSessionId: A.sessionId, externalUserRef: 'user-42' };
+    expect(given(challengeDecider).when(issue({ session, ...org({ requireAcceptanceSessions: true }) }))).toEqual(decided(issued));
+    expect(given(challengeDecider).when(issue(org({ signingPolicy: 'WALLET_OR_PASSKEY' })))).toEqual(decided(issued));
+  });
+
+  it('names the reason a session cannot be used in the message', () => {
+    expect(() => checkChallengeFacts({ ...FACTS, session: { refusal: 'the acceptance session expired' } })).toThrow('sessionToken: the acceptance session expired');
+  });
+
   it('checks the rules in the order the API reports them', () => {
     // Every rule broken; fixing them one at a time reveals the next.
     const steps: [Partial<ChallengeFacts>, string][] = [
-      [{ signerType: 'passkey', signer: 'p256:AiKzWqR0q3Rj1hFh3bXnC0o6sVbY4u6yW2o1cF0r7pQx', organization: null, document: null, sessionTokenGiven: true, alreadyAccepted: true }, 'invalid_request'],
+      [{ signerType: 'passkey', signer: 'p256:AiKzWqR0q3Rj1hFh3bXnC0o6sVbY4u6yW2o1cF0r7pQx', organization: null, document: null, session: { refusal: 'unknown acceptance session' }, alreadyAccepted: true }, 'invalid_request'],
       [{ signerType: 'wallet' }, 'invalid_signer'],
       [{ signer: A.signer }, 'not_found'],
-      [org({ allowedRequestDomains: ['app.example.org'], requireAcceptanceSessions: true }), 'not_found'],
+      [org({ allowedRequestDomains: ['app.example.org'], requireAcceptanceSessions: true, signingPolicy: 'PASSKEY_ONLY', evidenceMode: 'MERKLE_BATCHED', feeSponsor: 'organization' }), 'not_found'],
       [doc({ organization: A.otherOrg, hasPublishedVersion: false }), 'not_found'],
       [{ document: { address: A.doc, organization: A.org, hasPublishedVersion: false } }, 'forbidden'],
-      [org({ allowedRequestDomains: [], requireAcceptanceSessions: true }), 'forbidden'],
-      [{ sessionTokenGiven: false }, 'forbidden'],
-      [org({ allowedRequestDomains: [], requireAcceptanceSessions: false }), 'no_published_version'],
+      [org({ allowedRequestDomains: [], requireAcceptanceSessions: true, signingPolicy: 'PASSKEY_ONLY', evidenceMode: 'MERKLE_BATCHED', feeSponsor: 'organization' }), 'forbidden'],
+      [{ session: null }, 'forbidden'],
+      [org({ requireAcceptanceSessions: false, signingPolicy: 'PASSKEY_ONLY', evidenceMode: 'MERKLE_BATCHED', feeSponsor: 'organization' }), 'passkey_required'],
+      [org({ signingPolicy: 'WALLET_ONLY', evidenceMode: 'MERKLE_BATCHED', feeSponsor: 'organization' }), 'chain_state'],
+      [org({ evidenceMode: 'DIRECT_ONCHAIN', feeSponsor: 'organization' }), 'sponsorship_unavailable'],
+      [org({ feeSponsor: 'svc' }), 'no_published_version'],
       [doc({ hasPublishedVersion: true }), 'already_accepted'],
       [{ alreadyAccepted: false }, 'issued'],
     ];

@@ -7,3 +7,6 @@ export * from './document.decider';
 export * from './draft.decider';
 export * from './challenge.decider';
 export * from './acceptance.decider';
+export * from './settings.decider';
+export * from './api-key.decider';
+export * from './acceptance-session.decider';

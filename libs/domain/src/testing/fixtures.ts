@@ -135,6 +135,8 @@ export function challengeIssued(challengeId: string = A.challengeId): Acceptance
     requestDomain: 'shop.example.com',
     issuedAt: '2025-03-14T09:26:53.000Z',
     expiresAt: '2025-03-14T09:31:53.000Z',
+    acceptanceSessionId: null,
+    externalUserRef: null,
   };
 }
 

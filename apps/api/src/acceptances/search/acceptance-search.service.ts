@@ -1,0 +1,70 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '@svc/config';
+import { DomainError } from '@svc/domain';
+import { READ_STORE, type Filter, type ReadStore } from '@svc/read-store';
+import { COLLECTIONS, type AcceptanceDoc } from '@svc/projections';
+import { receiptUrlOf } from '../submit.handler';
+import { acceptanceRecord, type AcceptanceRecord } from '../views';
+import type { AcceptanceSearchQuery } from './acceptance-search.dto';
+import { decodeCursor, encodeCursor, type CursorScope } from './acceptance-cursor';
+
+const DEFAULT_LIMIT = 50;
+
+/** A page of acceptance search (spec §4.5). */
+export interface AcceptancePage {
+  acceptances: AcceptanceRecord[];
+  nextCursor: string | null;
+}
+
+/**
+ * An organization's confirmed acceptances, newest first by the order their confirmations were recorded
+ * (`confirmedSeq`), answered from the indexes of the acceptances read model. Because that order only grows,
+ * a cursor walk sees every acceptance confirmed before it started exactly once, however many arrive meanwhile.
+ */
+@Injectable()
+export class AcceptanceSearch {
+  constructor(
+    @Inject(READ_STORE) private readonly readStore: ReadStore,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  private get acceptances() {
+    return this.readStore.collection<AcceptanceDoc>(COLLECTIONS.acceptances);
+  }
+
+  /**
+   * `from`/`to` are inclusive and `before` exclusive bounds on `blockTime` (whole seconds on the ledger).
+   * @throws DomainError invalid_cursor (400: malformed, or of another organization or filter set).
+   */
+  async search(organizationId: string, query: AcceptanceSearchQuery): Promise<AcceptancePage> {
+    const scope: CursorScope = [organizationId, query.document ?? null, query.version ?? null, query.signer ?? null, query.externalUserRef ?? null, query.from ?? null, query.to ?? null, query.before ?? null];
+    const limit = query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit);
+    const filter: Filter = { organizationId, confirmedSeq: query.cursor === undefined ? { $gte: 0 } : { $gte: 0, $lt: decodeCursor(query.cursor, scope) } };
+    if (query.document !== undefined) filter.document = query.document;
+    if (query.version !== undefined) filter.versionAddress = query.version;
+    if (query.signer !== undefined) filter.signer = query.signer;
+    if (query.externalUserRef !== undefined) filter.externalUserRef = query.externalUserRef;
+    const time: Record<string, number> = {};
+    if (query.from !== undefined) time.$gte = Math.ceil(Date.parse(query.from) / 1000);
+    if (query.to !== undefined) time.$lte = Math.floor(Date.parse(query.to) / 1000);
+    if (query.before !== undefined) time.$lt = Math.ceil(Date.parse(query.before) / 1000);
+    if (Object.keys(time).length > 0) filter.blockTime = time;
+    const rows = await this.acceptances.find(filter, { sort: { confirmedSeq: -1 }, limit: limit + 1 });
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      acceptances: page.map(acceptanceRecord),
+      nextCursor: rows.length > limit && last?.confirmedSeq != null ? encodeCursor(last.confirmedSeq, scope) : null,
+    };
+  }
+
+  /**
+   * One confirmed acceptance of the organization: `{acceptance, receiptUrl}`.
+   * @throws DomainError not_found (404: unknown, not confirmed, or of another organization).
+   */
+  async one(organizationId: string, acceptanceId: string): Promise<{ acceptance: AcceptanceRecord; receiptUrl: string }> {
+    const a = await this.acceptances.findOne({ _id: acceptanceId });
+    if (!a || a.status !== 'confirmed' || a.organizationId !== organizationId) throw new DomainError('not_found', 'acceptance not found');
+    return { acceptance: acceptanceRecord(a), receiptUrl: receiptUrlOf(this.config.publicBaseUrl, acceptanceId) };
+  }
+}

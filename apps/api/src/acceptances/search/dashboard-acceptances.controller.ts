@@ -1,0 +1,27 @@
+import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
+import { ApiCookieAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { UuidParam } from '@svc/http';
+import { CurrentSession, SessionGuard, type DashboardSession } from '../../auth/session.guard';
+import { DashboardAccess } from '../../organizations/access.service';
+import { AcceptanceSearchQuery } from './acceptance-search.dto';
+import { AcceptanceSearch } from './acceptance-search.service';
+
+/** Acceptance search for the dashboard (spec §4.5, same query as `GET /v1/acceptances`); members only. */
+@ApiTags('dashboard: acceptances')
+@ApiCookieAuth()
+@UseGuards(SessionGuard)
+@Controller('v1/organizations/:orgId/acceptances')
+export class DashboardAcceptancesController {
+  constructor(
+    private readonly search: AcceptanceSearch,
+    private readonly access: DashboardAccess,
+  ) {}
+
+  /** `{acceptances: [record], nextCursor}`, newest first. */
+  @Get()
+  @ApiOkResponse({ description: '`{acceptances: [record], nextCursor: string|null}`' })
+  async acceptances(@Param('orgId', UuidParam('orgId')) orgId: string, @Query() query: AcceptanceSearchQuery, @CurrentSession() session: DashboardSession) {
+    await this.access.organization(orgId, session.address);
+    return this.search.search(orgId, query);
+  }
+}

@@ -1,0 +1,34 @@
+import { Body, Controller, Inject, Param, Patch, Req, UseGuards } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiCookieAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { UuidParam } from '@svc/http';
+import { CLOCK, commandContext, type Clock } from '@svc/application';
+import { CurrentSession, SessionGuard, type DashboardSession } from '../auth/session.guard';
+import { SettingsRequest } from './settings.dto';
+import { ChangeSettings } from './settings.handlers';
+import { organizationView } from './views';
+
+/** Organization settings (spec §2.8, §4.10). */
+@ApiTags('dashboard: organizations and documents')
+@ApiCookieAuth()
+@UseGuards(SessionGuard)
+@Controller('v1/organizations/:orgId/settings')
+export class SettingsController {
+  constructor(
+    private readonly commands: CommandBus,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Sets the given keys: `{organization}` with every setting in force. Owner or admin; `evidenceMode` admin only;
+   * the acceptance policy (signingPolicy, requireAcceptanceSessions, allowedRequestDomains) needs a fresh signature.
+   */
+  @Patch()
+  @ApiOkResponse({ description: '`{organization}`' })
+  async change(@Param('orgId', UuidParam('orgId')) orgId: string, @Body() body: SettingsRequest, @CurrentSession() session: DashboardSession, @Req() req: FastifyRequest) {
+    const changes = { ...body, ...(body.products ? { products: { gate: body.products.gate } } : {}) };
+    const org = await this.commands.execute(new ChangeSettings(orgId, changes, session, commandContext(`wallet:${session.address}`, req.id, this.clock.now())));
+    return { organization: organizationView(org) };
+  }
+}
