@@ -36,7 +36,7 @@ export class ServerController {
   @RequireScope('acceptances:write')
   @ApiOkResponse({ description: '`{sessionToken, expiresAt}`' })
   createSession(@Body() body: CreateAcceptanceSessionRequest, @CurrentKey() key: AuthenticatedKey, @Req() req: FastifyRequest): Promise<AcceptanceSessionResult> {
-    return this.commands.execute(new CreateAcceptanceSession(key, body, commandContext(`api_key:${key.keyId}`, req.id, this.clock.now())));
+    return this.commands.execute(new CreateAcceptanceSession(key, body, commandContext(`api-key:${key.keyId}`, req.id, this.clock.now())));
   }
 
   /** Acceptance search: `{acceptances: [record], nextCursor}`, newest first (docs/api.md "Acceptance search"). */

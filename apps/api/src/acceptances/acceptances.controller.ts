@@ -5,7 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '@svc/config';
 import { challengeDecider, DomainError, streams } from '@svc/domain';
 import { UuidParam } from '@svc/http';
-import { commandContext, Decisions, hashSecret, safeEqual } from '@svc/application';
+import { CLOCK, commandContext, Decisions, hashSecret, safeEqual, type Clock } from '@svc/application';
 import { ChallengeRequest, SubmitRequest } from './acceptances.dto';
 import { IssueAcceptanceChallenge, type ChallengeResult } from './challenge.handlers';
 import { SubmitAcceptance, receiptUrlOf, type SubmitResult } from './submit.handler';
@@ -18,6 +18,7 @@ export class AcceptanceSigningController {
     private readonly commands: CommandBus,
     private readonly decisions: Decisions,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /**
@@ -31,7 +32,7 @@ export class AcceptanceSigningController {
   @ApiOkResponse({ description: 'The challenge (see summary)' })
   challenge(@Body() body: ChallengeRequest, @Headers('origin') origin: string | undefined, @Req() req: FastifyRequest): Promise<ChallengeResult> {
     return this.commands.execute(
-      new IssueAcceptanceChallenge({ ...body, signerType: body.signerType ?? 'wallet' }, origin, commandContext(`signer:${body.signer}`, req.id)),
+      new IssueAcceptanceChallenge({ ...body, signerType: body.signerType ?? 'wallet' }, origin, commandContext(`signer:${body.signer}`, req.id, this.clock.now())),
     );
   }
 
@@ -44,7 +45,7 @@ export class AcceptanceSigningController {
   @ApiOkResponse({ description: '`{acceptanceId, transactionSignature, slot, status: "confirmed", evidenceMode, signerType, fee: {payer, lamports, sponsor, reimbursedLamports}, receiptUrl}`' })
   submit(@Param('challengeId', UuidParam('challengeId')) challengeId: string, @Body() body: SubmitRequest, @Req() req: FastifyRequest): Promise<SubmitResult> {
     return this.commands.execute(
-      new SubmitAcceptance(challengeId, body.clientBinding, body.signature, body.passkeyAssertion !== undefined, commandContext(`challenge:${challengeId}`, req.id)),
+      new SubmitAcceptance(challengeId, body.clientBinding, body.signature, body.passkeyAssertion !== undefined, commandContext(`challenge:${challengeId}`, req.id, this.clock.now())),
     );
   }
 
@@ -60,7 +61,7 @@ export class AcceptanceSigningController {
     const { issued, completedBy: acceptanceId } = (await this.decisions.load(streams.challenge(challengeId), challengeDecider)).state;
     if (!issued) throw new DomainError('not_found', 'challenge not found');
     if (!safeEqual(hashSecret(binding), issued.clientBindingHash)) throw new DomainError('forbidden', 'x-client-binding does not match this challenge');
-    const status = acceptanceId ? 'accepted' : Date.parse(issued.expiresAt) <= Date.now() ? 'expired' : 'open';
+    const status = acceptanceId ? 'accepted' : Date.parse(issued.expiresAt) <= this.clock.now().getTime() ? 'expired' : 'open';
     return {
       challengeId,
       status,

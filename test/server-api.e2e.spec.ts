@@ -1,0 +1,473 @@
+/**
+ * The organization's server integration (spec §4.5, §5, §2.8): API keys, acceptance sessions, acceptance search
+ * with cursors, the latest-version read, and the settings that govern signing — over real HTTP against the
+ * embedded stores and ledger.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import * as path from 'node:path';
+import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
+import { AdjustableClock } from '@svc/application';
+import { ApiClient } from '../apps/cli/src/api-client';
+import { acceptAsWallet, signText } from '../apps/cli/src/operations';
+import { codeOf, issueChallenge, ORIGIN, submitSigned, type IssuedChallenge } from './support/durability';
+import { publishedDocument, type PublishedDocument } from './support/fixtures';
+import { startTestService, type TestService } from './support/test-service';
+
+const GENEROUS_LIMITS = { RATE_LIMIT_SIGNIN_PER_MINUTE: '1000', RATE_LIMIT_ACCEPTANCE_PER_MINUTE: '100000', RATE_LIMIT_GENERAL_PER_MINUTE: '100000' };
+
+interface CreatedKey {
+  apiKey: { id: string; name: string; scopes: string[]; prefix: string; status: string; expiresAt: string | null; revokedAt: string | null };
+  key: string;
+}
+
+interface AcceptancePage {
+  acceptances: { acceptanceId: string; signer: string; versionAddress: string; externalUserRef: string | null; blockTime: string; commitment: string }[];
+  nextCursor: string | null;
+}
+
+function createKey(doc: PublishedDocument, scopes: string[], extra: Record<string, unknown> = {}): Promise<CreatedKey> {
+  return doc.dashboard.request<CreatedKey>('POST', `/v1/organizations/${doc.organization.id}/api-keys`, { name: 'Checkout server', scopes, ...extra });
+}
+
+/** A client of the organization's server: every request carries `Authorization: Bearer <key>`. */
+function server(service: TestService, key: string) {
+  const client = new ApiClient(service.baseUrl);
+  return {
+    request: <T = Record<string, unknown>>(method: string, route: string, body?: unknown) => client.request<T>(method, route, body, { headers: { authorization: `Bearer ${key}` } }),
+  };
+}
+
+/** Accepts with a session token: challenge with `sessionToken`, sign, submit. */
+async function acceptWithSession(client: ApiClient, doc: PublishedDocument, signer: KeyPairSigner, sessionToken: string) {
+  const challenge = await client.request<IssuedChallenge>(
+    'POST',
+    '/v1/acceptance/challenges',
+    { organization: doc.organization.address, document: doc.document.address, signer: signer.address, sessionToken },
+    { origin: ORIGIN },
+  );
+  return submitSigned(client, challenge, signer);
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const file = path.join(dir, name);
+    return statSync(file).isDirectory() ? filesUnder(file) : [file];
+  });
+}
+
+describe('API keys, sessions and acceptance search', () => {
+  let service: TestService;
+  let client: ApiClient;
+  let doc: PublishedDocument;
+  let other: PublishedDocument;
+
+  beforeAll(async () => {
+    service = await startTestService({ env: GENEROUS_LIMITS });
+    client = new ApiClient(service.baseUrl);
+    [doc, other] = await Promise.all([publishedDocument(service, [1]), publishedDocument(service, [1], 'privacy')]);
+  });
+  afterAll(() => service.destroy());
+
+  it('creates a key shown once (svc_test_ on a test network), lists it without the key, and stores only its hash', async () => {
+    const created = await createKey(doc, ['acceptances:read', 'acceptances:write'], { expiresInDays: 30 });
+    expect(created.key).toMatch(/^svc_test_[A-Za-z0-9_-]{43}$/);
+    expect(created.apiKey).toMatchObject({ name: 'Checkout server', scopes: ['acceptances:read', 'acceptances:write'], status: 'active', revokedAt: null });
+    expect(created.key.startsWith(created.apiKey.prefix)).toBe(true);
+    expect(Date.parse(created.apiKey.expiresAt!) - Date.now()).toBeGreaterThan(29 * 86_400_000);
+
+    const listed = await doc.dashboard.request<{ apiKeys: Record<string, unknown>[] }>('GET', `/v1/organizations/${doc.organization.id}/api-keys`);
+    expect(listed.apiKeys.map((k) => k.id)).toContain(created.apiKey.id);
+    expect(JSON.stringify(listed)).not.toContain(created.key);
+
+    // Neither the event log, nor the read models, nor any other file of the data directory holds the key.
+    for (const file of filesUnder(service.dataDir)) expect(readFileSync(file).includes(Buffer.from(created.key))).toBe(false);
+  });
+
+  it('refuses missing, malformed, unknown and other-network keys with 401, and a missing scope with 403', async () => {
+    const { key } = await createKey(doc, ['documents:read']);
+    const anon = new ApiClient(service.baseUrl);
+    expect(await codeOf(anon.request('GET', '/v1/acceptances'))).toBe('401 unauthorized');
+    expect(await codeOf(anon.request('GET', '/v1/acceptances', undefined, { headers: { authorization: 'Basic abc' } }))).toBe('401 unauthorized');
+    expect(await codeOf(server(service, `svc_test_${'A'.repeat(43)}`).request('GET', '/v1/acceptances'))).toBe('401 unauthorized');
+    expect(await codeOf(server(service, key.replace('svc_test_', 'svc_live_')).request('GET', '/v1/acceptances'))).toBe('401 unauthorized');
+    expect(await codeOf(server(service, key).request('GET', '/v1/acceptances'))).toBe('403 forbidden');
+    expect(await codeOf(server(service, key).request('POST', '/v1/acceptance-sessions', {}))).toBe('403 forbidden');
+    expect(await codeOf(server(service, key).request('GET', `/v1/documents/by-slug/${doc.document.slug}/latest`))).toBe('ok');
+  });
+
+  it('validates key creation and refuses it to another organization', async () => {
+    const base = `/v1/organizations/${doc.organization.id}/api-keys`;
+    for (const body of [
+      { name: '', scopes: ['acceptances:read'] },
+      { name: 'x'.repeat(81), scopes: ['acceptances:read'] },
+      { name: 'n', scopes: [] },
+      { name: 'n', scopes: ['acceptances:delete'] },
+      { name: 'n', scopes: ['acceptances:read'], expiresInDays: 0 },
+      { name: 'n', scopes: ['acceptances:read'], expiresInDays: 731 },
+      { name: 'n', scopes: ['acceptances:read'], expiresInDays: 1.5 },
+      { name: 'n', scopes: ['acceptances:read'], admin: true },
+    ]) {
+      expect([JSON.stringify(body), await codeOf(doc.dashboard.request('POST', base, body))]).toEqual([JSON.stringify(body), '400 invalid_request']);
+    }
+    expect(await codeOf(other.dashboard.request('POST', base, { name: 'n', scopes: ['acceptances:read'] }))).toBe('404 not_found');
+    expect(await codeOf(other.dashboard.request('GET', base))).toBe('404 not_found');
+  });
+
+  it('a revoked key is refused on the very next request; revoking again is harmless; others cannot revoke it', async () => {
+    const { key, apiKey } = await createKey(doc, ['acceptances:read']);
+    const api = server(service, key);
+    expect(await codeOf(api.request('GET', '/v1/acceptances'))).toBe('ok');
+    expect(await codeOf(other.dashboard.request('DELETE', `/v1/organizations/${other.organization.id}/api-keys/${apiKey.id}`))).toBe('404 not_found');
+    const revoked = await doc.dashboard.request<{ apiKey: { status: string; revokedAt: string } }>('DELETE', `/v1/organizations/${doc.organization.id}/api-keys/${apiKey.id}`);
+    expect(revoked.apiKey.status).toBe('revoked');
+    expect(await codeOf(api.request('GET', '/v1/acceptances'))).toBe('401 unauthorized');
+    expect(await codeOf(doc.dashboard.request('DELETE', `/v1/organizations/${doc.organization.id}/api-keys/${apiKey.id}`))).toBe('ok');
+    expect(await codeOf(doc.dashboard.request('DELETE', `/v1/organizations/${doc.organization.id}/api-keys/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}`))).toBe('404 not_found');
+  });
+
+  it('reads the latest version by slug for the key owner only', async () => {
+    const { key } = await createKey(doc, ['documents:read']);
+    const latest = await server(service, key).request<{ organization: string; document: string; version: { address: string; number: number; fingerprint: string } }>(
+      'GET',
+      `/v1/documents/by-slug/${doc.document.slug}/latest`,
+    );
+    expect(latest).toMatchObject({ organization: doc.organization.address, document: doc.document.address, version: { address: doc.versions[0]!.address, number: 1 } });
+    expect(await codeOf(server(service, key).request('GET', `/v1/documents/by-slug/${other.document.slug}/latest`))).toBe('404 not_found');
+    expect(await codeOf(server(service, key).request('GET', '/v1/documents/by-slug/Not_A_Slug/latest'))).toBe('400 invalid_request');
+  });
+
+  it('links an acceptance to the user through a session, off the ledger and out of public reads', async () => {
+    const { key } = await createKey(doc, ['acceptances:read', 'acceptances:write']);
+    const api = server(service, key);
+    const session = await api.request<{ sessionToken: string; expiresAt: string }>('POST', '/v1/acceptance-sessions', { document: doc.document.slug, externalUserRef: 'user-7f3a', ttlSeconds: 600 });
+    expect(session.sessionToken).toMatch(/^[A-Za-z0-9_-]{64}$/);
+    expect(Math.abs(Date.parse(session.expiresAt) - Date.now() - 600_000)).toBeLessThan(5_000);
+
+    const signer = await generateKeyPairSigner();
+    const outcome = await acceptWithSession(client, doc, signer, session.sessionToken);
+    if (outcome.kind !== 'ok') throw new Error(`submit failed: ${JSON.stringify(outcome)}`);
+    const { acceptanceId } = outcome.result;
+
+    const own = await api.request<{ acceptance: { externalUserRef: string | null; signer: string }; receiptUrl: string }>('GET', `/v1/acceptances/${acceptanceId}`);
+    expect(own.acceptance).toMatchObject({ externalUserRef: 'user-7f3a', signer: signer.address });
+    expect(own.receiptUrl).toContain(acceptanceId);
+    const publicRead = await client.request<{ acceptance: { externalUserRef: string | null } }>('GET', `/v1/public/acceptances/${acceptanceId}`);
+    expect(publicRead.acceptance.externalUserRef).toBeNull();
+    // Neither the ledger's memo nor the signed message carries the reference.
+    const receipt = await client.request<Record<string, unknown>>('GET', `/v1/public/acceptances/${acceptanceId}/receipt`);
+    expect(JSON.stringify(receipt)).not.toContain('user-7f3a');
+
+    // Used up: a second challenge with the same token is refused, saying why.
+    const again = await codeOf(acceptWithSession(client, doc, await generateKeyPairSigner(), session.sessionToken).then((o) => (o.kind === 'ok' ? o : Promise.reject(o.kind === 'api_error' ? o.error : o.error))));
+    expect(again).toBe('403 forbidden');
+  });
+
+  it('refuses unknown, malformed and other-document sessions with 403 naming why', async () => {
+    const { key } = await createKey(doc, ['acceptances:write']);
+    const api = server(service, key);
+    const forOther = await api.request<{ sessionToken: string }>('POST', '/v1/acceptance-sessions', { document: doc.document.address });
+    const signer = await generateKeyPairSigner();
+    const target = { organization: other.organization.address, document: other.document.address };
+    const challenge = (sessionToken: string) =>
+      client.request('POST', '/v1/acceptance/challenges', { ...target, signer: signer.address, sessionToken }, { origin: ORIGIN }).then(
+        () => 'ok',
+        (err: { status: number; code: string; message: string }) => `${err.status} ${err.code}: ${err.message}`,
+      );
+    expect(await challenge(forOther.sessionToken)).toMatch(/^403 forbidden: .*another organization/);
+    expect(await challenge('A'.repeat(64))).toMatch(/^403 forbidden: .*unknown acceptance session/);
+    expect(await challenge('not-a-token')).toMatch(/^403 forbidden: .*not an acceptance session token/);
+
+    expect(await codeOf(api.request('POST', '/v1/acceptance-sessions', { document: other.document.address }))).toBe('404 not_found');
+    for (const body of [{ ttlSeconds: 59 }, { ttlSeconds: 3601 }, { externalUserRef: 'has space' }, { externalUserRef: 'x'.repeat(129) }, { document: 'Not A Slug' }, { extra: 1 }]) {
+      expect([body, await codeOf(api.request('POST', '/v1/acceptance-sessions', body))]).toEqual([body, '400 invalid_request']);
+    }
+  });
+
+  it('two submissions racing on one session: exactly one is recorded', async () => {
+    const { key } = await createKey(doc, ['acceptances:write']);
+    const { sessionToken } = await server(service, key).request<{ sessionToken: string }>('POST', '/v1/acceptance-sessions', {});
+    const [a, b] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner()]);
+    const target = { organization: doc.organization.address, document: doc.document.address };
+    const challenges = await Promise.all(
+      [a, b].map((s) =>
+        client.request<IssuedChallenge>('POST', '/v1/acceptance/challenges', { ...target, signer: s.address, sessionToken }, { origin: ORIGIN }),
+      ),
+    );
+    const outcomes = await Promise.all([submitSigned(client, challenges[0]!, a), submitSigned(client, challenges[1]!, b)]);
+    const kinds = outcomes.map((o) => (o.kind === 'ok' ? 'ok' : o.kind === 'api_error' ? `${o.error.status} ${o.error.code}` : 'connection_error')).sort();
+    expect(kinds).toEqual(['403 forbidden', 'ok']);
+  });
+
+  it('a refused submission does not use the session up', async () => {
+    const { key } = await createKey(doc, ['acceptances:write']);
+    const { sessionToken } = await server(service, key).request<{ sessionToken: string }>('POST', '/v1/acceptance-sessions', {});
+    const signer = await generateKeyPairSigner();
+    const challenge = await client.request<IssuedChallenge>(
+      'POST',
+      '/v1/acceptance/challenges',
+      { organization: doc.organization.address, document: doc.document.address, signer: signer.address, sessionToken },
+      { origin: ORIGIN },
+    );
+    const wrong = await signText(await generateKeyPairSigner(), challenge.message);
+    expect(await codeOf(client.request('POST', `/v1/acceptance/challenges/${challenge.challengeId}/submit`, { clientBinding: challenge.clientBinding, signature: wrong }, { origin: ORIGIN }))).toBe(
+      '400 invalid_signature',
+    );
+    const retried = await submitSigned(client, challenge, signer);
+    expect(retried.kind).toBe('ok');
+  });
+
+  it('answers "did this user accept the current version" with the recipe of spec §4.5', async () => {
+    const { key } = await createKey(doc, ['acceptances:read', 'acceptances:write', 'documents:read']);
+    const api = server(service, key);
+    const ask = async (userRef: string) => {
+      const latest = await api.request<{ version: { address: string } }>('GET', `/v1/documents/by-slug/${doc.document.slug}/latest`);
+      const page = await api.request<AcceptancePage>('GET', `/v1/acceptances?externalUserRef=${userRef}&version=${latest.version.address}&limit=1`);
+      return page.acceptances.length === 1;
+    };
+    expect(await ask('user-recipe')).toBe(false);
+    const { sessionToken } = await api.request<{ sessionToken: string }>('POST', '/v1/acceptance-sessions', { document: doc.document.address, externalUserRef: 'user-recipe' });
+    expect((await acceptWithSession(client, doc, await generateKeyPairSigner(), sessionToken)).kind).toBe('ok');
+    expect(await ask('user-recipe')).toBe(true);
+    expect(await ask('someone-else')).toBe(false);
+  });
+
+  it("keeps organizations apart: B's key reads A's acceptance as 404 and never lists it", async () => {
+    const accepted = await acceptAsWallet(client, await generateKeyPairSigner(), { organization: doc.organization.address, document: doc.document.address, origin: ORIGIN });
+    const { key } = await createKey(other, ['acceptances:read']);
+    expect(await codeOf(server(service, key).request('GET', `/v1/acceptances/${accepted.acceptanceId}`))).toBe('404 not_found');
+    const page = await server(service, key).request<AcceptancePage>('GET', '/v1/acceptances?limit=200');
+    expect(page.acceptances.map((a) => a.acceptanceId)).not.toContain(accepted.acceptanceId);
+    expect(await codeOf(other.dashboard.request('GET', `/v1/organizations/${doc.organization.id}/acceptances`))).toBe('404 not_found');
+  });
+
+  it('validates the search query: limits, cursors (malformed or foreign), dates, unknown parameters', async () => {
+    const { key } = await createKey(doc, ['acceptances:read']);
+    const api = server(service, key);
+    for (const [query, expected] of [
+      ['limit=0', '400 invalid_request'],
+      ['limit=201', '400 invalid_request'],
+      ['limit=abc', '400 invalid_request'],
+      ['cursor=%2B%2B', '400 invalid_cursor'],
+      [`cursor=${'A'.repeat(161)}`, '400 invalid_cursor'],
+      ['cursor=AAAA', '400 invalid_cursor'],
+      ['from=yesterday', '400 invalid_request'],
+      ['signer=nope', '400 invalid_address'],
+      ['colour=blue', '400 invalid_request'],
+      ['limit=200', 'ok'],
+    ] as const) {
+      expect([query, await codeOf(api.request('GET', `/v1/acceptances?${query}`))]).toEqual([query, expected]);
+    }
+    const first = await api.request<AcceptancePage>('GET', '/v1/acceptances?limit=1');
+    expect(first.nextCursor).not.toBeNull();
+    expect(first.nextCursor!.length).toBeLessThanOrEqual(160);
+    // A cursor is bound to its filters and its organization.
+    expect(await codeOf(api.request('GET', `/v1/acceptances?limit=1&signer=${first.acceptances[0]!.signer}&cursor=${first.nextCursor}`))).toBe('400 invalid_cursor');
+    const { key: otherKey } = await createKey(other, ['acceptances:read']);
+    expect(await codeOf(server(service, otherKey).request('GET', `/v1/acceptances?limit=1&cursor=${first.nextCursor}`))).toBe('400 invalid_cursor');
+  });
+
+  it('walks hundreds of acceptances in pages of 7 with no gap and no duplicate while new ones arrive', async () => {
+    const walked = await publishedDocument(service, [1], 'walk');
+    const target = { organization: walked.organization.address, document: walked.document.address, origin: ORIGIN };
+    const acceptMany = async (count: number) => {
+      const ids: string[] = [];
+      const queue = Array.from({ length: count }, () => 0);
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          while (queue.pop() !== undefined) ids.push((await acceptAsWallet(client, await generateKeyPairSigner(), target)).acceptanceId);
+        }),
+      );
+      return ids;
+    };
+    const before = await acceptMany(500);
+    const { key } = await createKey(walked, ['acceptances:read']);
+    const api = server(service, key);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    const arriving = acceptMany(60);
+    do {
+      const page: AcceptancePage = await api.request<AcceptancePage>('GET', `/v1/acceptances?limit=7${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(page.acceptances.length).toBeLessThanOrEqual(7);
+      seen.push(...page.acceptances.map((a) => a.acceptanceId));
+      cursor = page.nextCursor;
+    } while (cursor);
+    const arrived = await arriving;
+    expect(new Set(seen).size).toBe(seen.length);
+    const unseen = before.filter((id) => !seen.includes(id));
+    expect(unseen).toEqual([]);
+    // Whatever else the walk saw arrived during it.
+    expect(seen.filter((id) => !before.includes(id)).every((id) => arrived.includes(id))).toBe(true);
+
+    // The dashboard's search is the same, and filters narrow it.
+    const dashboardPage = await walked.dashboard.request<AcceptancePage>('GET', `/v1/organizations/${walked.organization.id}/acceptances?limit=3`);
+    expect(dashboardPage.acceptances).toHaveLength(3);
+    const signer = dashboardPage.acceptances[1]!.signer;
+    const bySigner = await api.request<AcceptancePage>('GET', `/v1/acceptances?signer=${signer}`);
+    expect(bySigner.acceptances.map((a) => a.signer)).toEqual([signer]);
+    const blockTime = dashboardPage.acceptances[0]!.blockTime;
+    const inclusive = await api.request<AcceptancePage>('GET', `/v1/acceptances?from=${encodeURIComponent(blockTime)}&to=${encodeURIComponent(blockTime)}&limit=200`);
+    expect(inclusive.acceptances.length).toBeGreaterThan(0);
+    expect(inclusive.acceptances.every((a) => a.blockTime === blockTime)).toBe(true);
+    const strictlyBefore = await api.request<AcceptancePage>('GET', `/v1/acceptances?before=${encodeURIComponent(blockTime)}&limit=200`);
+    expect(strictlyBefore.acceptances.every((a) => Date.parse(a.blockTime) < Date.parse(blockTime))).toBe(true);
+  });
+});
+
+describe('organization settings', () => {
+  let service: TestService;
+  let client: ApiClient;
+  let doc: PublishedDocument;
+
+  beforeAll(async () => {
+    service = await startTestService({ env: GENEROUS_LIMITS });
+    client = new ApiClient(service.baseUrl);
+    doc = await publishedDocument(service, [1]);
+  });
+  afterAll(() => service.destroy());
+
+  const patch = (body: unknown) => doc.dashboard.request<{ organization: { settings: Record<string, unknown> } }>('PATCH', `/v1/organizations/${doc.organization.id}/settings`, body);
+
+  it('returns every setting with its default, and validates each key exactly', async () => {
+    const { organization } = await doc.dashboard.request<{ organization: { settings: Record<string, unknown> } }>('GET', `/v1/organizations/${doc.organization.id}`);
+    expect(organization.settings).toEqual({
+      requireAcceptanceSessions: false,
+      allowedRequestDomains: [],
+      signingPolicy: 'WALLET_ONLY',
+      feeSponsor: 'svc',
+      sponsorFallbackToStele: true,
+      sponsorLowBalanceLamports: 0,
+      evidenceMode: 'DIRECT_ONCHAIN',
+      products: { gate: false },
+    });
+    for (const body of [
+      { unknownKey: true },
+      { requireAcceptanceSessions: 'yes' },
+      { allowedRequestDomains: Array.from({ length: 21 }, (_, i) => `s${i}.example.com`) },
+      { allowedRequestDomains: ['x'.repeat(49)] },
+      { allowedRequestDomains: ['https://shop.example.com'] },
+      { signingPolicy: 'ANYONE' },
+      { feeSponsor: 'stele' },
+      { sponsorLowBalanceLamports: -1 },
+      { sponsorLowBalanceLamports: 1_000_000_000_001 },
+      { evidenceMode: 'BATCHED' },
+      { products: {} },
+      { products: { gate: true, extra: 1 } },
+    ]) {
+      expect([body, await codeOf(patch(body))]).toEqual([body, '400 invalid_request']);
+    }
+  });
+
+  it('enforces the allowed requesting sites against the Origin', async () => {
+    const updated = await patch({ allowedRequestDomains: ['shop.example.com'], products: { gate: true } });
+    expect(updated.organization.settings).toMatchObject({ allowedRequestDomains: ['shop.example.com'], products: { gate: true } });
+    const target = { organization: doc.organization.address, document: doc.document.address };
+    const signer = await generateKeyPairSigner();
+    expect(await codeOf(issueChallenge(client, target, signer, 'https://evil.example.net'))).toBe('403 forbidden');
+    expect(await codeOf(issueChallenge(client, target, signer, ORIGIN))).toBe('ok');
+    await patch({ allowedRequestDomains: [] });
+  });
+
+  it('requires sessions when asked to', async () => {
+    await patch({ requireAcceptanceSessions: true });
+    const target = { organization: doc.organization.address, document: doc.document.address };
+    expect(await codeOf(issueChallenge(client, target, await generateKeyPairSigner()))).toBe('403 forbidden');
+    await patch({ requireAcceptanceSessions: false });
+    expect(await codeOf(issueChallenge(client, target, await generateKeyPairSigner()))).toBe('ok');
+  });
+
+  it('stores settings this deployment does not offer yet, and refuses them at challenge time with a clear error', async () => {
+    const target = { organization: doc.organization.address, document: doc.document.address };
+    for (const [setting, expected] of [
+      [{ evidenceMode: 'MERKLE_BATCHED' }, '409 chain_state'],
+      [{ feeSponsor: 'organization' }, '402 sponsorship_unavailable'],
+      [{ signingPolicy: 'PASSKEY_ONLY' }, '400 passkey_required'],
+    ] as const) {
+      const { organization } = await patch(setting);
+      expect(organization.settings).toMatchObject(setting);
+      expect([setting, await codeOf(issueChallenge(client, target, await generateKeyPairSigner()))]).toEqual([setting, expected]);
+      await patch({ evidenceMode: 'DIRECT_ONCHAIN', feeSponsor: 'svc', signingPolicy: 'WALLET_ONLY' });
+    }
+    await patch({ signingPolicy: 'WALLET_OR_PASSKEY' });
+    expect(await codeOf(issueChallenge(client, target, await generateKeyPairSigner()))).toBe('ok');
+  });
+
+  it('lets only members change settings, and wants the CSRF header', async () => {
+    const stranger = await publishedDocument(service, [1], 'stranger');
+    expect(await codeOf(stranger.dashboard.request('PATCH', `/v1/organizations/${doc.organization.id}/settings`, { products: { gate: true } }))).toBe('404 not_found');
+    const noCsrf = await new ApiClient(service.baseUrl).request('PATCH', `/v1/organizations/${doc.organization.id}/settings`, { products: { gate: true } }, { origin: service.baseUrl }).then(
+      () => 'ok',
+      (e: { status: number; code: string }) => `${e.status} ${e.code}`,
+    );
+    expect(noCsrf).toBe('401 unauthorized');
+  });
+});
+
+describe('the fresh-signature window and expiries (injected clock)', () => {
+  const clock = new AdjustableClock();
+  let service: TestService;
+  let client: ApiClient;
+  let doc: PublishedDocument;
+
+  beforeAll(async () => {
+    service = await startTestService({ env: GENEROUS_LIMITS, clock });
+    client = new ApiClient(service.baseUrl);
+    doc = await publishedDocument(service, [1]);
+  });
+  afterAll(() => service.destroy());
+
+  it('11 minutes after sign-in: no key creation and no acceptance-policy change; keys and sessions expire', async () => {
+    const { key } = await createKey(doc, ['acceptances:write', 'acceptances:read'], { expiresInDays: 1 });
+    const api = server(service, key);
+    const short = await api.request<{ sessionToken: string }>('POST', '/v1/acceptance-sessions', { ttlSeconds: 60 });
+
+    clock.advance(11 * 60);
+    expect(await codeOf(createKey(doc, ['acceptances:read']))).toBe('403 reauthentication_required');
+    for (const policy of [{ signingPolicy: 'WALLET_OR_PASSKEY' }, { requireAcceptanceSessions: true }, { allowedRequestDomains: ['shop.example.com'] }]) {
+      expect([policy, await codeOf(doc.dashboard.request('PATCH', `/v1/organizations/${doc.organization.id}/settings`, policy))]).toEqual([policy, '403 reauthentication_required']);
+    }
+    expect(await codeOf(doc.dashboard.request('PATCH', `/v1/organizations/${doc.organization.id}/settings`, { products: { gate: true } }))).toBe('ok');
+
+    const signer = await generateKeyPairSigner();
+    const expired = await client
+      .request('POST', '/v1/acceptance/challenges', { organization: doc.organization.address, document: doc.document.address, signer: signer.address, sessionToken: short.sessionToken }, { origin: ORIGIN })
+      .then(() => 'ok', (e: { status: number; code: string; message: string }) => `${e.status} ${e.code}: ${e.message}`);
+    expect(expired).toMatch(/^403 forbidden: .*expired/);
+
+    expect(await codeOf(api.request('GET', '/v1/acceptances'))).toBe('ok');
+    clock.advance(86_400);
+    expect(await codeOf(api.request('GET', '/v1/acceptances'))).toBe('401 unauthorized');
+  });
+});
+
+describe('two API replicas sharing one data store', () => {
+  let primary: TestService;
+  let replica: TestService;
+  let doc: PublishedDocument;
+
+  beforeAll(async () => {
+    primary = await startTestService({ env: GENEROUS_LIMITS });
+    // The replica reads and writes the same event store and read store, uses the primary's ledger, and leaves the
+    // projections to the primary (as API replicas beside a worker do).
+    replica = await startTestService({ dataDir: primary.dataDir, env: { ...GENEROUS_LIMITS, RUN_PROJECTIONS: 'false', LEDGER_RPC_URL: primary.rpcUrl } });
+    doc = await publishedDocument(primary, [1]);
+  });
+  afterAll(async () => {
+    await replica.stop();
+    await primary.destroy();
+  });
+
+  it('a key revoked through one replica is refused by the other on the next request', async () => {
+    const { key, apiKey } = await createKey(doc, ['acceptances:read', 'acceptances:write']);
+    const onReplica = server(replica, key);
+    expect(await codeOf(onReplica.request('GET', '/v1/acceptances'))).toBe('ok');
+    const session = await onReplica.request<{ sessionToken: string }>('POST', '/v1/acceptance-sessions', { externalUserRef: 'replica-user' });
+    // A session opened on the replica is usable on the primary at once (it is read from its stream).
+    const signer = await generateKeyPairSigner();
+    const outcome = await acceptWithSession(new ApiClient(primary.baseUrl), doc, signer, session.sessionToken);
+    expect(outcome.kind).toBe('ok');
+
+    await doc.dashboard.request('DELETE', `/v1/organizations/${doc.organization.id}/api-keys/${apiKey.id}`);
+    expect(await codeOf(onReplica.request('GET', '/v1/acceptances'))).toBe('401 unauthorized');
+    expect(await codeOf(server(primary, key).request('GET', '/v1/acceptances'))).toBe('401 unauthorized');
+  });
+});
