@@ -11,6 +11,10 @@
  *   AcceptanceResigned, AcceptanceFinalized (the stream name is the uniqueness key: one acceptance per signer and version)
  * - `signin-<nonce>`: SignInChallengeIssued, SignInCompleted (single use of a nonce)
  * - `session-<UUID>`: DashboardSessionStarted, DashboardSessionEnded
+ * - `organization-<ADDR>` also: MemberChanged (member records read from the ledger), MemberLabelSet
+ * - `domain-<host>`: DomainVerificationStarted, DomainVerified, DomainVerificationRevoked (one stream per host name,
+ *   so that one organization at a time holds a verified domain)
+ * - `shard-<ADDR>`: ShardSynced
  *
  * Each type has a JSON Schema per version in `event-schemas/<Type>.v<N>.json`, checked on append and on read; older
  * versions are upcast on read (upcasters.ts).
@@ -202,6 +206,73 @@ export interface DashboardSessionEndedData {
   reason: 'logout' | 'expired';
 }
 
+/** Roles a member record grants (docs/protocol.md "Member record"). */
+export type MemberRecordRoleName = 'admin' | 'publisher';
+
+export interface MemberChangedData {
+  organizationId: string;
+  organization: Address;
+  member: Address;
+  roles: MemberRecordRoleName[];
+  active: boolean;
+  /** Spec §6.1 `organization.member_changed` change. */
+  change: 'added' | 'updated' | 'revoked';
+  /** The member record's transaction. */
+  transactionSignature: string;
+  slot: number;
+  blockTime: number | null;
+}
+export interface MemberLabelSetData {
+  organizationId: string;
+  member: Address;
+  /** Dashboard-only label, at most 80 characters; null clears it. */
+  label: string | null;
+  setBy: Address;
+}
+export interface DomainVerificationStartedData {
+  verificationId: string;
+  organizationId: string;
+  organization: Address;
+  domain: string;
+  /** DNS name of the TXT record to publish. */
+  recordName: string;
+  /** Value of the TXT record to publish. */
+  recordValue: string;
+  startedBy: Address;
+  startedAt: IsoTime;
+  /** End of the window in which the TXT record must be found. */
+  checkBefore: IsoTime;
+}
+export interface DomainVerifiedData {
+  verificationId: string;
+  organizationId: string;
+  organization: Address;
+  domain: string;
+  verifiedAt: IsoTime;
+  /** The verification lapses then unless checked again (a renewal). */
+  expiresAt: IsoTime;
+  checkedBy: Address;
+}
+export interface DomainVerificationRevokedData {
+  verificationId: string;
+  organizationId: string;
+  domain: string;
+  revokedBy: Address;
+}
+export interface ShardSyncedData {
+  organizationId: string;
+  organization: Address;
+  shard: Address;
+  operator: Address;
+  creationSignature: string;
+  slot: number;
+  blockTime: number | null;
+  /** Lamports the shard held when it was synced, and its rent exemption (not spendable). */
+  balanceLamports: number;
+  rentExemptLamports: number;
+  syncedBy: Address;
+}
+
 export type DomainEvent =
   | { type: 'OrganizationSynced'; data: OrganizationSyncedData }
   | { type: 'OrganizationRefreshed'; data: OrganizationRefreshedData }
@@ -223,7 +294,13 @@ export type DomainEvent =
   | { type: 'SignInChallengeIssued'; data: SignInChallengeIssuedData }
   | { type: 'SignInCompleted'; data: SignInCompletedData }
   | { type: 'DashboardSessionStarted'; data: DashboardSessionStartedData }
-  | { type: 'DashboardSessionEnded'; data: DashboardSessionEndedData };
+  | { type: 'DashboardSessionEnded'; data: DashboardSessionEndedData }
+  | { type: 'MemberChanged'; data: MemberChangedData }
+  | { type: 'MemberLabelSet'; data: MemberLabelSetData }
+  | { type: 'DomainVerificationStarted'; data: DomainVerificationStartedData }
+  | { type: 'DomainVerified'; data: DomainVerifiedData }
+  | { type: 'DomainVerificationRevoked'; data: DomainVerificationRevokedData }
+  | { type: 'ShardSynced'; data: ShardSyncedData };
 
 export type DomainEventType = DomainEvent['type'];
 export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;
@@ -236,6 +313,7 @@ export const EVENT_TYPES: readonly DomainEventType[] = [
   'AcceptanceChallengeIssued', 'AcceptanceChallengeCompleted', 'AcceptanceSubmitted', 'AcceptanceResigned',
   'AcceptanceRelayed', 'AcceptanceRelayFailed', 'AcceptanceFinalized',
   'SignInChallengeIssued', 'SignInCompleted', 'DashboardSessionStarted', 'DashboardSessionEnded',
+  'MemberChanged', 'MemberLabelSet', 'DomainVerificationStarted', 'DomainVerified', 'DomainVerificationRevoked', 'ShardSynced',
 ];
 
 /** Stream names, in one place so that a typo cannot split a stream. */
@@ -248,4 +326,6 @@ export const streams = {
   acceptance: (versionAddress: Address, signer: string) => `acceptance-${versionAddress}-${signer}`,
   signIn: (nonce: string) => `signin-${nonce}`,
   session: (sessionId: string) => `session-${sessionId}`,
+  domain: (host: string) => `domain-${host}`,
+  shard: (address: Address) => `shard-${address}`,
 } as const;

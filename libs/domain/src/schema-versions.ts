@@ -29,6 +29,12 @@ export const CURRENT_SCHEMA_VERSION: Readonly<Record<DomainEventType, number>> =
   SignInCompleted: 2,
   DashboardSessionStarted: 1,
   DashboardSessionEnded: 1,
+  MemberChanged: 1,
+  MemberLabelSet: 1,
+  DomainVerificationStarted: 1,
+  DomainVerified: 1,
+  DomainVerificationRevoked: 1,
+  ShardSynced: 1,
 };
 
 /** Whether `type` names a domain event type (a key of {@link CURRENT_SCHEMA_VERSION}). */

@@ -77,6 +77,7 @@ function protocolRecordOf(record: MemoRecord): ProtocolRecord {
     case 'org':
     case 'doc':
     case 'ver':
+    case 'shard':
       return record;
     default:
       return { kind: 'other' };

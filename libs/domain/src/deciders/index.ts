@@ -7,3 +7,5 @@ export * from './document.decider';
 export * from './draft.decider';
 export * from './challenge.decider';
 export * from './acceptance.decider';
+export * from './domain.decider';
+export * from './shard.decider';
