@@ -4,10 +4,23 @@ import { contentsProjection } from './contents.projection';
 import { documentsProjection } from './documents.projection';
 import { organizationsProjection } from './organizations.projection';
 import { sessionsProjection } from './sessions.projection';
+import { membershipsProjection } from './members.projection';
+import { domainVerificationsProjection, shardsProjection } from './domains.projection';
+import { statsProjection } from './stats.projection';
 
 export * from './read-models';
 export { defineProjection, toDomainEvent, type ProjectionHandlers, type StoredDomainEvent } from './define-projection';
-export { acceptancesProjection, contentsProjection, documentsProjection, organizationsProjection, sessionsProjection };
+export {
+  acceptancesProjection,
+  contentsProjection,
+  documentsProjection,
+  organizationsProjection,
+  sessionsProjection,
+  membershipsProjection,
+  domainVerificationsProjection,
+  shardsProjection,
+  statsProjection,
+};
 
 /** Every projection the service runs, one per read model. */
 export const ALL_PROJECTIONS: readonly Projection[] = [
@@ -16,4 +29,8 @@ export const ALL_PROJECTIONS: readonly Projection[] = [
   contentsProjection,
   acceptancesProjection,
   sessionsProjection,
+  membershipsProjection,
+  domainVerificationsProjection,
+  shardsProjection,
+  statsProjection,
 ];
