@@ -9,10 +9,12 @@ import { DocumentHandlers } from './document.handlers';
 import { DraftHandlers } from './draft.handlers';
 import { OrganizationHandlers } from './organization.handlers';
 import { PublicationHandlers } from './publication.handlers';
+import { MembersController } from './members.controller';
+import { MemberHandlers } from './members.handlers';
 
 @Module({
   imports: [CqrsModule, SharedModule, AuthModule],
-  controllers: [DashboardController],
-  providers: [DashboardAccess, DraftQuotaReader, ...OrganizationHandlers, ...DocumentHandlers, ...DraftHandlers, ...PublicationHandlers],
+  controllers: [DashboardController, MembersController],
+  providers: [DashboardAccess, DraftQuotaReader, ...OrganizationHandlers, ...DocumentHandlers, ...DraftHandlers, ...PublicationHandlers, ...MemberHandlers],
 })
 export class OrganizationsModule {}

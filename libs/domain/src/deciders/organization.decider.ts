@@ -18,6 +18,8 @@ export type OrganizationEvent =
 export type OrganizationState =
   | (OrganizationFacts & {
       authority: string;
+      /** The creation transaction: the authority's history older than it holds no member record of this organization. */
+      creationSignature: string;
       /** Signatures of the member records already applied (a record is applied once). */
       memberRecords: readonly string[];
       /** The newest member record applied: where the next read of the authority's history may stop. */
@@ -95,7 +97,7 @@ export const organizationDecider: Decider<OrganizationCommand, OrganizationEvent
     switch (event.type) {
       case 'OrganizationSynced': {
         const d = event.data;
-        return { organizationId: d.organizationId, address: d.address, authority: d.authority, members: membersOf(d.authority), memberRecords: [], lastMemberRecord: null };
+        return { organizationId: d.organizationId, address: d.address, authority: d.authority, creationSignature: d.creationSignature, members: membersOf(d.authority), memberRecords: [], lastMemberRecord: null };
       }
       case 'MemberChanged': {
         if (!state) return state;

@@ -6,7 +6,7 @@ import type { EventOf, MemberChangedData } from '../events';
 import { A, ledgerTx, SIG } from '../testing/fixtures';
 import { decided, given, refused } from '../testing/given-when-then';
 import { requireRole, type LedgerTransactionFacts, type MemberRecordFacts } from './ledger-facts';
-import { organizationDecider, type OrganizationCommand } from './organization.decider';
+import { organizationDecider, type OrganizationCommand, type OrganizationEvent } from './organization.decider';
 
 const creation: LedgerTransactionFacts = ledgerTx({ kind: 'org', name: 'Example Shop Inc.', domain: 'shop.example.com' }, A.org, SIG.org);
 const synced: EventOf<'OrganizationSynced'> = {
@@ -83,6 +83,7 @@ describe('organization decider: sync', () => {
       organizationId: A.orgId,
       address: A.org,
       authority: A.authority,
+      creationSignature: SIG.org,
       members: [{ address: A.authority, roles: ['owner', 'admin', 'publisher'] }],
       memberRecords: [],
       lastMemberRecord: null,
@@ -132,7 +133,7 @@ describe('organization decider: members from the ledger and their labels', () =>
   const added = changed({});
 
   it('records the member records of a new organization with its creation', () => {
-    expect(given(organizationDecider).when(sync({ memberRecords: [record()] }))).toEqual(decided(synced, added));
+    expect(given(organizationDecider).when(sync({ memberRecords: [record()] }))).toEqual(decided<OrganizationEvent>(synced, added));
   });
 
   it('a refresh records added, updated and revoked members in ledger order', () => {
@@ -142,7 +143,7 @@ describe('organization decider: members from the ledger and their labels', () =>
       record({ signature: SIG.v3, roles: [], active: false }),
     ];
     expect(given(organizationDecider, [synced]).when({ kind: 'RefreshOrganization', wallet: A.authority, transactionCount: 7, memberRecords: records })).toEqual(
-      decided(
+      decided<OrganizationEvent>(
         refreshed,
         added,
         changed({ roles: ['admin', 'publisher'], change: 'updated', transactionSignature: SIG.v2 }),
