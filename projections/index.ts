@@ -5,10 +5,24 @@ import { contentsProjection } from './contents.projection';
 import { documentsProjection } from './documents.projection';
 import { organizationsProjection } from './organizations.projection';
 import { sessionsProjection } from './sessions.projection';
+import { membershipsProjection } from './members.projection';
+import { domainVerificationsProjection, shardsProjection } from './domains.projection';
+import { statsProjection } from './stats.projection';
 
 export * from './read-models';
 export { defineProjection, toDomainEvent, type ProjectionHandlers, type StoredDomainEvent } from './define-projection';
-export { acceptancesProjection, apiKeysProjection, contentsProjection, documentsProjection, organizationsProjection, sessionsProjection };
+export {
+  acceptancesProjection,
+  apiKeysProjection,
+  contentsProjection,
+  documentsProjection,
+  organizationsProjection,
+  sessionsProjection,
+  membershipsProjection,
+  domainVerificationsProjection,
+  shardsProjection,
+  statsProjection,
+};
 
 /** Every projection the service runs, one per read model. */
 export const ALL_PROJECTIONS: readonly Projection[] = [
@@ -18,4 +32,8 @@ export const ALL_PROJECTIONS: readonly Projection[] = [
   acceptancesProjection,
   sessionsProjection,
   apiKeysProjection,
+  membershipsProjection,
+  domainVerificationsProjection,
+  shardsProjection,
+  statsProjection,
 ];

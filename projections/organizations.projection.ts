@@ -14,6 +14,7 @@ export const organizationsProjection = defineProjection({
       { fields: { address: 1 }, unique: true },
       { fields: { authority: 1 } },
       { fields: { domain: 1 }, sparse: true },
+      { fields: { verifiedDomain: 1 }, sparse: true },
     ],
   },
   handlers: {
@@ -39,6 +40,26 @@ export const organizationsProjection = defineProjection({
     },
     OrganizationSettingsChanged: async ({ data: d }, store) => {
       await organizations(store).updateOne({ _id: d.organizationId }, { $set: { settings: d.settings } });
+    },
+    MemberChanged: async ({ data: d }, store) => {
+      const org = await organizations(store).findOne({ _id: d.organizationId });
+      if (!org) return;
+      const old = org.members.find((m) => m.address === d.member);
+      const others = org.members.filter((m) => m.address !== d.member);
+      const members = d.active ? [...others, { address: d.member, roles: [...d.roles], label: old?.label ?? null }] : others;
+      await organizations(store).updateOne({ _id: d.organizationId }, { $set: { members } });
+    },
+    MemberLabelSet: async ({ data: d }, store) => {
+      const org = await organizations(store).findOne({ _id: d.organizationId });
+      if (!org) return;
+      const members = org.members.map((m) => (m.address === d.member ? { ...m, label: d.label } : m));
+      await organizations(store).updateOne({ _id: d.organizationId }, { $set: { members } });
+    },
+    DomainVerified: async ({ data: d }, store) => {
+      await organizations(store).updateOne({ _id: d.organizationId }, { $set: { verifiedDomain: d.domain, verifiedDomainExpiresAt: d.expiresAt } });
+    },
+    DomainVerificationRevoked: async ({ data: d }, store) => {
+      await organizations(store).updateOne({ _id: d.organizationId, verifiedDomain: d.domain }, { $set: { verifiedDomain: null, verifiedDomainExpiresAt: null } });
     },
   },
 });

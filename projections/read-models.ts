@@ -14,6 +14,12 @@ export const COLLECTIONS = {
   acceptances: 'acceptances_v2',
   sessions: 'sessions_v1',
   apiKeys: 'api_keys_v1',
+  memberships: 'memberships_v1',
+  domainVerifications: 'domain_verifications_v1',
+  shards: 'shards_v1',
+  acceptanceStats: 'acceptance_stats_v1',
+  signerStats: 'signer_stats_v1',
+  statsPending: 'stats_pending_v1',
 } as const;
 
 /** Settings of spec §2.8, every key with its value in force (defaults: docs/api.md "Organization settings"). */
@@ -28,6 +34,9 @@ export interface OrganizationDoc extends Doc {
   domain: string | null;
   authority: string;
   members: { address: string; roles: string[]; label: string | null }[];
+  /** The domain verified by DNS (docs/api.md "Domains"), while in force; null otherwise. */
+  verifiedDomain?: string | null;
+  verifiedDomainExpiresAt?: string | null;
   settings: OrganizationSettings;
   creationSignature: string;
   slot: number;
@@ -153,4 +162,72 @@ export interface SessionDoc extends Doc {
   signedAt: string;
   expiresAt: string;
   endedAt: string | null;
+}
+
+/** One member of one organization (the owner included), for "organizations of this wallet". */
+export interface MembershipDoc extends Doc {
+  organizationId: string;
+  member: string;
+  roles: string[];
+}
+
+export interface DomainVerificationDoc extends Doc {
+  verificationId: string;
+  organizationId: string;
+  domain: string;
+  status: 'pending' | 'verified' | 'revoked';
+  recordName: string;
+  recordValue: string;
+  startedBy: string;
+  startedAt: string;
+  checkBefore: string;
+  verifiedAt: string | null;
+  expiresAt: string | null;
+  revokedAt: string | null;
+}
+
+export interface ShardDoc extends Doc {
+  shard: string;
+  organizationId: string;
+  organization: string;
+  operator: string;
+  creationSignature: string;
+  slot: number;
+  createdAt: string | null;
+  balanceLamports: number;
+  rentExemptLamports: number;
+  syncedAt: string;
+}
+
+/** Acceptances confirmed on the ledger for one version of one document on one UTC day, and their fees. */
+export interface AcceptanceStatDoc extends Doc {
+  organizationId: string;
+  documentId: string;
+  documentSlug: string;
+  versionAddress: string;
+  versionNumber: number;
+  /** `YYYY-MM-DD` (UTC) of the confirmation. */
+  day: string;
+  acceptances: number;
+  feeLamports: number;
+}
+
+/** One signer of one organization. */
+export interface SignerStatDoc extends Doc {
+  organizationId: string;
+  signer: string;
+  acceptances: number;
+  firstAcceptedAt: string;
+  lastAcceptedAt: string;
+}
+
+/** What the stats need of a submitted acceptance until its relay outcome. */
+export interface StatsPendingDoc extends Doc {
+  organizationId: string;
+  documentId: string;
+  documentSlug: string;
+  versionAddress: string;
+  versionNumber: number;
+  signer: string;
+  counted: boolean;
 }

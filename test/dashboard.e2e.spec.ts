@@ -1,18 +1,10 @@
 import { generateKeyPairSigner } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
-import { ApiClient, ApiError } from '../apps/cli/src/api-client';
+import { ApiClient } from '../apps/cli/src/api-client';
+import { codeOf } from './support/durability';
 import { acceptAsWallet, signIn, signText } from '../apps/cli/src/operations';
 import { publishedDocument, termsOfService } from './support/fixtures';
 import { startTestService, type TestService } from './support/test-service';
-
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-    return 'ok';
-  } catch (err) {
-    return err instanceof ApiError ? `${err.status} ${err.code}` : `thrown ${(err as Error).message}`;
-  }
-}
 
 describe('dashboard sign-in, sessions and publishing', () => {
   let service: TestService;

@@ -33,6 +33,11 @@ export const F = {
   sigA: base58('SigAccA', 88),
   sigB1: base58('SigAccB', 88),
   sigB2: base58('SigAccBB', 88),
+  member: base58('Member', 44),
+  sigMember: base58('SigMember', 88),
+  shard: base58('Shard', 44),
+  sigShard: base58('SigShard', 88),
+  verification: '3f1c2a6e-0000-4000-8000-000000000009',
   draft1: '3f1c2a6e-0000-4000-8000-000000000011',
   draft2: '3f1c2a6e-0000-4000-8000-000000000012',
   challengeA: '3f1c2a6e-0000-4000-8000-000000000021',
@@ -187,6 +192,26 @@ export const FIXTURE_LOG: readonly { stream: string; events: NewEvent[] }[] = [
     events: [
       event('ApiKeyCreated', { keyId: F.keyB, organizationId: F.orgId, organization: F.org, name: 'Old reports', scopes: ['documents:read'], keyPrefix: 'svc_test_BBBB', keyHash: '2'.repeat(64), createdAt: at(25), expiresAt: '2024-02-01T00:25:00.000Z', createdBy: F.authority }, 25),
       event('ApiKeyRevoked', { keyId: F.keyB, organizationId: F.orgId, revokedAt: at(26), revokedBy: F.authority }, 26),
+    ],
+  },
+  {
+    stream: `organization-${F.org}`,
+    events: [
+      event('MemberChanged', { organizationId: F.orgId, organization: F.org, member: F.member, roles: ['publisher'], active: true, change: 'added', transactionSignature: F.sigMember, slot: 50, blockTime: null }, 23),
+      event('MemberLabelSet', { organizationId: F.orgId, member: F.member, label: 'Legal', setBy: F.authority }, 24),
+    ],
+  },
+  {
+    stream: 'domain-shop.example',
+    events: [
+      event('DomainVerificationStarted', { verificationId: F.verification, organizationId: F.orgId, organization: F.org, domain: 'shop.example', recordName: '_svc-verification.shop.example', recordValue: `svc-verification=${'9'.repeat(32)}`, startedBy: F.authority, startedAt: at(25), checkBefore: '2024-01-08T00:25:00.000Z' }, 25),
+      event('DomainVerified', { verificationId: F.verification, organizationId: F.orgId, organization: F.org, domain: 'shop.example', verifiedAt: at(26), expiresAt: '2024-12-31T00:26:00.000Z', checkedBy: F.authority }, 26),
+    ],
+  },
+  {
+    stream: `shard-${F.shard}`,
+    events: [
+      event('ShardSynced', { organizationId: F.orgId, organization: F.org, shard: F.shard, operator: F.relayer, creationSignature: F.sigShard, slot: 60, blockTime: 1_704_200_000, balanceLamports: 51_447_680, rentExemptLamports: 1_447_680, syncedBy: F.authority }, 27),
     ],
   },
 ];

@@ -1,11 +1,13 @@
 import { generateKeyPairSigner, getBase58Decoder, signBytes, type KeyPairSigner } from '@solana/kit';
 import {
   buildDocumentTransaction,
+  buildMemberTransaction,
   buildOrganizationTransaction,
   buildPublicationTransaction,
   canonicalContent,
   contentHash,
   type AcceptanceReceiptV1,
+  type MemberRecordRole,
   type VerificationReport,
 } from '@svc/evidence';
 import type { Ledger } from '@svc/ledger';
@@ -49,6 +51,21 @@ export async function createDocumentOnLedger(ledger: Ledger, authority: KeyPairS
   const tx = await buildDocumentTransaction({ authority, document, organization, slug, title, lifetime });
   const signature = await ledger.sendTransaction(tx.wire, { commitment: 'confirmed' });
   return { address: document.address, signature };
+}
+
+/**
+ * Adds, changes (`active` true) or revokes (`active` false, no roles) a member of an organization on the ledger: a
+ * member record signed by the organization's authority (docs/protocol.md "Member record"). The dashboard reads it on
+ * the next organization sync or refresh.
+ */
+export async function writeMemberOnLedger(
+  ledger: Ledger,
+  authority: KeyPairSigner,
+  input: { organization: string; member: string; roles: MemberRecordRole[]; active: boolean },
+) {
+  const lifetime = await ledger.getLatestBlockhash();
+  const tx = await buildMemberTransaction({ authority, ...input, lifetime });
+  return ledger.sendTransaction(tx.wire, { commitment: 'confirmed' });
 }
 
 export interface OrganizationRecord {

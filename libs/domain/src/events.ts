@@ -15,6 +15,10 @@
  * - `apikey-<UUID>`: ApiKeyCreated, ApiKeyRevoked (spec §5 "API keys")
  * - `acceptancesession-<UUID>`: AcceptanceSessionCreated, AcceptanceSessionConsumed, AcceptanceSessionReleased
  *   (spec §2.4, §4.5: single use, claimed by the submission that uses it)
+ * - `organization-<ADDR>` also: MemberChanged (member records read from the ledger), MemberLabelSet
+ * - `domain-<host>`: DomainVerificationStarted, DomainVerified, DomainVerificationRevoked (one stream per host name,
+ *   so that one organization at a time holds a verified domain)
+ * - `shard-<ADDR>`: ShardSynced
  *
  * Each type has a JSON Schema per version in `event-schemas/<Type>.v<N>.json`, checked on append and on read; older
  * versions are upcast on read (upcasters.ts).
@@ -275,6 +279,72 @@ export interface AcceptanceSessionReleasedData {
   acceptanceSessionId: string;
   acceptanceId: Hex64;
 }
+/** Roles a member record grants (docs/protocol.md "Member record"). */
+export type MemberRecordRoleName = 'admin' | 'publisher';
+
+export interface MemberChangedData {
+  organizationId: string;
+  organization: Address;
+  member: Address;
+  roles: MemberRecordRoleName[];
+  active: boolean;
+  /** Spec §6.1 `organization.member_changed` change. */
+  change: 'added' | 'updated' | 'revoked';
+  /** The member record's transaction. */
+  transactionSignature: string;
+  slot: number;
+  blockTime: number | null;
+}
+export interface MemberLabelSetData {
+  organizationId: string;
+  member: Address;
+  /** Dashboard-only label, at most 80 characters; null clears it. */
+  label: string | null;
+  setBy: Address;
+}
+export interface DomainVerificationStartedData {
+  verificationId: string;
+  organizationId: string;
+  organization: Address;
+  domain: string;
+  /** DNS name of the TXT record to publish. */
+  recordName: string;
+  /** Value of the TXT record to publish. */
+  recordValue: string;
+  startedBy: Address;
+  startedAt: IsoTime;
+  /** End of the window in which the TXT record must be found. */
+  checkBefore: IsoTime;
+}
+export interface DomainVerifiedData {
+  verificationId: string;
+  organizationId: string;
+  organization: Address;
+  domain: string;
+  verifiedAt: IsoTime;
+  /** The verification lapses then unless checked again (a renewal). */
+  expiresAt: IsoTime;
+  checkedBy: Address;
+}
+export interface DomainVerificationRevokedData {
+  verificationId: string;
+  organizationId: string;
+  domain: string;
+  revokedBy: Address;
+}
+export interface ShardSyncedData {
+  organizationId: string;
+  organization: Address;
+  shard: Address;
+  operator: Address;
+  creationSignature: string;
+  slot: number;
+  blockTime: number | null;
+  /** Lamports the shard held when it was synced, and its rent exemption (not spendable). */
+  balanceLamports: number;
+  rentExemptLamports: number;
+  syncedBy: Address;
+}
 
 export type DomainEvent =
   | { type: 'OrganizationSynced'; data: OrganizationSyncedData }
@@ -303,7 +373,13 @@ export type DomainEvent =
   | { type: 'ApiKeyRevoked'; data: ApiKeyRevokedData }
   | { type: 'AcceptanceSessionCreated'; data: AcceptanceSessionCreatedData }
   | { type: 'AcceptanceSessionConsumed'; data: AcceptanceSessionConsumedData }
-  | { type: 'AcceptanceSessionReleased'; data: AcceptanceSessionReleasedData };
+  | { type: 'AcceptanceSessionReleased'; data: AcceptanceSessionReleasedData }
+  | { type: 'MemberChanged'; data: MemberChangedData }
+  | { type: 'MemberLabelSet'; data: MemberLabelSetData }
+  | { type: 'DomainVerificationStarted'; data: DomainVerificationStartedData }
+  | { type: 'DomainVerified'; data: DomainVerifiedData }
+  | { type: 'DomainVerificationRevoked'; data: DomainVerificationRevokedData }
+  | { type: 'ShardSynced'; data: ShardSyncedData };
 
 export type DomainEventType = DomainEvent['type'];
 export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;
@@ -318,6 +394,7 @@ export const EVENT_TYPES: readonly DomainEventType[] = [
   'SignInChallengeIssued', 'SignInCompleted', 'DashboardSessionStarted', 'DashboardSessionEnded',
   'OrganizationSettingsChanged', 'ApiKeyCreated', 'ApiKeyRevoked',
   'AcceptanceSessionCreated', 'AcceptanceSessionConsumed', 'AcceptanceSessionReleased',
+  'MemberChanged', 'MemberLabelSet', 'DomainVerificationStarted', 'DomainVerified', 'DomainVerificationRevoked', 'ShardSynced',
 ];
 
 /** Stream names, in one place so that a typo cannot split a stream. */
@@ -333,4 +410,6 @@ export const streams = {
   settings: (organization: Address) => `settings-${organization}`,
   apiKey: (keyId: string) => `apikey-${keyId}`,
   acceptanceSession: (acceptanceSessionId: string) => `acceptancesession-${acceptanceSessionId}`,
+  domain: (host: string) => `domain-${host}`,
+  shard: (address: Address) => `shard-${address}`,
 } as const;

@@ -36,6 +36,12 @@ export const CURRENT_SCHEMA_VERSION: Readonly<Record<DomainEventType, number>> =
   AcceptanceSessionCreated: 1,
   AcceptanceSessionConsumed: 1,
   AcceptanceSessionReleased: 1,
+  MemberChanged: 1,
+  MemberLabelSet: 1,
+  DomainVerificationStarted: 1,
+  DomainVerified: 1,
+  DomainVerificationRevoked: 1,
+  ShardSynced: 1,
 };
 
 /** Whether `type` names a domain event type (a key of {@link CURRENT_SCHEMA_VERSION}). */

@@ -203,6 +203,43 @@ const SAMPLES: { [T in DomainEventType]: Required<DataOf<T>> } = {
   },
   AcceptanceSessionConsumed: { acceptanceSessionId: U3, acceptanceId: H3, challengeId: U1 },
   AcceptanceSessionReleased: { acceptanceSessionId: U3, acceptanceId: H3 },
+  MemberChanged: {
+    organizationId: U1,
+    organization: A1,
+    member: A3,
+    roles: ['admin', 'publisher'],
+    active: true,
+    change: 'added',
+    transactionSignature: SIG,
+    slot: 120,
+    blockTime: null,
+  },
+  MemberLabelSet: { organizationId: U1, member: A3, label: null, setBy: A2 },
+  DomainVerificationStarted: {
+    verificationId: U3,
+    organizationId: U1,
+    organization: A1,
+    domain: 'acme.example',
+    recordName: '_svc-verification.acme.example',
+    recordValue: `svc-verification=${NONCE}`,
+    startedBy: A2,
+    startedAt: T1,
+    checkBefore: T2,
+  },
+  DomainVerified: { verificationId: U3, organizationId: U1, organization: A1, domain: 'acme.example', verifiedAt: T1, expiresAt: T2, checkedBy: A2 },
+  DomainVerificationRevoked: { verificationId: U3, organizationId: U1, domain: 'acme.example', revokedBy: A2 },
+  ShardSynced: {
+    organizationId: U1,
+    organization: A1,
+    shard: A4,
+    operator: A3,
+    creationSignature: SIG,
+    slot: 130,
+    blockTime: null,
+    balanceLamports: 51_000_000,
+    rentExemptLamports: 1_447_680,
+    syncedBy: A2,
+  },
 };
 
 const OPTIONAL: { [T in DomainEventType]: KeySet<OptionalKeys<DataOf<T>>> } = {
@@ -233,6 +270,12 @@ const OPTIONAL: { [T in DomainEventType]: KeySet<OptionalKeys<DataOf<T>>> } = {
   AcceptanceSessionCreated: {},
   AcceptanceSessionConsumed: {},
   AcceptanceSessionReleased: {},
+  MemberChanged: {},
+  MemberLabelSet: {},
+  DomainVerificationStarted: {},
+  DomainVerified: {},
+  DomainVerificationRevoked: {},
+  ShardSynced: {},
 };
 
 const NULLABLE: { [T in DomainEventType]: KeySet<NullableKeys<DataOf<T>>> } = {
@@ -263,6 +306,12 @@ const NULLABLE: { [T in DomainEventType]: KeySet<NullableKeys<DataOf<T>>> } = {
   AcceptanceSessionCreated: { document: true, externalUserRef: true },
   AcceptanceSessionConsumed: {},
   AcceptanceSessionReleased: {},
+  MemberChanged: { blockTime: true },
+  MemberLabelSet: { label: true },
+  DomainVerificationStarted: {},
+  DomainVerified: {},
+  DomainVerificationRevoked: {},
+  ShardSynced: { blockTime: true },
 };
 
 /** Per type, a value that must fail for some field (a format or pattern the schema enforces). */
@@ -276,6 +325,9 @@ const BAD_FIELD: { [T in DomainEventType]?: [keyof DataOf<T> & string, unknown] 
   DashboardSessionEnded: ['reason', 'kicked'],
   SignInChallengeIssued: ['nonce', 'xyz'],
   SignInCompleted: ['signedAt', '2026-11-22T11:00:00+01:00'],
+  MemberChanged: ['roles', ['owner']],
+  MemberLabelSet: ['label', 'x'.repeat(81)],
+  DomainVerified: ['domain', 'Acme.Example'],
 };
 
 const SCHEMA_DIR = EventSchemaRegistry.defaultDirectory();

@@ -7,6 +7,8 @@
  * svc/1 doc {"organization":"<base58>","slug":"terms","title":"Terms of Service"}
  * svc/1 ver {"contentHash":"<hex>","document":"<base58>","effectiveAt":null,"fingerprint":"<hex>","label":"v1","number":1,"title":"Terms of Service"}
  * svc/1 accept <acceptanceId hex> <versionAddress base58>
+ * svc/1 member {"active":true,"member":"<base58>","organization":"<base58>","roles":["admin","publisher"]}
+ * svc/1 shard {"operator":"<base58>","organization":"<base58>"}
  * ```
  * JSON bodies are RFC 8785 canonical JSON of the record without its `kind`.
  */
@@ -62,8 +64,40 @@ export interface AcceptanceRecord {
   versionAddress: string;
 }
 
+/** Roles a member record can grant (the authority is the owner and holds every role). */
+export const MEMBER_ROLES = ['admin', 'publisher'] as const;
+export type MemberRecordRole = (typeof MEMBER_ROLES)[number];
+
+/**
+ * A member of an organization added, changed or revoked by the organization's authority; signed by the
+ * authority alone (docs/protocol.md "Member record").
+ */
+export interface MemberRecord {
+  kind: 'member';
+  /** Base58 address of the organization. */
+  organization: string;
+  /** Base58 address of the member's wallet; never the authority. */
+  member: string;
+  /** Distinct roles in ascending order (`admin` before `publisher`); empty when `active` is false. */
+  roles: MemberRecordRole[];
+  /** False revokes the member. */
+  active: boolean;
+}
+
+/**
+ * A capacity shard of an organization: a durable-nonce account created by the organization's wallet, whose
+ * nonce authority is `operator` (docs/protocol.md "Shard record"); the shard's new address co-signs the memo.
+ */
+export interface ShardRecord {
+  kind: 'shard';
+  /** Base58 address of the organization. */
+  organization: string;
+  /** Base58 address of the key that may advance the nonce and withdraw fees from the shard (the service's relayer). */
+  operator: string;
+}
+
 /** Any record of protocol `svc/1`, discriminated by `kind`. */
-export type MemoRecord = OrganizationRecord | DocumentRecord | VersionRecord | AcceptanceRecord;
+export type MemoRecord = OrganizationRecord | DocumentRecord | VersionRecord | AcceptanceRecord | MemberRecord | ShardRecord;
 export type MemoKind = MemoRecord['kind'];
 
 const PREFIX = `${PROTOCOL_V1} `;
@@ -71,6 +105,8 @@ const JSON_KEYS: { [K in Exclude<MemoKind, 'accept'>]: readonly string[] } = {
   org: ['name', 'domain'],
   doc: ['organization', 'slug', 'title'],
   ver: ['document', 'number', 'label', 'title', 'contentHash', 'fingerprint', 'effectiveAt'],
+  member: ['organization', 'member', 'roles', 'active'],
+  shard: ['organization', 'operator'],
 };
 
 /**
@@ -143,6 +179,10 @@ function render(record: MemoRecord): string {
         fingerprint: record.fingerprint,
         effectiveAt: record.effectiveAt,
       })}`;
+    case 'member':
+      return `${PREFIX}member ${jcs({ organization: record.organization, member: record.member, roles: record.roles, active: record.active })}`;
+    case 'shard':
+      return `${PREFIX}shard ${jcs({ organization: record.organization, operator: record.operator })}`;
     default: {
       const never: never = record;
       throw new FieldError(`unknown record kind ${String((never as { kind?: unknown }).kind)}`);
@@ -180,7 +220,31 @@ function recordProblem(r: MemoRecord): string | null {
       if (!hex(r.acceptanceId)) return 'acceptanceId must be 64 lower-case hex characters';
       if (!isBase58Address(r.versionAddress)) return 'versionAddress must be a base58 address';
       return null;
+    case 'member':
+      if (!isBase58Address(r.organization)) return 'organization must be a base58 address';
+      if (!isBase58Address(r.member)) return 'member must be a base58 address';
+      if (typeof r.active !== 'boolean') return 'active must be true or false';
+      if (!isMemberRoles(r.roles)) return 'roles must be distinct values of admin, publisher in that order';
+      if (!r.active && r.roles.length > 0) return 'roles must be empty when active is false';
+      return null;
+    case 'shard':
+      if (!isBase58Address(r.organization)) return 'organization must be a base58 address';
+      if (!isBase58Address(r.operator)) return 'operator must be a base58 address';
+      if (r.operator === r.organization) return 'operator must differ from the organization';
+      return null;
     default:
       return `unknown record kind ${String((r as { kind?: unknown }).kind)}`;
   }
+}
+
+/** Whether `value` is a list of distinct member roles in the order of {@link MEMBER_ROLES}. */
+function isMemberRoles(value: unknown): value is MemberRecordRole[] {
+  if (!Array.isArray(value)) return false;
+  let last = -1;
+  for (const role of value) {
+    const index = MEMBER_ROLES.indexOf(role as MemberRecordRole);
+    if (index <= last) return false;
+    last = index;
+  }
+  return true;
 }

@@ -16,6 +16,12 @@ const records: Array<[MemoRecord, string]> = [
     `svc/1 ver {"contentHash":"${H1}","document":"${DOC}","effectiveAt":1790000000,"fingerprint":"${H2}","label":"2026-01","number":12,"title":"Terms"}`,
   ],
   [{ kind: 'accept', acceptanceId: H1, versionAddress: VER }, `svc/1 accept ${H1} ${VER}`],
+  [
+    { kind: 'member', organization: ORG, member: DOC, roles: ['admin', 'publisher'], active: true },
+    `svc/1 member {"active":true,"member":"${DOC}","organization":"${ORG}","roles":["admin","publisher"]}`,
+  ],
+  [{ kind: 'member', organization: ORG, member: DOC, roles: [], active: false }, `svc/1 member {"active":false,"member":"${DOC}","organization":"${ORG}","roles":[]}`],
+  [{ kind: 'shard', organization: ORG, operator: VER }, `svc/1 shard {"operator":"${VER}","organization":"${ORG}"}`],
 ];
 
 describe('memo records', () => {
@@ -56,6 +62,15 @@ describe('memo records', () => {
     ['a bad address', `svc/1 accept ${H1} 0${VER.slice(1)}`],
     ['an over-long name', `svc/1 org {"domain":null,"name":"${'n'.repeat(81)}"}`],
     ['a bad domain', 'svc/1 org {"domain":"Acme.example","name":"A"}'],
+    ['member roles out of order', `svc/1 member {"active":true,"member":"${DOC}","organization":"${ORG}","roles":["publisher","admin"]}`],
+    ['a repeated member role', `svc/1 member {"active":true,"member":"${DOC}","organization":"${ORG}","roles":["admin","admin"]}`],
+    ['an unknown member role', `svc/1 member {"active":true,"member":"${DOC}","organization":"${ORG}","roles":["owner"]}`],
+    ['roles on a revoked member', `svc/1 member {"active":false,"member":"${DOC}","organization":"${ORG}","roles":["admin"]}`],
+    ['active not a boolean', `svc/1 member {"active":1,"member":"${DOC}","organization":"${ORG}","roles":[]}`],
+    ['a member without roles key', `svc/1 member {"active":true,"member":"${DOC}","organization":"${ORG}"}`],
+    ['a bad member address', `svc/1 member {"active":true,"member":"nope","organization":"${ORG}","roles":[]}`],
+    ['a shard without operator', `svc/1 shard {"organization":"${ORG}"}`],
+    ['a shard operated by its organization', `svc/1 shard {"operator":"${ORG}","organization":"${ORG}"}`],
   ])('throws for an svc/1 memo with %s', (_name, text) => {
     expect(() => parseMemo(text)).toThrow(MemoFormatError);
   });

@@ -92,7 +92,7 @@ describe('docs/protocol.md test vectors', () => {
     expect(Buffer.from(ix.data).toString('hex')).toBe(hex('ed25519.instruction-data'));
   });
 
-  it.each(['org', 'doc', 'ver', 'accept'])('memo record %s', (kind) => {
+  it.each(['org', 'doc', 'ver', 'accept', 'member', 'member-revoked', 'shard'])('memo record %s', (kind) => {
     const record = json<MemoRecord>(`memo.${kind}.input`);
     expect(encodeMemo(record)).toBe(text(`memo.${kind}.text`));
     expect(parseMemo(text(`memo.${kind}.text`))).toEqual(record);
@@ -104,6 +104,8 @@ describe('docs/protocol.md test vectors', () => {
     expect(ver).toMatchObject({ document: fp.document, number: fp.number, label: fp.label, title: fp.title, contentHash: fp.contentHash, effectiveAt: fp.effectiveAt });
     expect(ver.fingerprint).toBe(text('fingerprint.output'));
     expect(json<{ acceptanceId: string }>('memo.accept.input').acceptanceId).toBe(text('acceptance.id'));
+    expect(json<{ member: string }>('memo.member.input').member).toBe(text('keys.signer-address'));
+    expect(json<{ operator: string }>('memo.shard.input').operator).toBe(text('keys.fee-payer-address'));
   });
 
   it('acceptance transaction', async () => {

@@ -7,7 +7,16 @@ import { getTransactionDecoder, lamports } from '@solana/kit';
 import { FailedTransactionMetadata, LiteSVM } from 'litesvm';
 import { acceptanceIdOf, buildAcceptanceMessage } from './acceptance-message';
 import { filledSeed, keyFromSeed, signerFromSeed } from './testing/keys';
-import { buildAcceptanceTransaction, buildOrganizationTransaction, type SignedEvidenceTransaction } from './transactions';
+import {
+  SHARD_ACCOUNT_SPACE,
+  buildAcceptanceTransaction,
+  buildMemberTransaction,
+  buildOrganizationTransaction,
+  buildShardTransaction,
+  nonceAuthorityInitialized,
+  parseEvidenceTransaction,
+  type SignedEvidenceTransaction,
+} from './transactions';
 
 function send(svm: LiteSVM, tx: SignedEvidenceTransaction) {
   // litesvm's kit build takes a kit Transaction; the decoder gives exactly that.
@@ -81,5 +90,46 @@ describe('evidence transactions on the Solana runtime (LiteSVM)', () => {
     const result = send(svm, tx);
     expect(result).not.toBeInstanceOf(FailedTransactionMetadata);
     expect((result as Exclude<typeof result, FailedTransactionMetadata>).logs().join('\n')).toContain('svc/1 org {"domain":"acme.example","name":"Acme"}');
+  });
+
+  it('lands a member record signed by the authority alone', async () => {
+    const authority = await signerFromSeed(filledSeed(0x0a));
+    svm.airdrop(authority.address, lamports(1_000_000_000n));
+    const tx = await buildMemberTransaction({
+      authority,
+      organization: keyFromSeed(filledSeed(0x0c)).address,
+      member: keyFromSeed(filledSeed(0x10)).address,
+      roles: ['publisher'],
+      active: true,
+      lifetime: { blockhash: svm.latestBlockhash(), lastValidBlockHeight: 1000n },
+    });
+    const result = send(svm, tx);
+    expect(result).not.toBeInstanceOf(FailedTransactionMetadata);
+    const memo = parseEvidenceTransaction(tx.wire).memos[0]!;
+    expect(memo.record).toMatchObject({ kind: 'member', roles: ['publisher'], active: true });
+    expect(memo.signerAccounts).toEqual([authority.address]);
+  });
+
+  it('lands a shard: a durable-nonce account whose nonce authority is the operator, with its co-signed record', async () => {
+    const authority = await signerFromSeed(filledSeed(0x0a));
+    svm.airdrop(authority.address, lamports(1_000_000_000n));
+    const shard = await signerFromSeed(filledSeed(0x11));
+    const operator = keyFromSeed(filledSeed(0x0b)).address;
+    const rent = svm.minimumBalanceForRentExemption(BigInt(SHARD_ACCOUNT_SPACE));
+    const tx = await buildShardTransaction({
+      authority,
+      shard,
+      organization: keyFromSeed(filledSeed(0x0c)).address,
+      operator,
+      lamports: rent + 50_000_000n,
+      lifetime: { blockhash: svm.latestBlockhash(), lastValidBlockHeight: 1000n },
+    });
+    const result = send(svm, tx);
+    expect(result).not.toBeInstanceOf(FailedTransactionMetadata);
+    expect(svm.getBalance(shard.address)).toBe(rent + 50_000_000n);
+    const parsed = parseEvidenceTransaction(tx.wire);
+    expect(nonceAuthorityInitialized(parsed, shard.address)).toBe(operator);
+    expect(nonceAuthorityInitialized(parsed, authority.address)).toBeNull();
+    expect(parsed.memos[0]!.signerAccounts).toEqual([shard.address, authority.address]);
   });
 });

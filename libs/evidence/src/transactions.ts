@@ -5,6 +5,7 @@
  */
 import {
   AccountRole,
+  address,
   appendTransactionMessageInstructions,
   blockhash as toBlockhash,
   compileTransaction,
@@ -20,12 +21,20 @@ import {
   type InstructionWithSigners,
   type TransactionSigner,
 } from '@solana/kit';
+import {
+  SYSTEM_PROGRAM_ADDRESS,
+  getCreateAccountInstruction,
+  getInitializeNonceAccountDiscriminatorBytes,
+  getInitializeNonceAccountInstruction,
+  getInitializeNonceAccountInstructionDataDecoder,
+  getNonceSize,
+} from '@solana-program/system';
 import { base58ToBytes, bytesToBase58 } from './base58';
 import { ED25519_PROGRAM_ADDRESS, MEMO_PROGRAM_ADDRESS, TRANSACTION_SIZE_LIMIT } from './constants';
 import { buildEd25519Instruction, parseEd25519Instruction } from './ed25519-instruction';
 import type { VersionFields } from './content';
 import { FieldError, TransactionFormatError, TransactionTooLargeError } from './errors';
-import { encodeMemo, parseMemo, type MemoRecord } from './memo';
+import { encodeMemo, parseMemo, type MemberRecordRole, type MemoRecord } from './memo';
 import { isBase58Address } from './validation';
 
 /** Recent-blockhash lifetime of a transaction (as returned by the ledger's `getLatestBlockhash`). */
@@ -145,6 +154,74 @@ export async function buildPublicationTransaction(
     effectiveAt: input.effectiveAt,
   });
   return signAndEncode(input.authority, [coSignedMemo(memo, input.version, input.authority)], input.lifetime);
+}
+
+/**
+ * Builds and signs a member record (add, change or revoke a member): one Memo `svc/1 member {...}` instruction
+ * whose only account is the authority (signer); fee payer the authority. No new address: the record is found in
+ * the authority's history (docs/protocol.md "Member record").
+ * @throws FieldError on invalid fields (the authority as member included); TransactionTooLargeError never in practice.
+ */
+export async function buildMemberTransaction(input: {
+  authority: TransactionSigner;
+  /** Base58 address of the organization. */
+  organization: string;
+  /** Base58 address of the member's wallet. */
+  member: string;
+  roles: MemberRecordRole[];
+  active: boolean;
+  lifetime: BlockhashLifetime;
+}): Promise<SignedEvidenceTransaction> {
+  if (input.member === input.authority.address) throw new FieldError('member: the authority is the owner and cannot be a member record');
+  const memo = encodeMemo({ kind: 'member', organization: input.organization, member: input.member, roles: input.roles, active: input.active });
+  const accounts: AccountSignerMeta[] = [{ address: input.authority.address, role: AccountRole.READONLY_SIGNER, signer: input.authority }];
+  const instruction: Instruction & InstructionWithSigners = { programAddress: MEMO_PROGRAM_ADDRESS, accounts, data: utf8.encode(memo) };
+  return signAndEncode(input.authority, [instruction], input.lifetime);
+}
+
+/** Bytes of a System-program durable-nonce account (the space a shard account is created with). */
+export const SHARD_ACCOUNT_SPACE = getNonceSize();
+
+/**
+ * Builds and signs the creation of a capacity shard (docs/protocol.md "Shard record"): instruction 0 System
+ * `CreateAccount` (from the authority, `lamports` into the new shard account, {@link SHARD_ACCOUNT_SPACE} bytes,
+ * owned by the System program), instruction 1 System `InitializeNonceAccount` with `operator` as nonce authority,
+ * instruction 2 Memo `svc/1 shard {...}` with accounts [shard (signer), authority (signer)]; fee payer the authority.
+ * `lamports` must cover the rent exemption of the account; what is above it is the shard's spendable deposit.
+ * @throws FieldError on invalid fields; TransactionTooLargeError never in practice.
+ */
+export async function buildShardTransaction(input: {
+  authority: TransactionSigner;
+  shard: TransactionSigner;
+  /** Base58 address of the organization. */
+  organization: string;
+  /** Base58 address of the nonce authority (the service's relayer). */
+  operator: string;
+  lamports: bigint;
+  lifetime: BlockhashLifetime;
+}): Promise<SignedEvidenceTransaction> {
+  if (typeof input.lamports !== 'bigint' || input.lamports <= 0n) throw new FieldError('lamports: must be a positive bigint');
+  const memo = encodeMemo({ kind: 'shard', organization: input.organization, operator: input.operator });
+  const instructions: Instruction[] = [
+    getCreateAccountInstruction({ payer: input.authority, newAccount: input.shard, lamports: input.lamports, space: SHARD_ACCOUNT_SPACE, programAddress: SYSTEM_PROGRAM_ADDRESS }),
+    getInitializeNonceAccountInstruction({ nonceAccount: input.shard.address, nonceAuthority: address(input.operator) }),
+    coSignedMemo(memo, input.shard, input.authority),
+  ];
+  return signAndEncode(input.authority, instructions, input.lifetime);
+}
+
+/**
+ * The nonce authority a parsed transaction gives `account` with a System `InitializeNonceAccount` instruction
+ * (first account = `account`), or null when it has none.
+ */
+export function nonceAuthorityInitialized(tx: EvidenceTransaction, account: string): string | null {
+  const discriminator = getInitializeNonceAccountDiscriminatorBytes();
+  for (const ix of tx.instructions) {
+    if (ix.programAddress !== SYSTEM_PROGRAM_ADDRESS || ix.accounts[0] !== account || ix.data.length !== 36) continue;
+    if (!discriminator.every((b, i) => ix.data[i] === b)) continue;
+    return getInitializeNonceAccountInstructionDataDecoder().decode(ix.data).nonceAuthority;
+  }
+  return null;
 }
 
 function coSignedMemo(memo: string, created: TransactionSigner, authority: TransactionSigner): Instruction {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '@svc/domain';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
-import { COLLECTIONS, type DocumentDoc, type DraftDoc, type OrganizationDoc } from '@svc/projections';
+import { COLLECTIONS, type DocumentDoc, type DraftDoc, type MembershipDoc, type OrganizationDoc } from '@svc/projections';
 
 /**
  * Looks up dashboard resources for a signed-in wallet. Another organization's resource reads as
@@ -16,6 +16,9 @@ export class DashboardAccess {
   }
   get documents() {
     return this.readStore.collection<DocumentDoc>(COLLECTIONS.documents);
+  }
+  get memberships() {
+    return this.readStore.collection<MembershipDoc>(COLLECTIONS.memberships);
   }
   get drafts() {
     return this.readStore.collection<DraftDoc>(COLLECTIONS.drafts);

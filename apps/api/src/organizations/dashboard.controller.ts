@@ -33,11 +33,12 @@ export class DashboardController {
     @Inject(READ_STORE) private readonly readStore: ReadStore,
   ) {}
 
-  /** Organizations of the signed-in wallet: `{organizations: [organization]}`. */
+  /** Organizations where the signed-in wallet is the owner or a member: `{organizations: [organization]}`. */
   @Get('organizations')
   @ApiOkResponse({ description: '`{organizations: [{id, address, name, domain, authority, members, settings, ...}]}`' })
   async organizations(@CurrentSession() session: DashboardSession) {
-    const orgs = await this.access.organizations.find({ authority: session.address }, { sort: { syncedAt: 1 } });
+    const ids = (await this.access.memberships.find({ member: session.address })).map((m) => m.organizationId);
+    const orgs = ids.length === 0 ? [] : await this.access.organizations.find({ _id: { $in: ids } }, { sort: { syncedAt: 1 } });
     return { organizations: orgs.map(organizationView) };
   }
 

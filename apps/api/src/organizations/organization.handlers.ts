@@ -33,13 +33,12 @@ export class SyncOrganizationHandler implements ICommandHandler<SyncOrganization
       streams.organization(address),
       organizationDecider,
       // The ledger is read only for an organization the service does not know yet.
-      async (state) => ({
-        kind: 'SyncOrganization' as const,
-        address,
-        wallet,
-        organizationId: randomUUID(),
-        creation: state ? null : LedgerHistory.factsOf(await this.history.creationOf(address)),
-      }),
+      async (state) => {
+        const creation = state ? null : LedgerHistory.factsOf(await this.history.creationOf(address));
+        const authority = state?.authority ?? creation?.actor;
+        const memberRecords = authority ? await this.history.memberRecordsOf(authority, address, state?.lastMemberRecord ?? state?.creationSignature ?? creation!.signature) : [];
+        return { kind: 'SyncOrganization' as const, address, wallet, organizationId: randomUUID(), creation, memberRecords };
+      },
       ctx,
     );
     if (decided.appended) await this.log.settled(decided.appended.position);
@@ -65,7 +64,10 @@ export class RefreshOrganizationHandler implements ICommandHandler<RefreshOrgani
     private readonly access: DashboardAccess,
   ) {}
 
-  /** @throws DomainError not_found (404: unknown organization, or the wallet is not a member). */
+  /**
+   * Reads the member records the authority wrote since the last one applied (docs/protocol.md "Member record").
+   * @throws DomainError not_found (404: unknown organization, or the wallet is not a member).
+   */
   async execute({ organizationId, wallet, ctx }: RefreshOrganization): Promise<OrganizationDoc> {
     // The id → address mapping never changes, so the read model may resolve it; membership is decided on the stream.
     const org = await this.access.organization(organizationId, wallet);
@@ -73,7 +75,12 @@ export class RefreshOrganizationHandler implements ICommandHandler<RefreshOrgani
     const decided = await this.decisions.handle(
       streams.organization(org.address),
       organizationDecider,
-      { kind: 'RefreshOrganization', wallet, transactionCount: creation.historyLength ?? 1 },
+      async (state) => ({
+        kind: 'RefreshOrganization' as const,
+        wallet,
+        transactionCount: creation.historyLength ?? 1,
+        memberRecords: state ? await this.history.memberRecordsOf(state.authority, org.address, state.lastMemberRecord ?? creation.signature) : [],
+      }),
       ctx,
     );
     if (decided.appended) await this.log.settled(decided.appended.position);

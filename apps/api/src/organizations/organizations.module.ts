@@ -9,12 +9,14 @@ import { DocumentHandlers } from './document.handlers';
 import { DraftHandlers } from './draft.handlers';
 import { OrganizationHandlers } from './organization.handlers';
 import { PublicationHandlers } from './publication.handlers';
+import { MembersController } from './members.controller';
+import { MemberHandlers } from './members.handlers';
 import { SettingsController } from './settings.controller';
 import { ChangeSettingsHandler } from './settings.handlers';
 
 @Module({
   imports: [CqrsModule, SharedModule, AuthModule],
-  controllers: [DashboardController, SettingsController],
-  providers: [DashboardAccess, DraftQuotaReader, ...OrganizationHandlers, ...DocumentHandlers, ...DraftHandlers, ...PublicationHandlers, ChangeSettingsHandler],
+  controllers: [DashboardController, MembersController, SettingsController],
+  providers: [DashboardAccess, DraftQuotaReader, ...OrganizationHandlers, ...DocumentHandlers, ...DraftHandlers, ...PublicationHandlers, ...MemberHandlers, ChangeSettingsHandler],
 })
 export class OrganizationsModule {}

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError, type LedgerTransactionFacts, type ProtocolRecord } from '@svc/domain';
+import { DomainError, type LedgerTransactionFacts, type MemberRecordFacts, type ProtocolRecord } from '@svc/domain';
 import { parseEvidenceTransaction, type MemoRecord } from '@svc/evidence';
 import { LEDGER, toAddress, toSignature, type Ledger } from '@svc/ledger';
 
@@ -15,6 +15,9 @@ export interface LedgerRecord {
   /** Number of transactions the ledger lists for the address (when read by address). */
   historyLength?: number;
 }
+
+/** Most signatures of an authority's history read by one sync or refresh (docs/api.md "Members and roles"). */
+export const MEMBER_SCAN_LIMIT = 10_000;
 
 /**
  * Reads organizations, documents and versions back from the ledger: an object's address co-signs the
@@ -35,6 +38,53 @@ export class LedgerHistory {
     const record = await this.transaction(oldest.signature);
     if (!record) throw new DomainError('not_found', `transaction ${oldest.signature} not found on the ledger`);
     return { ...record, historyLength: history.length };
+  }
+
+  /**
+   * The member records of `organization` in the history of its `authority` (docs/protocol.md "Member record"), oldest
+   * first: the authority's signatures are read newest first back to `stopAt` (the organization's creation, or the
+   * newest member record already applied), at most {@link MEMBER_SCAN_LIMIT} of them per call.
+   */
+  async memberRecordsOf(authority: string, organization: string, stopAt: string): Promise<MemberRecordFacts[]> {
+    const newer: { signature: string; err: unknown }[] = [];
+    let before: string | undefined;
+    scan: while (newer.length < MEMBER_SCAN_LIMIT) {
+      const page = await this.ledger.getSignaturesForAddress(toAddress(authority), { limit: 1000, ...(before ? { before: toSignature(before) } : {}) });
+      for (const entry of page) {
+        if (entry.signature === stopAt) break scan;
+        newer.push({ signature: entry.signature, err: entry.err });
+      }
+      if (page.length < 1000) break;
+      before = page[page.length - 1]!.signature;
+    }
+    const records: MemberRecordFacts[] = [];
+    for (const entry of newer.reverse()) {
+      if (entry.err !== null) continue;
+      const tx = await this.ledger.getTransaction(toSignature(entry.signature));
+      if (!tx) continue;
+      let parsed;
+      try {
+        parsed = parseEvidenceTransaction(tx.wire);
+      } catch {
+        continue;
+      }
+      for (const memo of parsed.memos) {
+        const r = memo.record;
+        if (r?.kind !== 'member' || r.organization !== organization) continue;
+        records.push({
+          signature: entry.signature,
+          slot: Number(tx.slot),
+          blockTime: tx.blockTime,
+          succeeded: tx.err === null,
+          signedBy: memo.signerAccounts[0] ?? '',
+          organization: r.organization,
+          member: r.member,
+          roles: r.roles,
+          active: r.active,
+        });
+      }
+    }
+    return records;
   }
 
   /** One transaction, parsed; null when the ledger does not know it. */
@@ -77,6 +127,7 @@ function protocolRecordOf(record: MemoRecord): ProtocolRecord {
     case 'org':
     case 'doc':
     case 'ver':
+    case 'shard':
       return record;
     default:
       return { kind: 'other' };

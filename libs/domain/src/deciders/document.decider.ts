@@ -6,7 +6,8 @@
 import type { Decider } from '../decider';
 import { DomainError } from '../errors';
 import type { EventOf, VersionPublishedData } from '../events';
-import { hasRole, type LedgerTransactionFacts, type OrganizationFacts, type ProtocolRecord } from './ledger-facts';
+import { PUBLISHERS } from './draft.decider';
+import { hasRole, requireRole, type LedgerTransactionFacts, type OrganizationFacts, type ProtocolRecord } from './ledger-facts';
 
 export type DocumentEvent = EventOf<'DocumentSynced'> | EventOf<'VersionPublished'>;
 
@@ -83,6 +84,7 @@ export const documentDecider: Decider<DocumentCommand, DocumentEvent, DocumentSt
   /**
    * Sync of a known document is a no-op; confirming an already recorded version is a no-op.
    * @throws DomainError not_found (404: organization or document unknown to this wallet, no creation transaction),
+   *   forbidden (403: the signed-in wallet is a member who is neither owner nor publisher),
    *   chain_state (409: not a document of this organization on the ledger, a creator or publisher without the
    *   publisher role, a fingerprint that does not match, a gap in numbers, no matching prepared draft),
    *   version_superseded (409: the number is taken).
@@ -92,6 +94,7 @@ export const documentDecider: Decider<DocumentCommand, DocumentEvent, DocumentSt
       case 'SyncDocument': {
         const org = command.organization;
         if (!org || !org.members.some((m) => m.address === command.wallet)) throw new DomainError('not_found', 'organization not found');
+        requireRole(org, command.wallet, PUBLISHERS);
         if (state) {
           if (state.organizationId !== org.organizationId) throw new DomainError('not_found', 'document not found');
           return [];
@@ -129,6 +132,7 @@ export const documentDecider: Decider<DocumentCommand, DocumentEvent, DocumentSt
         if (state.organizationId !== org.organizationId || !org.members.some((m) => m.address === command.wallet)) {
           throw new DomainError('not_found', 'document not found');
         }
+        requireRole(org, command.wallet, PUBLISHERS);
         const versionAddress = tx.objectSigner!;
         if (state.versions.some((v) => v.versionAddress === versionAddress)) return [];
         if (!hasRole(org, tx.actor, ['owner', 'publisher'])) {

@@ -199,3 +199,10 @@ describe('publicationRecord', () => {
     expect(() => publicationRecord({ ...tx, objectSigner: null })).toThrow(expect.objectContaining({ code: 'not_a_publication' }));
   });
 });
+
+describe('document decider: roles of the signed-in wallet', () => {
+  it('refuses a sync and a confirm by an admin who may not publish with forbidden', () => {
+    expect(given(documentDecider).when(sync({ wallet: ADMIN }))).toEqual(refused('forbidden'));
+    expect(given(documentDecider, [documentSynced()]).when(publish(1, { wallet: ADMIN }))).toEqual(refused('forbidden'));
+  });
+});

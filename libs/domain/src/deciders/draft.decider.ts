@@ -6,7 +6,10 @@ import type { Decider } from '../decider';
 import { DomainError } from '../errors';
 import type { DraftCreatedData, DraftUpdatedData, EventOf } from '../events';
 import type { VersionFields } from '../version';
-import type { OrganizationFacts } from './ledger-facts';
+import { requireRole, type MemberRole, type OrganizationFacts } from './ledger-facts';
+
+/** Who prepares and confirms publications (docs/api.md "Members and roles"). */
+export const PUBLISHERS: readonly MemberRole[] = ['owner', 'publisher'];
 
 export type DraftEvent =
   | EventOf<'DraftCreated'>
@@ -78,6 +81,8 @@ function assertMember(command: ByMember, organizationId: string): void {
   if (!org || org.organizationId !== organizationId || !org.members.some((m) => m.address === command.wallet)) {
     throw new DomainError('not_found', 'draft not found');
   }
+  // Drafts are how versions are prepared for publication: owners and publishers write them, other members read.
+  requireRole(org, command.wallet, PUBLISHERS);
 }
 
 function assertOpen(state: DraftState): void {
@@ -121,7 +126,7 @@ export const draftDecider: Decider<DraftCommand, DraftEvent, DraftState | null> 
    * Marking a published draft published again is a no-op (publication confirms are idempotent). A draft is marked
    * published from whatever state it is in: the ledger holds the version, whose fields were fixed by the prepare
    * (an edit made between the recording of the version and this step does not change what was published).
-   * @throws DomainError not_found (404: unknown draft, or not a member of its organization), draft_published (409),
+   * @throws DomainError not_found (404: unknown draft, or not a member of its organization), forbidden (403: a member who is neither owner nor publisher), draft_published (409),
    *   draft_closed (409: abandoned), chain_state (409: the organization's draft quota is used up);
    *   internal_error (500) when a new draft's id is taken (ids are random UUIDs).
    */

@@ -168,3 +168,22 @@ describe('draftVersionFields', () => {
     });
   });
 });
+
+describe('draft decider: roles (docs/api.md "Members and roles")', () => {
+  const reader: OrganizationFacts = { ...ORG_FACTS, members: [...ORG_FACTS.members, { address: A.signer, roles: ['admin'] }] };
+  const publisher: OrganizationFacts = { ...ORG_FACTS, members: [...ORG_FACTS.members, { address: A.signer, roles: ['publisher'] }] };
+
+  it('refuses a member who is neither owner nor publisher with forbidden, on every draft write', () => {
+    const byAdmin = { wallet: A.signer, organization: reader };
+    expect(given(draftDecider).when({ ...create, ...byAdmin })).toEqual(refused('forbidden'));
+    expect(given(draftDecider, [created]).when({ ...edit, ...byAdmin })).toEqual(refused('forbidden'));
+    expect(given(draftDecider, [created]).when({ ...prepare(1), ...byAdmin })).toEqual(refused('forbidden'));
+    expect(given(draftDecider, [created]).when({ ...abandon, ...byAdmin })).toEqual(refused('forbidden'));
+  });
+
+  it('lets a publisher prepare a draft', () => {
+    expect(given(draftDecider, [created]).when({ ...prepare(1), wallet: A.signer, organization: publisher })).toEqual(
+      decided({ type: 'DraftPrepared', data: { ...prepared(1).data, preparedBy: A.signer } }),
+    );
+  });
+});

@@ -10,3 +10,5 @@ export * from './acceptance.decider';
 export * from './settings.decider';
 export * from './api-key.decider';
 export * from './acceptance-session.decider';
+export * from './domain.decider';
+export * from './shard.decider';

@@ -2,7 +2,8 @@
  * Facts read from the ledger that a decision needs, in the domain's own terms. The command handler reads
  * the transaction and parses its memo (docs/protocol.md); the decider judges what the facts mean.
  */
-import type { Address } from '../events';
+import { DomainError } from '../errors';
+import type { Address, MemberRecordRoleName } from '../events';
 import type { VersionFields } from '../version';
 
 /** A memo record of the protocol as a decider sees it (docs/protocol.md, "Memo records"). */
@@ -10,7 +11,26 @@ export type ProtocolRecord =
   | { kind: 'org'; name: string; domain: string | null }
   | { kind: 'doc'; organization: Address; slug: string; title: string }
   | ({ kind: 'ver'; fingerprint: string } & VersionFields)
+  | { kind: 'shard'; organization: Address; operator: Address }
   | { kind: 'other' };
+
+/**
+ * A member record of the protocol read from the ledger (docs/protocol.md "Member record"), with the transaction that
+ * carried it. The command handler lists them in ledger order; the organization's decider judges them.
+ */
+export interface MemberRecordFacts {
+  signature: string;
+  slot: number;
+  blockTime: number | null;
+  /** Whether the transaction succeeded on the ledger. */
+  succeeded: boolean;
+  /** Who signed the memo (only the authority's records count). */
+  signedBy: Address;
+  organization: Address;
+  member: Address;
+  roles: MemberRecordRoleName[];
+  active: boolean;
+}
 
 /** A transaction that may create or publish an object of the protocol. */
 export interface LedgerTransactionFacts {
@@ -40,4 +60,15 @@ export interface OrganizationFacts {
 /** Whether `wallet` holds one of `roles` in the organization. */
 export function hasRole(org: OrganizationFacts, wallet: Address, roles: readonly MemberRole[]): boolean {
   return org.members.some((m) => m.address === wallet && m.roles.some((r) => roles.includes(r)));
+}
+
+/**
+ * Requires `wallet` to hold one of `roles` in the organization (spec §5 roles; the role table of docs/api.md
+ * "Members and roles"). Command handlers and deciders call it before any change an admin or publisher must make.
+ * @throws DomainError not_found (404) when the wallet is not a member at all (another organization's resource,
+ *   spec §5), forbidden (403) when it is a member without one of `roles`.
+ */
+export function requireRole(org: OrganizationFacts | null, wallet: Address, roles: readonly MemberRole[]): void {
+  if (!org || !org.members.some((m) => m.address === wallet)) throw new DomainError('not_found', 'organization not found');
+  if (!hasRole(org, wallet, roles)) throw new DomainError('forbidden', `this operation needs the role ${roles.join(' or ')}`);
 }

@@ -1,0 +1,94 @@
+/**
+ * Members and roles over real HTTP (spec §4.10, §5; docs/api.md "Members and roles"): member records written on the
+ * ledger by the organization's wallet, read by refresh; a publisher may prepare drafts but not act as an admin; a
+ * non-member sees 404; labels are the dashboard's own.
+ */
+import { generateKeyPairSigner } from '@solana/kit';
+import { ApiClient } from '../apps/cli/src/api-client';
+import { codeOf } from './support/durability';
+import { signIn, writeMemberOnLedger } from '../apps/cli/src/operations';
+import { publishedDocument, termsOfService, type PublishedDocument } from './support/fixtures';
+import { startTestService, type TestService } from './support/test-service';
+
+interface OrgView {
+  id: string;
+  address: string;
+  members: { address: string; roles: string[]; label: string | null }[];
+}
+
+describe('members and roles', () => {
+  let service: TestService;
+  let doc: PublishedDocument;
+
+  beforeAll(async () => {
+    service = await startTestService({ env: { RATE_LIMIT_SIGNIN_PER_MINUTE: '1000' } });
+    doc = await publishedDocument(service, [1]);
+  });
+  afterAll(() => service.destroy());
+
+  const session = async (wallet: Awaited<ReturnType<typeof generateKeyPairSigner>>) =>
+    new ApiClient(service.baseUrl).useSession(await signIn(new ApiClient(service.baseUrl), wallet));
+
+  it('reads member records from the ledger on refresh: a publisher drafts and prepares, is refused admin work, sees the organization listed', async () => {
+    const publisher = await generateKeyPairSigner();
+    const stranger = await generateKeyPairSigner();
+    const asPublisher = await session(publisher);
+    const asStranger = await session(stranger);
+    const orgPath = `/v1/organizations/${doc.organization.id}`;
+
+    // Before the record: not a member, so the organization does not exist for this wallet.
+    expect(await codeOf(asPublisher.request('GET', orgPath))).toBe('404 not_found');
+    await writeMemberOnLedger(doc.ledger, doc.owner, { organization: doc.organization.address, member: publisher.address, roles: ['publisher'], active: true });
+    const refreshed = await doc.dashboard.request<{ organization: OrgView }>('POST', `${orgPath}/refresh`);
+    expect(refreshed.organization.members).toEqual([
+      { address: doc.owner.address, roles: ['owner', 'admin', 'publisher'], label: null },
+      { address: publisher.address, roles: ['publisher'], label: null },
+    ]);
+
+    const listed = await asPublisher.request<{ organizations: OrgView[] }>('GET', '/v1/organizations');
+    expect(listed.organizations.map((o) => o.id)).toEqual([doc.organization.id]);
+    expect((await asStranger.request<{ organizations: OrgView[] }>('GET', '/v1/organizations')).organizations).toEqual([]);
+
+    // A publisher prepares a draft...
+    const { draft } = await asPublisher.request<{ draft: { id: string } }>('POST', `/v1/documents/${doc.document.id}/drafts`, { title: 'Terms of Service', versionLabel: 'v2', source: termsOfService(2) });
+    const prepared = await asPublisher.request<{ draft: { status: string } }>('POST', `/v1/drafts/${draft.id}/prepare`);
+    expect(prepared.draft.status).toBe('prepared');
+    // ...but may not do what owners and admins do.
+    expect(await codeOf(asPublisher.request('PATCH', `${orgPath}/members/${publisher.address}`, { label: 'me' }))).toBe('403 forbidden');
+    // A non-member gets 404 everywhere.
+    expect(await codeOf(asStranger.request('GET', orgPath))).toBe('404 not_found');
+    expect(await codeOf(asStranger.request('PATCH', `${orgPath}/members/${publisher.address}`, { label: 'x' }))).toBe('404 not_found');
+    expect(await codeOf(asStranger.request('POST', `/v1/drafts/${draft.id}/prepare`))).toBe('404 not_found');
+  });
+
+  it('an admin without the publisher role may label members but not prepare drafts; a revoked member loses access', async () => {
+    const admin = await generateKeyPairSigner();
+    const asAdmin = await session(admin);
+    const orgPath = `/v1/organizations/${doc.organization.id}`;
+    await writeMemberOnLedger(doc.ledger, doc.owner, { organization: doc.organization.address, member: admin.address, roles: ['admin'], active: true });
+    await doc.dashboard.request('POST', `${orgPath}/refresh`);
+
+    const labelled = await asAdmin.request<{ organization: OrgView }>('PATCH', `${orgPath}/members/${doc.owner.address}`, { label: 'Founder' });
+    expect(labelled.organization.members.find((m) => m.address === doc.owner.address)?.label).toBe('Founder');
+    const cleared = await asAdmin.request<{ organization: OrgView }>('PATCH', `${orgPath}/members/${doc.owner.address}`, { label: null });
+    expect(cleared.organization.members.find((m) => m.address === doc.owner.address)?.label).toBeNull();
+    expect(await codeOf(asAdmin.request('POST', `/v1/documents/${doc.document.id}/drafts`, { title: 'T', versionLabel: 'v9', source: 'x' }))).toBe('403 forbidden');
+
+    await writeMemberOnLedger(doc.ledger, doc.owner, { organization: doc.organization.address, member: admin.address, roles: [], active: false });
+    const after = await doc.dashboard.request<{ organization: OrgView }>('POST', `${orgPath}/refresh`);
+    expect(after.organization.members.map((m) => m.address)).not.toContain(admin.address);
+    expect(await codeOf(asAdmin.request('GET', orgPath))).toBe('404 not_found');
+  });
+
+  it('validates the label request: required key, at most 80 characters or null, nothing else, a member address', async () => {
+    const orgPath = `/v1/organizations/${doc.organization.id}/members/${doc.owner.address}`;
+    expect(await codeOf(doc.dashboard.request('PATCH', orgPath, {}))).toBe('400 invalid_request');
+    expect(await codeOf(doc.dashboard.request('PATCH', orgPath, { label: 'x'.repeat(81) }))).toBe('400 invalid_request');
+    expect(await codeOf(doc.dashboard.request('PATCH', orgPath, { label: 5 }))).toBe('400 invalid_request');
+    expect(await codeOf(doc.dashboard.request('PATCH', orgPath, { label: 'ok', role: 'admin' }))).toBe('400 invalid_request');
+    expect(await codeOf(doc.dashboard.request('PATCH', `/v1/organizations/${doc.organization.id}/members/nope`, { label: 'ok' }))).toBe('400 invalid_address');
+    const unknown = await generateKeyPairSigner();
+    expect(await codeOf(doc.dashboard.request('PATCH', `/v1/organizations/${doc.organization.id}/members/${unknown.address}`, { label: 'ok' }))).toBe('404 not_found');
+    expect(await codeOf(doc.dashboard.request('PATCH', orgPath, { label: 'x'.repeat(80) }))).toBe('ok');
+  });
+});
