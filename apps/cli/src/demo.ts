@@ -66,7 +66,7 @@ export async function runDemo(options: DemoOptions): Promise<boolean> {
   const receiptsDir = path.join(demoDir, 'receipts');
   await fs.mkdir(receiptsDir, { recursive: true });
 
-  const progress = output.progress(14, 'demo');
+  const progress = output.progress(15, 'demo');
   const service = await startService({ dataDir: options.dataDir, port: options.port });
   let keepRunning = false;
   try {
@@ -132,6 +132,23 @@ export async function runDemo(options: DemoOptions): Promise<boolean> {
     }
     progress.step('a repeated acceptance was refused');
 
+    // The shop's server, with an API key: links bob's acceptance to its customer through an acceptance session
+    // (off the ledger), then asks whether that customer accepted the current version.
+    const { key } = await dashboard.request<{ key: string }>('POST', `/v1/organizations/${orgRecord.id}/api-keys`, {
+      name: 'Shop checkout server',
+      scopes: ['acceptances:write', 'acceptances:read', 'documents:read'],
+      expiresInDays: 30,
+    });
+    const shop = <T>(method: string, route: string, body?: unknown) => client.request<T>(method, route, body, { headers: { authorization: `Bearer ${key}` } });
+    const customer = 'customer-1042';
+    const { sessionToken } = await shop<{ sessionToken: string }>('POST', '/v1/acceptance-sessions', { document: 'terms-of-service', externalUserRef: customer });
+    const b2 = await acceptAsWallet(client, bob, { ...input, sessionToken });
+    record('bob', bob.address, 2, b2);
+    const latest = await shop<{ version: { address: string; number: number } }>('GET', '/v1/documents/by-slug/terms-of-service/latest');
+    const found = await shop<{ acceptances: { acceptanceId: string }[] }>('GET', `/v1/acceptances?externalUserRef=${customer}&version=${latest.version.address}&limit=1`);
+    const customerAccepted = found.acceptances[0]?.acceptanceId === b2.acceptanceId;
+    progress.step("the shop's server linked bob's acceptance to its customer");
+
     // Receipts are verified once the ledger has finalized their transactions (32 slots deep).
     const deadline = Date.now() + 90_000;
     for (;;) {
@@ -178,6 +195,7 @@ export async function runDemo(options: DemoOptions): Promise<boolean> {
       aliceAcceptedV1: aliceHasV1,
       aliceAcceptedV2BeforeSigning: aliceHasV2Before,
       repeatedAcceptance: repeat,
+      customerLink: { externalUserRef: customer, version: latest.version.number, acceptanceId: b2.acceptanceId, found: customerAccepted },
       acceptances: accepted,
       allValid,
     };
@@ -189,6 +207,8 @@ export async function runDemo(options: DemoOptions): Promise<boolean> {
       `  v2 ${v2.version.address} content ${v2.version.contentHash.slice(0, 16)}…`,
       `Latest version is now ${publicDoc.version.number}; alice had accepted v1 (${aliceHasV1 ? 'yes' : 'no'}) but not v2 (${aliceHasV2Before ? 'she had' : 'right'}) until she signed it.`,
       `A second acceptance of v2 by alice was refused: ${repeat.status} ${repeat.code}.`,
+      `The shop's server (API key) opened an acceptance session for ${customer}; bob signed v2 in it, and one search for`,
+      `  "${customer} accepted v${latest.version.number}" answers ${customerAccepted ? 'yes' : 'NO'} (the link stays off the ledger).`,
       'Acceptances (relayed by the service, fee paid by its relayer):',
       ...accepted.map((a) => `  ${a.who.padEnd(5)} v${a.version}  ${a.acceptanceId.slice(0, 16)}…  tx ${a.transactionSignature.slice(0, 20)}…  ${a.feeLamports} lamports  ${a.verdict}`),
       allValid ? 'Every receipt verified VALID against the ledger with svc verify.' : 'SOME RECEIPTS DID NOT VERIFY.',
@@ -203,7 +223,7 @@ export async function runDemo(options: DemoOptions): Promise<boolean> {
         process.once('SIGTERM', stop);
       });
     }
-    return allValid && repeat.code === 'already_accepted' && aliceHasV1 && !aliceHasV2Before && publicDoc.version.number === 2;
+    return allValid && customerAccepted && repeat.code === 'already_accepted' && aliceHasV1 && !aliceHasV2Before && publicDoc.version.number === 2;
   } catch (err) {
     progress.stop();
     throw err;

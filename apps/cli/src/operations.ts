@@ -142,12 +142,16 @@ export interface AcceptanceResult {
   message: string;
 }
 
-/** Accepts the current version of a document as a wallet signer: challenge, sign the exact message, submit. */
-export async function acceptAsWallet(client: ApiClient, signer: KeyPairSigner, input: { organization: string; document: string; origin: string }): Promise<AcceptanceResult> {
+/** Accepts the current version of a document as a wallet signer: challenge (with an acceptance session if given), sign the exact message, submit. */
+export async function acceptAsWallet(
+  client: ApiClient,
+  signer: KeyPairSigner,
+  input: { organization: string; document: string; origin: string; sessionToken?: string },
+): Promise<AcceptanceResult> {
   const challenge = await client.request<{ challengeId: string; message: string; clientBinding: string }>(
     'POST',
     '/v1/acceptance/challenges',
-    { organization: input.organization, document: input.document, signer: signer.address },
+    { organization: input.organization, document: input.document, signer: signer.address, ...(input.sessionToken ? { sessionToken: input.sessionToken } : {}) },
     { origin: input.origin },
   );
   const signature = await signText(signer, challenge.message);
