@@ -175,9 +175,9 @@ export const EXPECTED_READ_MODELS: Record<string, Record<string, unknown>[]> = {
       address: F.authority,
       tokenHash: 'e'.repeat(64),
       csrfHash: 'f'.repeat(64),
-      signedAt: '2024-01-01T00:21:00.000Z',
+      signedAt: '2024-01-01T00:22:00.000Z',
       expiresAt: '2024-01-02T00:21:00.000Z',
-      endedAt: '2024-01-01T00:22:00.000Z',
+      endedAt: '2024-01-01T00:23:00.000Z',
     },
   ],
 };

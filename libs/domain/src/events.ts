@@ -9,8 +9,8 @@
  * - `challenge-<UUID>`: AcceptanceChallengeIssued, AcceptanceChallengeCompleted
  * - `acceptance-<versionADDR>-<signer>`: AcceptanceSubmitted, AcceptanceRelayed, AcceptanceRelayFailed,
  *   AcceptanceResigned, AcceptanceFinalized (the stream name is the uniqueness key: one acceptance per signer and version)
- * - `signin-<nonce>`: SignInChallengeIssued, SignInCompleted (single use of a nonce)
- * - `session-<UUID>`: DashboardSessionStarted, DashboardSessionEnded
+ * - `signin-<nonce>`: SignInChallengeIssued, SignInCompleted (single use of a sign-in or re-authentication nonce)
+ * - `session-<UUID>`: DashboardSessionStarted, DashboardSessionReauthenticated, DashboardSessionEnded
  *
  * Each type has a JSON Schema per version in `event-schemas/<Type>.v<N>.json`, checked on append and on read; older
  * versions are upcast on read (upcasters.ts).
@@ -176,12 +176,23 @@ export interface AcceptanceFinalizedData {
   transactionSignature: string;
   slot: number;
 }
+/** A sign-in message issued for a wallet (schema v2 adds what the message is for and its fields, docs/api.md "Dashboard sign-in"). */
 export interface SignInChallengeIssuedData {
   nonce: string;
   address: Address;
+  /** The exact text issued. */
   message: string;
   issuedAt: IsoTime;
   expiresAt: IsoTime;
+  /** `sign_in` opens a session; `reauthenticate` renews the fresh-signature window of session `sessionId`. */
+  purpose: 'sign_in' | 'reauthenticate';
+  /** The session a re-authentication renews; null for a sign-in. */
+  sessionId: string | null;
+  /** The message's fields, as issued: host of the app, statement line, URI and CAIP-2 chain id. */
+  domain: string;
+  statement: string;
+  uri: string;
+  chainId: string;
 }
 export interface SignInCompletedData {
   nonce: string;
@@ -200,6 +211,13 @@ export interface DashboardSessionStartedData {
 export interface DashboardSessionEndedData {
   sessionId: string;
   reason: 'logout' | 'expired';
+}
+/** The session's wallet signed a re-authentication message: its fresh-signature window starts again at `signedAt`. */
+export interface DashboardSessionReauthenticatedData {
+  sessionId: string;
+  /** The re-authentication nonce used (stream `signin-<nonce>`). */
+  nonce: string;
+  signedAt: IsoTime;
 }
 
 export type DomainEvent =
@@ -223,7 +241,8 @@ export type DomainEvent =
   | { type: 'SignInChallengeIssued'; data: SignInChallengeIssuedData }
   | { type: 'SignInCompleted'; data: SignInCompletedData }
   | { type: 'DashboardSessionStarted'; data: DashboardSessionStartedData }
-  | { type: 'DashboardSessionEnded'; data: DashboardSessionEndedData };
+  | { type: 'DashboardSessionEnded'; data: DashboardSessionEndedData }
+  | { type: 'DashboardSessionReauthenticated'; data: DashboardSessionReauthenticatedData };
 
 export type DomainEventType = DomainEvent['type'];
 export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;
@@ -235,7 +254,7 @@ export const EVENT_TYPES: readonly DomainEventType[] = [
   'DraftCreated', 'DraftUpdated', 'DraftPrepared', 'DraftAbandoned', 'DraftPublished',
   'AcceptanceChallengeIssued', 'AcceptanceChallengeCompleted', 'AcceptanceSubmitted', 'AcceptanceResigned',
   'AcceptanceRelayed', 'AcceptanceRelayFailed', 'AcceptanceFinalized',
-  'SignInChallengeIssued', 'SignInCompleted', 'DashboardSessionStarted', 'DashboardSessionEnded',
+  'SignInChallengeIssued', 'SignInCompleted', 'DashboardSessionStarted', 'DashboardSessionEnded', 'DashboardSessionReauthenticated',
 ];
 
 /** Stream names, in one place so that a typo cannot split a stream. */

@@ -6,6 +6,8 @@ import type { DomainEventType } from './events';
  * `upcast` (upcasters.ts); each bump adds a frozen schema file and one upcaster.
  *
  * - `SignInCompleted` 2: adds `signedAt`, the time of the wallet's sign-in signature (spec §5, fresh signature).
+ * - `SignInChallengeIssued` 2: adds `purpose`, `sessionId` (re-authentication) and the issued fields `domain`,
+ *   `statement`, `uri`, `chainId` (a wallet's message is checked field by field against them).
  */
 export const CURRENT_SCHEMA_VERSION: Readonly<Record<DomainEventType, number>> = {
   OrganizationSynced: 1,
@@ -25,10 +27,11 @@ export const CURRENT_SCHEMA_VERSION: Readonly<Record<DomainEventType, number>> =
   AcceptanceRelayed: 1,
   AcceptanceRelayFailed: 1,
   AcceptanceFinalized: 1,
-  SignInChallengeIssued: 1,
+  SignInChallengeIssued: 2,
   SignInCompleted: 2,
   DashboardSessionStarted: 1,
   DashboardSessionEnded: 1,
+  DashboardSessionReauthenticated: 1,
 };
 
 /** Whether `type` names a domain event type (a key of {@link CURRENT_SCHEMA_VERSION}). */
