@@ -10,7 +10,10 @@ const transform = {
     module: { type: 'commonjs' },
   }],
 };
-const common = { rootDir: __dirname, moduleNameMapper, transform, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'] };
+// @noble/curves and @noble/hashes ship ECMAScript modules only: compiled to CommonJS like the sources.
+transform['^.+/node_modules/@noble/.+\\.js$'] = transform['^.+\\.ts$'];
+const transformIgnorePatterns = ['/node_modules/(?!@noble/)'];
+const common = { rootDir: __dirname, moduleNameMapper, transform, transformIgnorePatterns, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'] };
 module.exports = {
   // End-to-end suites start real services and wait for ledger finality; unit suites finish far sooner.
   testTimeout: 180_000,

@@ -10,7 +10,7 @@ export const COLLECTIONS = {
   documents: 'documents_v1',
   versions: 'versions_v1',
   drafts: 'drafts_v1',
-  contents: 'contents_v1',
+  contents: 'contents_v2',
   acceptances: 'acceptances_v2',
   sessions: 'sessions_v1',
   apiKeys: 'api_keys_v1',
@@ -102,6 +102,8 @@ export interface ContentDoc extends Doc {
   text: string;
   byteLength: number;
   mediaType: string;
+  /** Whether a published version has this content (only then is it public). */
+  published: boolean;
 }
 
 export interface AcceptanceDoc extends Doc {

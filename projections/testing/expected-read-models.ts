@@ -136,9 +136,9 @@ export const EXPECTED_READ_MODELS: Record<string, Record<string, unknown>[]> = {
       updatedAt: '2024-01-01T00:11:00.000Z',
     },
   ],
-  contents_v1: [
-    { _id: F.hash1, contentHash: F.hash1, text: 'Be nice.', byteLength: 8, mediaType: 'text/markdown' },
-    { _id: F.hash2, contentHash: F.hash2, text: 'Be very nice.', byteLength: 13, mediaType: 'text/markdown' },
+  contents_v2: [
+    { _id: F.hash1, contentHash: F.hash1, text: 'Be nice.', byteLength: 8, mediaType: 'text/markdown', published: true },
+    { _id: F.hash2, contentHash: F.hash2, text: 'Be very nice.', byteLength: 13, mediaType: 'text/markdown', published: true },
   ],
   acceptances_v2: [
     {
@@ -192,9 +192,9 @@ export const EXPECTED_READ_MODELS: Record<string, Record<string, unknown>[]> = {
       address: F.authority,
       tokenHash: 'e'.repeat(64),
       csrfHash: 'f'.repeat(64),
-      signedAt: '2024-01-01T00:21:00.000Z',
+      signedAt: '2024-01-01T00:22:00.000Z',
       expiresAt: '2024-01-02T00:21:00.000Z',
-      endedAt: '2024-01-01T00:22:00.000Z',
+      endedAt: '2024-01-01T00:23:00.000Z',
     },
   ],
   api_keys_v1: [

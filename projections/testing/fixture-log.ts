@@ -4,7 +4,7 @@
  * failed), a dashboard session started and ended, and events no projection handles. Values are
  * readable stand-ins that satisfy the event schemas.
  */
-import type { DataOf, DomainEventType } from '@svc/domain';
+import { CURRENT_SCHEMA_VERSION, type DataOf, type DomainEventType } from '@svc/domain';
 import type { NewEvent } from '@svc/event-store';
 
 const base58 = (prefix: string, length: number) => prefix + '1'.repeat(length - prefix.length);
@@ -54,7 +54,7 @@ let eventNumber = 0;
 function event<T extends DomainEventType>(type: T, data: DataOf<T>, minute: number): NewEvent<T, DataOf<T>> {
   eventNumber++;
   const id = `3f1c2a6e-0000-4000-9000-${String(eventNumber).padStart(12, '0')}`;
-  return { id, type, data, metadata: { correlationId: id, causationId: id, actor: `wallet:${F.authority}`, schemaVersion: 1, occurredAt: at(minute) } };
+  return { id, type, data, metadata: { correlationId: id, causationId: id, actor: `wallet:${F.authority}`, schemaVersion: CURRENT_SCHEMA_VERSION[type], occurredAt: at(minute) } };
 }
 
 function submitted(acceptanceId: string, challengeId: string, version: string, versionNumber: number, signer: string, transactionSignature: string) {
@@ -147,13 +147,32 @@ export const FIXTURE_LOG: readonly { stream: string; events: NewEvent[] }[] = [
   },
   {
     stream: `signin-${'5'.repeat(32)}`,
-    events: [event('SignInChallengeIssued', { nonce: '5'.repeat(32), address: F.authority, message: 'Sign in to the dashboard', issuedAt: at(20), expiresAt: at(25) }, 20)],
+    events: [
+      event(
+        'SignInChallengeIssued',
+        {
+          nonce: '5'.repeat(32),
+          address: F.authority,
+          message: 'Sign in to the dashboard',
+          issuedAt: at(20),
+          expiresAt: at(25),
+          purpose: 'sign_in',
+          sessionId: null,
+          domain: 'app.example.com',
+          statement: 'Sign in to the dashboard',
+          uri: 'https://app.example.com',
+          chainId: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
+        },
+        20,
+      ),
+    ],
   },
   {
     stream: `session-${F.session}`,
     events: [
       event('DashboardSessionStarted', { sessionId: F.session, address: F.authority, tokenHash: 'e'.repeat(64), csrfHash: 'f'.repeat(64), signedAt: at(21), expiresAt: '2024-01-02T00:21:00.000Z' }, 21),
-      event('DashboardSessionEnded', { sessionId: F.session, reason: 'logout' }, 22),
+      event('DashboardSessionReauthenticated', { sessionId: F.session, nonce: '6'.repeat(32), signedAt: at(22) }, 22),
+      event('DashboardSessionEnded', { sessionId: F.session, reason: 'logout' }, 23),
     ],
   },
   {

@@ -23,8 +23,13 @@ export function tempDataDir(prefix = 'svc-e2e-'): string {
   return mkdtempSync(path.join(tmpdir(), prefix));
 }
 
-/** Starts the service in this process on a free port, with `env` overriding the defaults. */
-export async function startTestService(options: { dataDir?: string; port?: number; env?: Record<string, string>; clock?: Clock } = {}): Promise<TestService> {
+/**
+ * Starts the service in this process on a free port, with `env` overriding the defaults. `beforeListen` may add
+ * routes a test needs (the HTTP server accepts new routes until it listens).
+ */
+export async function startTestService(
+  options: { dataDir?: string; port?: number; env?: Record<string, string>; clock?: Clock; beforeListen?: (app: NestFastifyApplication) => void } = {},
+): Promise<TestService> {
   const dataDir = options.dataDir ?? tempDataDir();
   const port = options.port ?? (await freePort());
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -38,6 +43,7 @@ export async function startTestService(options: { dataDir?: string; port?: numbe
     PUBLIC_BASE_URL: baseUrl,
   });
   const app = await createApp(config, { clock: options.clock });
+  options.beforeListen?.(app);
   await app.listen({ port, host: '127.0.0.1' });
   let stopped = false;
   const stop = async () => {

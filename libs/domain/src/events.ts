@@ -9,8 +9,8 @@
  * - `challenge-<UUID>`: AcceptanceChallengeIssued, AcceptanceChallengeCompleted
  * - `acceptance-<versionADDR>-<signer>`: AcceptanceSubmitted, AcceptanceRelayed, AcceptanceRelayFailed,
  *   AcceptanceResigned, AcceptanceFinalized (the stream name is the uniqueness key: one acceptance per signer and version)
- * - `signin-<nonce>`: SignInChallengeIssued, SignInCompleted (single use of a nonce)
- * - `session-<UUID>`: DashboardSessionStarted, DashboardSessionEnded
+ * - `signin-<nonce>`: SignInChallengeIssued, SignInCompleted (single use of a sign-in or re-authentication nonce)
+ * - `session-<UUID>`: DashboardSessionStarted, DashboardSessionReauthenticated, DashboardSessionEnded
  * - `settings-<orgADDR>`: OrganizationSettingsChanged (the organization's settings of spec §2.8)
  * - `apikey-<UUID>`: ApiKeyCreated, ApiKeyRevoked (spec §5 "API keys")
  * - `acceptancesession-<UUID>`: AcceptanceSessionCreated, AcceptanceSessionConsumed, AcceptanceSessionReleased
@@ -188,12 +188,23 @@ export interface AcceptanceFinalizedData {
   transactionSignature: string;
   slot: number;
 }
+/** A sign-in message issued for a wallet (schema v2 adds what the message is for and its fields, docs/api.md "Dashboard sign-in"). */
 export interface SignInChallengeIssuedData {
   nonce: string;
   address: Address;
+  /** The exact text issued. */
   message: string;
   issuedAt: IsoTime;
   expiresAt: IsoTime;
+  /** `sign_in` opens a session; `reauthenticate` renews the fresh-signature window of session `sessionId`. */
+  purpose: 'sign_in' | 'reauthenticate';
+  /** The session a re-authentication renews; null for a sign-in. */
+  sessionId: string | null;
+  /** The message's fields, as issued: host of the app, statement line, URI and CAIP-2 chain id. */
+  domain: string;
+  statement: string;
+  uri: string;
+  chainId: string;
 }
 export interface SignInCompletedData {
   nonce: string;
@@ -212,6 +223,13 @@ export interface DashboardSessionStartedData {
 export interface DashboardSessionEndedData {
   sessionId: string;
   reason: 'logout' | 'expired';
+}
+/** The session's wallet signed a re-authentication message: its fresh-signature window starts again at `signedAt`. */
+export interface DashboardSessionReauthenticatedData {
+  sessionId: string;
+  /** The re-authentication nonce used (stream `signin-<nonce>`). */
+  nonce: string;
+  signedAt: IsoTime;
 }
 
 /** Settings of an organization (spec §2.8), every key present with its value in force. */
@@ -379,7 +397,8 @@ export type DomainEvent =
   | { type: 'DomainVerificationStarted'; data: DomainVerificationStartedData }
   | { type: 'DomainVerified'; data: DomainVerifiedData }
   | { type: 'DomainVerificationRevoked'; data: DomainVerificationRevokedData }
-  | { type: 'ShardSynced'; data: ShardSyncedData };
+  | { type: 'ShardSynced'; data: ShardSyncedData }
+  | { type: 'DashboardSessionReauthenticated'; data: DashboardSessionReauthenticatedData };
 
 export type DomainEventType = DomainEvent['type'];
 export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;
@@ -391,7 +410,7 @@ export const EVENT_TYPES: readonly DomainEventType[] = [
   'DraftCreated', 'DraftUpdated', 'DraftPrepared', 'DraftAbandoned', 'DraftPublished',
   'AcceptanceChallengeIssued', 'AcceptanceChallengeCompleted', 'AcceptanceSubmitted', 'AcceptanceResigned',
   'AcceptanceRelayed', 'AcceptanceRelayFailed', 'AcceptanceFinalized',
-  'SignInChallengeIssued', 'SignInCompleted', 'DashboardSessionStarted', 'DashboardSessionEnded',
+  'SignInChallengeIssued', 'SignInCompleted', 'DashboardSessionStarted', 'DashboardSessionEnded', 'DashboardSessionReauthenticated',
   'OrganizationSettingsChanged', 'ApiKeyCreated', 'ApiKeyRevoked',
   'AcceptanceSessionCreated', 'AcceptanceSessionConsumed', 'AcceptanceSessionReleased',
   'MemberChanged', 'MemberLabelSet', 'DomainVerificationStarted', 'DomainVerified', 'DomainVerificationRevoked', 'ShardSynced',

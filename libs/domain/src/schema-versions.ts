@@ -7,6 +7,8 @@ import type { DomainEventType } from './events';
  *
  * - `SignInCompleted` 2: adds `signedAt`, the time of the wallet's sign-in signature (spec §5, fresh signature).
  * - `AcceptanceChallengeIssued` 2: adds `acceptanceSessionId` and `externalUserRef` (spec §4.5, acceptance sessions).
+ * - `SignInChallengeIssued` 2: adds `purpose`, `sessionId` (re-authentication) and the issued fields `domain`,
+ *   `statement`, `uri`, `chainId` (a wallet's message is checked field by field against them).
  */
 export const CURRENT_SCHEMA_VERSION: Readonly<Record<DomainEventType, number>> = {
   OrganizationSynced: 1,
@@ -26,7 +28,7 @@ export const CURRENT_SCHEMA_VERSION: Readonly<Record<DomainEventType, number>> =
   AcceptanceRelayed: 1,
   AcceptanceRelayFailed: 1,
   AcceptanceFinalized: 1,
-  SignInChallengeIssued: 1,
+  SignInChallengeIssued: 2,
   SignInCompleted: 2,
   DashboardSessionStarted: 1,
   DashboardSessionEnded: 1,
@@ -42,6 +44,7 @@ export const CURRENT_SCHEMA_VERSION: Readonly<Record<DomainEventType, number>> =
   DomainVerified: 1,
   DomainVerificationRevoked: 1,
   ShardSynced: 1,
+  DashboardSessionReauthenticated: 1,
 };
 
 /** Whether `type` names a domain event type (a key of {@link CURRENT_SCHEMA_VERSION}). */

@@ -46,10 +46,38 @@ export function acceptanceChallengeIssuedV1ToV2(data: StoredData): Record<string
   return { ...data, acceptanceSessionId: null, externalUserRef: null };
 }
 
+/**
+ * `SignInChallengeIssued` v1 → v2: adds `purpose` (`sign_in`: v1 knew no other), `sessionId` (null) and the
+ * issued fields `domain`, `statement`, `uri`, `chainId`, read from the v1 message, which always has the
+ * eleven-line layout of docs/protocol.md §10 (`<domain> wants you to sign in…`, address, empty line,
+ * statement, empty line, then `URI: `, `Version: `, `Chain ID: `, … one per line).
+ * @throws RangeError when the stored message does not have that layout.
+ */
+export function signInChallengeIssuedV1ToV2(data: StoredData): Record<string, unknown> {
+  const lines = typeof data['message'] === 'string' ? data['message'].split('\n') : [];
+  const suffix = ' wants you to sign in with your Solana account:';
+  const valueOf = (index: number, key: string) => {
+    const line = lines[index];
+    if (line === undefined || !line.startsWith(`${key}: `)) throw new RangeError(`SignInChallengeIssued v1: line ${index + 1} of the message is not "${key}: …"`);
+    return line.slice(key.length + 2);
+  };
+  if (lines.length !== 11 || !lines[0]!.endsWith(suffix)) throw new RangeError('SignInChallengeIssued v1: the message is not an issued sign-in message');
+  return {
+    ...data,
+    purpose: 'sign_in',
+    sessionId: null,
+    domain: lines[0]!.slice(0, -suffix.length),
+    statement: lines[3],
+    uri: valueOf(5, 'URI'),
+    chainId: valueOf(7, 'Chain ID'),
+  };
+}
+
 /** Every upcaster, by type then by the version it upcasts from. */
 export const UPCASTERS: { readonly [T in DomainEventType]?: Readonly<Record<number, UpcastStep>> } = {
   SignInCompleted: { 1: signInCompletedV1ToV2 },
   AcceptanceChallengeIssued: { 1: acceptanceChallengeIssuedV1ToV2 },
+  SignInChallengeIssued: { 1: signInChallengeIssuedV1ToV2 },
 };
 
 /**

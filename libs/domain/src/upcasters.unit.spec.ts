@@ -3,7 +3,7 @@
  */
 import { EVENT_TYPES } from './events';
 import { CURRENT_SCHEMA_VERSION, isDomainEventType } from './schema-versions';
-import { UPCASTERS, signInCompletedV1ToV2, upcast } from './upcasters';
+import { UPCASTERS, signInChallengeIssuedV1ToV2, signInCompletedV1ToV2, upcast } from './upcasters';
 
 const V1 = { nonce: '0123456789abcdef0123456789abcdef', address: '7'.repeat(44), sessionId: '2f1c6f5e-8a1b-4c3d-9e7f-0a1b2c3d4e5f' };
 
@@ -21,6 +21,40 @@ describe('signInCompletedV1ToV2', () => {
 
   it('refuses a metadata time that is not a time', () => {
     expect(() => signInCompletedV1ToV2(V1, { occurredAt: 'yesterday' })).toThrow(RangeError);
+  });
+});
+
+describe('signInChallengeIssuedV1ToV2', () => {
+  const message = [
+    'app.example.com wants you to sign in with your Solana account:',
+    '7'.repeat(44),
+    '',
+    'Sign in to the agreement evidence dashboard.',
+    '',
+    'URI: https://app.example.com',
+    'Version: 1',
+    'Chain ID: solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
+    'Nonce: 0123456789abcdef0123456789abcdef',
+    'Issued At: 2026-11-22T10:00:00Z',
+    'Expiration Time: 2026-11-22T10:10:00Z',
+  ].join('\n');
+  const issued = { nonce: V1.nonce, address: V1.address, message, issuedAt: '2026-11-22T10:00:00Z', expiresAt: '2026-11-22T10:10:00Z' };
+
+  it('adds the purpose (sign-in), no session, and the fields read from the issued message', () => {
+    expect(signInChallengeIssuedV1ToV2(issued)).toEqual({
+      ...issued,
+      purpose: 'sign_in',
+      sessionId: null,
+      domain: 'app.example.com',
+      statement: 'Sign in to the agreement evidence dashboard.',
+      uri: 'https://app.example.com',
+      chainId: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
+    });
+  });
+
+  it('refuses a stored message without the issued layout', () => {
+    expect(() => signInChallengeIssuedV1ToV2({ ...issued, message: 'hello' })).toThrow(RangeError);
+    expect(() => signInChallengeIssuedV1ToV2({ ...issued, message: message.replace('URI:', 'Uri:') })).toThrow(/line 6/);
   });
 });
 

@@ -157,7 +157,19 @@ const SAMPLES: { [T in DomainEventType]: Required<DataOf<T>> } = {
   },
   AcceptanceRelayFailed: { acceptanceId: H3, transactionSignature: SIG, reason: 'blockhash expired', logs: ['Program log: x'] },
   AcceptanceFinalized: { acceptanceId: H3, transactionSignature: SIG, slot: 301 },
-  SignInChallengeIssued: { nonce: NONCE, address: A2, message: 'Sign in to …', issuedAt: T1, expiresAt: T2 },
+  SignInChallengeIssued: {
+    nonce: NONCE,
+    address: A2,
+    message: 'Sign in to …',
+    issuedAt: T1,
+    expiresAt: T2,
+    purpose: 'reauthenticate',
+    sessionId: U2,
+    domain: 'app.example.com',
+    statement: 'Sign in to …',
+    uri: 'https://app.example.com',
+    chainId: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
+  },
   SignInCompleted: { nonce: NONCE, address: A2, sessionId: U2, signedAt: T2 },
   DashboardSessionStarted: { sessionId: U2, address: A2, tokenHash: H1, csrfHash: H2, signedAt: T1, expiresAt: T2 },
   DashboardSessionEnded: { sessionId: U2, reason: 'logout' },
@@ -240,6 +252,7 @@ const SAMPLES: { [T in DomainEventType]: Required<DataOf<T>> } = {
     rentExemptLamports: 1_447_680,
     syncedBy: A2,
   },
+  DashboardSessionReauthenticated: { sessionId: U2, nonce: NONCE, signedAt: T2 },
 };
 
 const OPTIONAL: { [T in DomainEventType]: KeySet<OptionalKeys<DataOf<T>>> } = {
@@ -276,6 +289,7 @@ const OPTIONAL: { [T in DomainEventType]: KeySet<OptionalKeys<DataOf<T>>> } = {
   DomainVerified: {},
   DomainVerificationRevoked: {},
   ShardSynced: {},
+  DashboardSessionReauthenticated: {},
 };
 
 const NULLABLE: { [T in DomainEventType]: KeySet<NullableKeys<DataOf<T>>> } = {
@@ -296,7 +310,7 @@ const NULLABLE: { [T in DomainEventType]: KeySet<NullableKeys<DataOf<T>>> } = {
   AcceptanceRelayed: { blockTime: true },
   AcceptanceRelayFailed: {},
   AcceptanceFinalized: {},
-  SignInChallengeIssued: {},
+  SignInChallengeIssued: { sessionId: true },
   SignInCompleted: {},
   DashboardSessionStarted: {},
   DashboardSessionEnded: {},
@@ -312,6 +326,7 @@ const NULLABLE: { [T in DomainEventType]: KeySet<NullableKeys<DataOf<T>>> } = {
   DomainVerified: {},
   DomainVerificationRevoked: {},
   ShardSynced: { blockTime: true },
+  DashboardSessionReauthenticated: {},
 };
 
 /** Per type, a value that must fail for some field (a format or pattern the schema enforces). */
@@ -328,6 +343,7 @@ const BAD_FIELD: { [T in DomainEventType]?: [keyof DataOf<T> & string, unknown] 
   MemberChanged: ['roles', ['owner']],
   MemberLabelSet: ['label', 'x'.repeat(81)],
   DomainVerified: ['domain', 'Acme.Example'],
+  DashboardSessionReauthenticated: ['nonce', 'xyz'],
 };
 
 const SCHEMA_DIR = EventSchemaRegistry.defaultDirectory();

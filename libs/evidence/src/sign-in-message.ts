@@ -131,3 +131,93 @@ function isUri(value: unknown): value is string {
     return false;
   }
 }
+
+/** The advanced fields of the Wallet Standard format, in the order a wallet writes them, with their field names. */
+const WALLET_FIELDS = [
+  ['URI', 'uri'],
+  ['Version', 'version'],
+  ['Chain ID', 'chainId'],
+  ['Nonce', 'nonce'],
+  ['Issued At', 'issuedAt'],
+  ['Expiration Time', 'expirationTime'],
+  ['Not Before', 'notBefore'],
+  ['Request ID', 'requestId'],
+] as const;
+
+/**
+ * A sign-in message as a Wallet Standard wallet (`solana:signIn`) may render it: the fields of the wallet's
+ * `SolanaSignInInput`, each optional after the address (statement, then those of `WALLET_FIELDS`, then resources;
+ * docs/protocol.md §10). Values are as written in the message; times are checked to be RFC 3339 instants but kept
+ * as text.
+ */
+export type WalletSignInFields = { domain: string; address: string; statement?: string; resources?: string[] } & {
+  [F in (typeof WALLET_FIELDS)[number][1]]?: string;
+};
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * Parses a sign-in message in the Wallet Standard's layout (the one `solana:signIn` wallets build from a
+ * `SolanaSignInInput`): header, address, an optional statement after an empty line, then after an empty line
+ * the fields present among `URI`, `Version`, `Chain ID`, `Nonce`, `Issued At`, `Expiration Time`, `Not Before`,
+ * `Request ID` and `Resources:` (one `- <resource>` line each), in that order. Trailing line feeds are ignored.
+ * Unlike {@link parseSignInMessage} it accepts what a wallet may render differently from the issued text
+ * (times with milliseconds, extra fields); comparing the fields with the issued ones is the caller's work.
+ * @throws SignInMessageFormatError naming the line or field that does not fit the layout.
+ */
+export function parseWalletSignInMessage(text: string): WalletSignInFields {
+  if (typeof text !== 'string') throw new SignInMessageFormatError('message must be a string');
+  if (text.length > 4096) throw new SignInMessageFormatError('message is longer than 4096 characters');
+  if (text.includes('\r')) throw new SignInMessageFormatError('message must use LF line endings only');
+  const lines = text.replace(/\n+$/, '').split('\n');
+  const header = lines[0]!;
+  if (!header.endsWith(HEADER_SUFFIX) || header.length === HEADER_SUFFIX.length) {
+    throw new SignInMessageFormatError(`line 1 must be "<domain>${HEADER_SUFFIX}"`);
+  }
+  const fields: WalletSignInFields = { domain: header.slice(0, header.length - HEADER_SUFFIX.length), address: lines[1] ?? '' };
+  if (!isBase58Address(fields.address)) throw new SignInMessageFormatError('line 2 must be a base58 address');
+  if (lines.length === 2) return fields;
+  if (lines[2] !== '' || lines.length === 3) throw new SignInMessageFormatError('line 3 must be empty and followed by a statement or fields');
+  // As in the Wallet Standard's own parser, a block that reads as fields is fields, not a statement.
+  let rest = lines.slice(3);
+  if (!readWalletFields(rest, fields, true)) {
+    fields.statement = rest[0]!;
+    if (rest.length > 1) {
+      if (rest[1] !== '' || rest.length === 2) throw new SignInMessageFormatError('the statement must be one line, followed by an empty line and the fields');
+      rest = rest.slice(2);
+      readWalletFields(rest, fields, false);
+    }
+  }
+  return fields;
+}
+
+/**
+ * Reads the fields block into `into`. With `probe`, answers false instead of throwing when the block does not
+ * start like a fields block.
+ */
+function readWalletFields(lines: string[], into: WalletSignInFields, probe: boolean): boolean {
+  let next = 0;
+  let i = 0;
+  for (; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line === 'Resources:') break;
+    const at = WALLET_FIELDS.findIndex(([key]) => line.startsWith(`${key}: `));
+    if (at < 0 || at < next) {
+      if (probe && i === 0) return false;
+      throw new SignInMessageFormatError(`line "${line.slice(0, 40)}" is not a field in its place (expected, in order: ${WALLET_FIELDS.slice(next).map(([k]) => k).join(', ')}, Resources)`);
+    }
+    const [key, name] = WALLET_FIELDS[at]!;
+    const value = line.slice(key.length + 2);
+    if (value.length === 0) throw new SignInMessageFormatError(`${name}: must not be empty`);
+    if ((name === 'issuedAt' || name === 'expirationTime' || name === 'notBefore') && !(RFC3339.test(value) && Number.isFinite(Date.parse(value)))) {
+      throw new SignInMessageFormatError(`${name}: must be an RFC 3339 time`);
+    }
+    into[name] = value;
+    next = at + 1;
+  }
+  if (i < lines.length) {
+    const resources = lines.slice(i + 1);
+    if (resources.some((r) => !r.startsWith('- ') || r.length === 2)) throw new SignInMessageFormatError('resources: each line after "Resources:" must be "- <resource>"');
+    into.resources = resources.map((r) => r.slice(2));
+  }
+  return true;
+}

@@ -11,7 +11,7 @@ import { ED25519_PROGRAM_ADDRESS } from './constants';
 import { canonicalContent, contentHash, versionFingerprint } from './content';
 import type { DocumentRecord, OrganizationRecord, VersionRecord } from './memo';
 import { receiptProblems, type AcceptanceReceiptV1 } from './receipt';
-import { verifyEd25519 } from './signatures';
+import { describeSignatureRefusal, ed25519SignatureProblem } from './signatures';
 import { parseEvidenceTransaction, type EvidenceTransaction } from './transactions';
 import { checkRegistrations, creationOf, LedgerUnavailable, mismatches } from './verifier-registrations';
 import { isIsoUtc, isoToUnixSeconds } from './validation';
@@ -202,9 +202,11 @@ async function runChecks(
 
   const messageBytes = utf8.encode(r.acceptance.message);
   const signature = base58ToBytes(r.acceptance.signature);
-  if (verifyEd25519(r.acceptance.signer, messageBytes, signature))
-    set('acceptance.signature', 'pass', `valid Ed25519 signature by ${r.acceptance.signer}`);
-  else set('acceptance.signature', 'fail', `the signature does not verify for ${r.acceptance.signer} over the message`);
+  // Strict verification, as the ledger's precompile does (docs/protocol.md §13).
+  const refusal = ed25519SignatureProblem(r.acceptance.signer, messageBytes, signature);
+  if (refusal === null) set('acceptance.signature', 'pass', `valid Ed25519 signature by ${r.acceptance.signer}`);
+  else if (refusal === 'mismatch') set('acceptance.signature', 'fail', `the signature does not verify for ${r.acceptance.signer} over the message`);
+  else set('acceptance.signature', 'fail', `strict Ed25519 verification refuses it: ${describeSignatureRefusal(refusal)}`);
 
   // ---- Ledger checks ----
   const read = async <T>(what: string, call: () => Promise<T>): Promise<T> => {

@@ -85,6 +85,26 @@ describe('verifyReceipt', () => {
     expect(failed(report)).toEqual(['acceptance.signature', 'transaction.signature-instruction']);
   });
 
+  it('INVALID, naming the strict rule, for a signature that only lenient verification accepts (S + L)', async () => {
+    const r = clone(world.receipt);
+    const sig = world.signature.slice();
+    // S + L: the same point equation, but S is not below the group order L (docs/protocol.md §13).
+    let carry = 0;
+    const L = Buffer.from('edd3f55c1a631258d69cf7a2def9de1400000000000000000000000000000010', 'hex');
+    for (let i = 0; i < 32; i++) {
+      const sum = sig[32 + i]! + L[i]! + carry;
+      sig[32 + i] = sum & 255;
+      carry = sum >> 8;
+    }
+    r.acceptance.signature = bytesToBase58(sig);
+    const report = await verifyReceipt(r, world.ledger, { now });
+    expect(report.verdict).toBe('INVALID');
+    expect(report.checks.find((c) => c.id === 'acceptance.signature')).toMatchObject({
+      status: 'fail',
+      detail: 'strict Ed25519 verification refuses it: the signature S is not below the group order',
+    });
+  });
+
   it('INVALID when the receipt points at another transaction', async () => {
     const r = clone(world.receipt);
     r.transaction.signature = world.transactions.version.signature;

@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
 import { ValidateBy, ValidateIf } from 'class-validator';
 import type { ErrorCode } from '@svc/domain';
-import { VERSION_LABEL_MAX, VERSION_TITLE_MAX, isEffectiveAt, isVersionLabel, isVersionTitle, isWellFormedText } from '@svc/evidence';
+import { VERSION_LABEL_MAX, VERSION_TITLE_MAX, ed25519PublicKeyProblem, isEffectiveAt, isVersionLabel, isVersionTitle, isWellFormedText } from '@svc/evidence';
 import { ADDR, P256ID, SIG, isAddress, isSignature, isSigner } from './patterns';
 
 /**
@@ -46,9 +46,32 @@ export const AddressField = (options: FieldOptions = {}) =>
 export const SignatureField = (options: FieldOptions = {}) =>
   field('isSignature', isSignature, 'must be a base58 signature of 64 bytes', 'invalid_signature', { type: String, pattern: SIG.source, minLength: 64, maxLength: 90 }, options);
 
-/** ADDR or P256ID; otherwise `invalid_signer`. */
+/**
+ * An address that must be able to sign: an Ed25519 public key that strict verification accepts (docs/protocol.md
+ * §13), so neither a point of small order (the identity, for which one signature verifies every message) nor a
+ * non-canonical encoding. Values that are not addresses pass here and are judged by the field's format rule.
+ */
+const signingKey = (code: ErrorCode) =>
+  ValidateBy(
+    {
+      name: 'isStrictEd25519Key',
+      validator: {
+        validate: (v: unknown) => typeof v !== 'string' || !isAddress(v) || ed25519PublicKeyProblem(v) === null,
+        defaultMessage: () => 'must be an Ed25519 public key that can sign: a point of small order or a non-canonical encoding cannot',
+      },
+    },
+    { context: { code } },
+  );
+
+/** ADDR or P256ID; otherwise `invalid_signer`. An ADDR must be a key that can sign (`signingKey`), else `invalid_signer`. */
 export const SignerField = (options: FieldOptions = {}) =>
-  field('isSigner', isSigner, 'must be a base58 address of 32 bytes or a p256 identity', 'invalid_signer', { type: String, pattern: `${ADDR.source}|${P256ID.source}`, minLength: 32, maxLength: 71 }, options);
+  applyDecorators(
+    field('isSigner', isSigner, 'must be a base58 address of 32 bytes or a p256 identity', 'invalid_signer', { type: String, pattern: `${ADDR.source}|${P256ID.source}`, minLength: 32, maxLength: 71 }, options),
+    signingKey('invalid_signer'),
+  );
+
+/** A wallet address that signs (ADDR, and a key that can sign, `signingKey`); otherwise `invalid_address`. */
+export const WalletAddressField = (options: FieldOptions = {}) => applyDecorators(AddressField(options), signingKey('invalid_address'));
 
 /** A string of `min` to `max` UTF-16 code units (the spec's "chars"); otherwise `invalid_request`. */
 export const StringField = (min: number, max: number, options: FieldOptions = {}) =>

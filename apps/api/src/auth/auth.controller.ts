@@ -3,47 +3,93 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ApiCookieAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '@svc/config';
-import { SameOriginGuard } from '@svc/http';
-import { commandContext } from '@svc/application';
-import { SignInChallengeRequest, SignInVerifyRequest } from './auth.dto';
-import { CompleteSignIn, EndSession, IssueSignInChallenge, type SignInChallengeResult, type SignInResult } from './sign-in.handlers';
+import { ApiErrorResponses, SameOriginGuard } from '@svc/http';
+import { CLOCK, commandContext, type Clock } from '@svc/application';
+import { ReauthenticateRequest, SessionResponse, SignInChallengeRequest, SignInChallengeResponse, SignInVerifyRequest } from './auth.dto';
+import {
+  CompleteReauthentication,
+  CompleteSignIn,
+  EndSession,
+  IssueReauthenticationChallenge,
+  IssueSignInChallenge,
+  type ReauthenticationResult,
+  type SignInChallengeResult,
+  type SignInResult,
+} from './sign-in.handlers';
 import { CSRF_COOKIE, CurrentSession, SESSION_COOKIE, SessionGuard, type DashboardSession } from './session.guard';
 
-/** Dashboard sign-in with a wallet (spec §4.10, §5). */
+/** Dashboard sign-in with a wallet, and re-authentication of a signed-in session (spec §4.10, §5). */
 @ApiTags('dashboard: auth')
 @Controller('v1/auth')
 export class AuthController {
   constructor(
     private readonly commands: CommandBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /** Starts sign-in. Returns `{message, nonce, issuedAt, expiresAt}`; the nonce is single-use and valid 10 minutes. */
   @Post('challenge')
   @HttpCode(200)
-  @ApiOkResponse({ description: '`{message, nonce, issuedAt, expiresAt}`' })
+  @ApiOkResponse({ type: SignInChallengeResponse })
+  @ApiErrorResponses({ 400: ['invalid_address', 'invalid_request'] })
   challenge(@Body() body: SignInChallengeRequest, @Req() req: FastifyRequest): Promise<SignInChallengeResult> {
-    return this.commands.execute(new IssueSignInChallenge(body.address, commandContext(`wallet:${body.address}`, req.id)));
+    return this.commands.execute(new IssueSignInChallenge(body.address, commandContext(`wallet:${body.address}`, req.id, this.clock.now())));
   }
 
   /**
    * Completes sign-in and sets cookies `svc_session` (HttpOnly) and `svc_csrf` (readable by the app, to be
-   * echoed in `x-csrf-token` on writes). Returns `{address, expiresAt, csrfToken}`.
-   * Errors: 400 invalid_signature, 401 unauthorized (unknown, used or expired nonce; message not as issued).
+   * echoed in `x-csrf-token` on writes). Returns `{address, signedAt, expiresAt, csrfToken}`. The signed message is
+   * judged field by field against the issued one (docs/api.md "Dashboard sign-in").
+   * Errors: 400 invalid_signature / invalid_request, 401 unauthorized (unknown, used or expired nonce; a changed field).
    */
   @Post('verify')
   @HttpCode(200)
   @UseGuards(SameOriginGuard)
   @ApiOkResponse({ description: '`{address, signedAt, expiresAt, csrfToken}`; sets cookies svc_session and svc_csrf' })
+  @ApiErrorResponses({ 400: ['invalid_signature', 'invalid_address', 'invalid_request'], 401: ['unauthorized'], 403: ['forbidden'] })
   async verify(@Body() body: SignInVerifyRequest, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    const now = this.clock.now();
     const result: SignInResult = await this.commands.execute(
-      new CompleteSignIn(body.address, body.signedMessage, body.signature, commandContext(`wallet:${body.address}`, req.id)),
+      new CompleteSignIn(body.address, body.signedMessage, body.signature, commandContext(`wallet:${body.address}`, req.id, now)),
     );
-    const maxAge = Math.floor((Date.parse(result.expiresAt) - Date.now()) / 1000);
+    const maxAge = Math.floor((Date.parse(result.expiresAt) - now.getTime()) / 1000);
     const common = { path: '/', secure: this.config.secureCookies, maxAge };
     reply.setCookie(SESSION_COOKIE, result.sessionToken, { ...common, httpOnly: true, sameSite: 'lax' });
     reply.setCookie(CSRF_COOKIE, result.csrfToken, { ...common, httpOnly: false, sameSite: 'strict' });
     return { address: result.address, signedAt: result.signedAt, expiresAt: result.expiresAt, csrfToken: result.csrfToken };
+  }
+
+  /**
+   * Starts a re-authentication of the signed-in session: a sign-in message with its own statement and a
+   * single-use nonce valid 10 minutes, to be signed by the session's wallet. Cookie write (Origin and CSRF header).
+   */
+  @Post('reauthenticate/challenge')
+  @HttpCode(200)
+  @UseGuards(SessionGuard)
+  @ApiCookieAuth()
+  @ApiOkResponse({ type: SignInChallengeResponse })
+  @ApiErrorResponses({ 401: ['unauthorized'], 403: ['forbidden'] })
+  reauthenticationChallenge(@CurrentSession() session: DashboardSession, @Req() req: FastifyRequest): Promise<SignInChallengeResult> {
+    return this.commands.execute(new IssueReauthenticationChallenge(session.sessionId, session.address, commandContext(`wallet:${session.address}`, req.id, this.clock.now())));
+  }
+
+  /**
+   * Completes a re-authentication: the session's fresh-signature window (spec §5 rule 3) starts again now.
+   * Returns the session as `GET /v1/auth/me` does. Errors: 400 invalid_signature (not the session wallet's
+   * signature) / invalid_request, 401 unauthorized (no session; unknown, used or expired nonce; a sign-in nonce or
+   * another session's; a changed field), 403 forbidden (Origin or CSRF header).
+   */
+  @Post('reauthenticate')
+  @HttpCode(200)
+  @UseGuards(SessionGuard)
+  @ApiCookieAuth()
+  @ApiOkResponse({ type: SessionResponse })
+  @ApiErrorResponses({ 400: ['invalid_signature', 'invalid_request'], 401: ['unauthorized'], 403: ['forbidden'] })
+  async reauthenticate(@Body() body: ReauthenticateRequest, @CurrentSession() session: DashboardSession, @Req() req: FastifyRequest): Promise<SessionResponse> {
+    const ctx = commandContext(`wallet:${session.address}`, req.id, this.clock.now());
+    const result: ReauthenticationResult = await this.commands.execute(new CompleteReauthentication(session.sessionId, session.address, body.signedMessage, body.signature, ctx));
+    return this.sessionView({ ...session, signedAt: result.signedAt });
   }
 
   /** Ends the session and clears the cookies. Returns `{signedOut: true}`. */
@@ -52,7 +98,7 @@ export class AuthController {
   @UseGuards(SessionGuard)
   @ApiCookieAuth()
   async logout(@CurrentSession() session: DashboardSession, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    await this.commands.execute(new EndSession(session.sessionId, commandContext(`wallet:${session.address}`, req.id)));
+    await this.commands.execute(new EndSession(session.sessionId, commandContext(`wallet:${session.address}`, req.id, this.clock.now())));
     reply.clearCookie(SESSION_COOKIE, { path: '/' });
     reply.clearCookie(CSRF_COOKIE, { path: '/' });
     return { signedOut: true };
@@ -62,7 +108,13 @@ export class AuthController {
   @Get('me')
   @UseGuards(SessionGuard)
   @ApiCookieAuth()
-  me(@CurrentSession() session: DashboardSession) {
+  @ApiOkResponse({ type: SessionResponse })
+  @ApiErrorResponses({ 401: ['unauthorized'] })
+  me(@CurrentSession() session: DashboardSession): SessionResponse {
+    return this.sessionView(session);
+  }
+
+  private sessionView(session: DashboardSession): SessionResponse {
     const freshUntil = new Date(Date.parse(session.signedAt) + this.config.freshSignatureSeconds * 1000).toISOString();
     return { address: session.address, signedAt: session.signedAt, expiresAt: session.expiresAt, freshUntil };
   }

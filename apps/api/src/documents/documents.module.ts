@@ -1,5 +1,12 @@
 import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { DashboardAccess } from '../organizations/access.service';
+import { DraftContentController } from './draft-content.controller';
 import { PublicDocumentsController } from './public-documents.controller';
 
-@Module({ controllers: [PublicDocumentsController] })
+@Module({
+  imports: [AuthModule],
+  controllers: [PublicDocumentsController, DraftContentController],
+  providers: [DashboardAccess],
+})
 export class DocumentsModule {}

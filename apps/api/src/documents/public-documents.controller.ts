@@ -1,13 +1,13 @@
 import { Controller, Get, Inject, Param, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { createHash } from 'node:crypto';
 import { DomainError } from '@svc/domain';
-import { ADDR, AddressParam, Hex64Param, MatchPipe, SlugParam } from '@svc/http';
+import { ADDR, AddressParam, ApiErrorResponses, Hex64Param, MatchPipe, SlugParam } from '@svc/http';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { COLLECTIONS, type ContentDoc, type DocumentDoc, type OrganizationDoc, type VersionDoc } from '@svc/projections';
 import { versionView } from '../organizations/views';
 import { parseMarkdownBlocks } from './parsed-content';
+import { sendContent, verifiedBytes } from './content-response';
 
 const REF = /^[A-Za-z0-9.-]{1,64}$/;
 
@@ -93,14 +93,18 @@ export class PublicDocumentsController {
     };
   }
 
+  /**
+   * The canonical bytes of a published version's content. A draft's text is not public (docs/api.md "Documents"):
+   * content no published version has reads as not found, like content never stored. Only published content is
+   * cached (publication is final, so an entry never goes stale).
+   * @throws DomainError not_found (404)
+   */
   private async canonicalBytes(hash: string): Promise<Buffer> {
     const cached = this.verified.get(hash);
     if (cached) return cached;
     const content = await this.readStore.collection<ContentDoc>(COLLECTIONS.contents).findOne({ _id: hash });
-    if (!content) throw new DomainError('not_found', 'content not found');
-    const bytes = Buffer.from(content.text, 'utf8');
-    // Served only when the bytes hash to the name they are asked by.
-    if (createHash('sha256').update(bytes).digest('hex') !== hash) throw new DomainError('not_found', 'content not found');
+    if (!content || !content.published) throw new DomainError('not_found', 'content not found');
+    const bytes = verifiedBytes(content.text, hash);
     if (this.verified.size >= PublicDocumentsController.CACHE_ENTRIES) this.verified.delete(this.verified.keys().next().value as string);
     this.verified.set(hash, bytes);
     return bytes;
@@ -109,20 +113,18 @@ export class PublicDocumentsController {
   /** The canonical bytes of a version (`text/markdown; charset=utf-8`), only when their SHA-256 equals `hash`. */
   @Get('content/:hash')
   @ApiProduces('text/markdown')
+  @ApiOkResponse({ description: 'The canonical bytes (text/markdown; charset=utf-8)', content: { 'text/markdown': { schema: { type: 'string' } } } })
+  @ApiErrorResponses({ 400: ['invalid_request'], 404: ['not_found'] })
   async content(@Param('hash', Hex64Param('hash')) hash: string, @Res() reply: FastifyReply): Promise<void> {
-    const bytes = await this.canonicalBytes(hash);
-    void reply
-      .header('content-type', 'text/markdown; charset=utf-8')
-      .header('etag', `"${hash}"`)
-      .header('cache-control', 'public, max-age=31536000, immutable')
-      .header('x-content-sha256', hash)
-      .send(bytes);
+    sendContent(reply, await this.canonicalBytes(hash), hash, 'public, max-age=31536000, immutable');
   }
 
   /** The same content as structured blocks: `{contentHash, format: "markdown", blocks}` (block shapes: parsed-content.ts). */
   @Get('content/:hash/parsed')
-  async parsed(@Param('hash', Hex64Param('hash')) hash: string) {
+  @ApiErrorResponses({ 400: ['invalid_request'], 404: ['not_found'] })
+  async parsed(@Param('hash', Hex64Param('hash')) hash: string, @Res({ passthrough: true }) reply: FastifyReply) {
     const bytes = await this.canonicalBytes(hash);
+    void reply.header('x-content-type-options', 'nosniff');
     return { contentHash: hash, format: 'markdown', blocks: parseMarkdownBlocks(bytes.toString('utf8')) };
   }
 }

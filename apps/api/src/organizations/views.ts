@@ -53,7 +53,10 @@ export function versionListView(versions: VersionDoc[]) {
   return versions.map((v) => versionView(v));
 }
 
-/** Dashboard draft record (the source text is served by content hash). */
+/**
+ * Dashboard draft record. The source text is not public: `contentUrl` is the dashboard route that serves it to
+ * the organization (`GET /v1/drafts/{id}/content`, beside the public content mirror `…/v1/public/content/`).
+ */
 export function draftView(d: DraftDoc, contentMirror: string) {
   return {
     id: d.draftId,
@@ -63,7 +66,7 @@ export function draftView(d: DraftDoc, contentMirror: string) {
     versionLabel: d.versionLabel,
     effectiveAt: d.effectiveAt,
     contentHash: d.contentHash,
-    contentUrl: `${contentMirror}${d.contentHash}`,
+    contentUrl: contentMirror.replace(/\/v1\/public\/content\/$/, `/v1/drafts/${d.draftId}/content`),
     changeSummary: d.changeSummary,
     prepared: d.prepared,
     publishedVersion: d.publishedVersion,

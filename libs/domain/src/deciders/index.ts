@@ -1,5 +1,6 @@
 export * from './ledger-facts';
 export * from './sign-in.decider';
+export * from './sign-in-fields';
 export * from './session.decider';
 export * from './content.decider';
 export * from './organization.decider';

@@ -39,3 +39,38 @@ describe('session decider', () => {
     expect(given(sessionDecider).when({ kind: 'EndSession', reason: 'logout' })).toEqual(refused('not_found'));
   });
 });
+
+describe('session decider: re-authentication', () => {
+  const NONCE = '0c1d2e3f405162738495a6b7c8d9e0f1';
+  const reauthenticate = (over: { address?: string; nonce?: string; now?: number } = {}) => ({
+    kind: 'Reauthenticate' as const,
+    address: A.authority,
+    nonce: NONCE,
+    signedAt: '2025-03-14T10:00:00.000Z',
+    now: Date.parse('2025-03-14T10:00:00.000Z'),
+    ...over,
+  });
+  const reauthenticated: EventOf<'DashboardSessionReauthenticated'> = {
+    type: 'DashboardSessionReauthenticated',
+    data: { sessionId: A.sessionId, nonce: NONCE, signedAt: '2025-03-14T10:00:00.000Z' },
+  };
+
+  it('moves the start of the fresh-signature window', () => {
+    expect(given(sessionDecider, [started]).when(reauthenticate())).toEqual(decided(reauthenticated));
+    expect(given(sessionDecider, [started, reauthenticated]).state.signedAt).toBe('2025-03-14T10:00:00.000Z');
+  });
+
+  it('records a nonce once (a retry decides nothing)', () => {
+    expect(given(sessionDecider, [started, reauthenticated]).when(reauthenticate())).toEqual(decided());
+  });
+
+  it('refuses a session that never started, has ended or has expired with unauthorized', () => {
+    expect(given(sessionDecider).when(reauthenticate())).toEqual(refused('unauthorized'));
+    expect(given(sessionDecider, [started, ended]).when(reauthenticate())).toEqual(refused('unauthorized'));
+    expect(given(sessionDecider, [started]).when(reauthenticate({ now: Date.parse(SESSION.expiresAt) }))).toEqual(refused('unauthorized'));
+  });
+
+  it("refuses another wallet than the session's with unauthorized", () => {
+    expect(given(sessionDecider, [started]).when(reauthenticate({ address: A.stranger }))).toEqual(refused('unauthorized'));
+  });
+});

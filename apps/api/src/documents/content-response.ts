@@ -1,0 +1,28 @@
+import type { FastifyReply } from 'fastify';
+import { createHash } from 'node:crypto';
+import { DomainError } from '@svc/domain';
+
+/**
+ * The UTF-8 bytes of a stored text, only when they hash to the name they are asked by (spec §4.2: "served only
+ * when their SHA-256 equals hash").
+ * @throws DomainError not_found (404) when they do not.
+ */
+export function verifiedBytes(text: string, hash: string): Buffer {
+  const bytes = Buffer.from(text, 'utf8');
+  if (createHash('sha256').update(bytes).digest('hex') !== hash) throw new DomainError('not_found', 'content not found');
+  return bytes;
+}
+
+/**
+ * Sends canonical document bytes as `text/markdown; charset=utf-8`, named by their hash (`etag`,
+ * `x-content-sha256`), with `x-content-type-options: nosniff` so that no browser renders them as anything else.
+ */
+export function sendContent(reply: FastifyReply, bytes: Buffer, hash: string, cacheControl: string): void {
+  void reply
+    .header('content-type', 'text/markdown; charset=utf-8')
+    .header('x-content-type-options', 'nosniff')
+    .header('etag', `"${hash}"`)
+    .header('cache-control', cacheControl)
+    .header('x-content-sha256', hash)
+    .send(bytes);
+}
