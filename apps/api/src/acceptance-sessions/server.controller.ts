@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { DomainError } from '@svc/domain';
 import { Hex64Param, SlugParam } from '@svc/http';
@@ -13,6 +13,8 @@ import { AcceptanceSearch } from '../acceptances/search/acceptance-search.servic
 import { versionView } from '../organizations/views';
 import { CreateAcceptanceSession, type AcceptanceSessionResult } from './acceptance-session.handlers';
 import { CreateAcceptanceSessionRequest } from './acceptance-sessions.dto';
+import { AcceptancePageResponse, AcceptanceResponse } from '../acceptances/acceptance.responses';
+import { AcceptanceSessionResponse, LatestVersionResponse } from './server.responses';
 
 /**
  * Endpoints for an organization's server (spec §4.5, §4.2 "latest"), authenticated by `Authorization: Bearer
@@ -34,7 +36,7 @@ export class ServerController {
   @Post('acceptance-sessions')
   @HttpCode(201)
   @RequireScope('acceptances:write')
-  @ApiOkResponse({ description: '`{sessionToken, expiresAt}`' })
+  @ApiCreatedResponse({ type: AcceptanceSessionResponse })
   createSession(@Body() body: CreateAcceptanceSessionRequest, @CurrentKey() key: AuthenticatedKey, @Req() req: FastifyRequest): Promise<AcceptanceSessionResult> {
     return this.commands.execute(new CreateAcceptanceSession(key, body, commandContext(`api-key:${key.keyId}`, req.id, this.clock.now())));
   }
@@ -42,7 +44,7 @@ export class ServerController {
   /** Acceptance search: `{acceptances: [record], nextCursor}`, newest first (docs/api.md "Acceptance search"). */
   @Get('acceptances')
   @RequireScope('acceptances:read')
-  @ApiOkResponse({ description: '`{acceptances: [record], nextCursor: string|null}`' })
+  @ApiOkResponse({ type: AcceptancePageResponse })
   acceptances(@Query() query: AcceptanceSearchQuery, @CurrentKey() key: AuthenticatedKey) {
     return this.search.search(key.organizationId, query);
   }
@@ -50,7 +52,7 @@ export class ServerController {
   /** `{acceptance, receiptUrl}`; 404 for acceptances of other organizations. */
   @Get('acceptances/:acceptanceId')
   @RequireScope('acceptances:read')
-  @ApiOkResponse({ description: '`{acceptance, receiptUrl}`' })
+  @ApiOkResponse({ type: AcceptanceResponse })
   acceptance(@Param('acceptanceId', Hex64Param('acceptanceId')) acceptanceId: string, @CurrentKey() key: AuthenticatedKey) {
     return this.search.one(key.organizationId, acceptanceId);
   }
@@ -62,7 +64,7 @@ export class ServerController {
    */
   @Get('documents/by-slug/:slug/latest')
   @RequireScope('documents:read')
-  @ApiOkResponse({ description: '`{organization, document, version}`' })
+  @ApiOkResponse({ type: LatestVersionResponse })
   async latest(@Param('slug', SlugParam()) slug: string, @CurrentKey() key: AuthenticatedKey) {
     const doc = await this.readStore.collection<DocumentDoc>(COLLECTIONS.documents).findOne({ organizationId: key.organizationId, slug });
     if (!doc) throw new DomainError('not_found', 'document not found');

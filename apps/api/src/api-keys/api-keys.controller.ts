@@ -10,6 +10,7 @@ import { CurrentSession, SessionGuard, type DashboardSession } from '../auth/ses
 import { DashboardAccess } from '../organizations/access.service';
 import { apiKeyView, CreateApiKey, RevokeApiKey } from './api-key.handlers';
 import { CreateApiKeyRequest } from './api-keys.dto';
+import { ApiKeyListResponse, ApiKeyOneResponse, CreatedApiKeyResponse } from './api-keys.responses';
 
 /**
  * API keys of an organization's servers (spec §4.10, §5). Creating needs the owner or an admin and a wallet
@@ -29,7 +30,7 @@ export class ApiKeysController {
 
   /** `{apiKeys: [{id, name, scopes, prefix, status, createdAt, createdBy, expiresAt, revokedAt}]}`, newest first, revoked ones included. */
   @Get()
-  @ApiOkResponse({ description: '`{apiKeys: [apiKey]}`' })
+  @ApiOkResponse({ type: ApiKeyListResponse })
   async list(@Param('orgId', UuidParam('orgId')) orgId: string, @CurrentSession() session: DashboardSession) {
     await this.access.organization(orgId, session.address);
     const docs = await this.readStore.collection<ApiKeyDoc>(COLLECTIONS.apiKeys).find({ organizationId: orgId }, { sort: { createdAt: -1 } });
@@ -39,14 +40,14 @@ export class ApiKeysController {
 
   /** `{apiKey, key}`: `key` (`svc_test_…` or `svc_live_…`) is shown this once. 403 reauthentication_required without a fresh signature. */
   @Post()
-  @ApiCreatedResponse({ description: '`{apiKey, key}`' })
+  @ApiCreatedResponse({ type: CreatedApiKeyResponse })
   create(@Param('orgId', UuidParam('orgId')) orgId: string, @Body() body: CreateApiKeyRequest, @CurrentSession() session: DashboardSession, @Req() req: FastifyRequest) {
     return this.commands.execute(new CreateApiKey(orgId, body, session, commandContext(`wallet:${session.address}`, req.id, this.clock.now())));
   }
 
   /** Revokes the key (idempotent): `{apiKey}` with `status: "revoked"`. The next request with it is refused, on every replica. */
   @Delete(':keyId')
-  @ApiOkResponse({ description: '`{apiKey}`' })
+  @ApiOkResponse({ type: ApiKeyOneResponse })
   revoke(
     @Param('orgId', UuidParam('orgId')) orgId: string,
     @Param('keyId', UuidParam('keyId')) keyId: string,

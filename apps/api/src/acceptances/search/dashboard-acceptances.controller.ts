@@ -3,6 +3,7 @@ import { ApiCookieAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { UuidParam } from '@svc/http';
 import { CurrentSession, SessionGuard, type DashboardSession } from '../../auth/session.guard';
 import { DashboardAccess } from '../../organizations/access.service';
+import { AcceptancePageResponse } from '../acceptance.responses';
 import { AcceptanceSearchQuery } from './acceptance-search.dto';
 import { AcceptanceSearch } from './acceptance-search.service';
 
@@ -19,7 +20,7 @@ export class DashboardAcceptancesController {
 
   /** `{acceptances: [record], nextCursor}`, newest first. */
   @Get()
-  @ApiOkResponse({ description: '`{acceptances: [record], nextCursor: string|null}`' })
+  @ApiOkResponse({ type: AcceptancePageResponse })
   async acceptances(@Param('orgId', UuidParam('orgId')) orgId: string, @Query() query: AcceptanceSearchQuery, @CurrentSession() session: DashboardSession) {
     await this.access.organization(orgId, session.address);
     return this.search.search(orgId, query);
