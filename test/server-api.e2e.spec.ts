@@ -3,15 +3,17 @@
  * with cursors, the latest-version read, and the settings that govern signing — over real HTTP against the
  * embedded stores and ledger.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
 import { AdjustableClock } from '@svc/application';
 import { ApiClient } from '../apps/cli/src/api-client';
-import { acceptAsWallet, signText } from '../apps/cli/src/operations';
+import { acceptAsWallet, signIn, signText } from '../apps/cli/src/operations';
+import { apiMain } from '../apps/cli/src/paths';
+import { startService, type RunningService } from '../apps/cli/src/service-process';
 import { codeOf, issueChallenge, ORIGIN, submitSigned, type IssuedChallenge } from './support/durability';
 import { publishedDocument, type PublishedDocument } from './support/fixtures';
-import { startTestService, type TestService } from './support/test-service';
+import { startTestService, tempDataDir, type TestService } from './support/test-service';
 
 const GENEROUS_LIMITS = { RATE_LIMIT_SIGNIN_PER_MINUTE: '1000', RATE_LIMIT_ACCEPTANCE_PER_MINUTE: '100000', RATE_LIMIT_GENERAL_PER_MINUTE: '100000' };
 
@@ -30,7 +32,7 @@ function createKey(doc: PublishedDocument, scopes: string[], extra: Record<strin
 }
 
 /** A client of the organization's server: every request carries `Authorization: Bearer <key>`. */
-function server(service: TestService, key: string) {
+function server(service: Pick<TestService, 'baseUrl'>, key: string) {
   const client = new ApiClient(service.baseUrl);
   return {
     request: <T = Record<string, unknown>>(method: string, route: string, body?: unknown) => client.request<T>(method, route, body, { headers: { authorization: `Bearer ${key}` } }),
@@ -469,5 +471,45 @@ describe('two API replicas sharing one data store', () => {
     await doc.dashboard.request('DELETE', `/v1/organizations/${doc.organization.id}/api-keys/${apiKey.id}`);
     expect(await codeOf(onReplica.request('GET', '/v1/acceptances'))).toBe('401 unauthorized');
     expect(await codeOf(server(primary, key).request('GET', '/v1/acceptances'))).toBe('401 unauthorized');
+  });
+});
+
+const apiBuilt = existsSync(apiMain());
+
+(apiBuilt ? describe : describe.skip)(`secrets stay out of the logs${apiBuilt ? '' : ' (skipped: run "npm run build" first; npm test does)'}`, () => {
+  let service: RunningService;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = tempDataDir();
+    // The most verbose level: every request is logged.
+    service = await startService({ dataDir, env: { ...GENEROUS_LIMITS, LOG_LEVEL: 'trace' }, captureLogs: true });
+  });
+  afterAll(async () => {
+    await service.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('neither an API key, nor a session token, nor the dashboard cookie reaches the log', async () => {
+    const doc = await publishedDocument({ baseUrl: service.baseUrl, rpcUrl: service.rpcUrl }, [1]);
+    const { key, apiKey } = await createKey(doc, ['acceptances:read', 'acceptances:write']);
+    const api = server(service, key);
+    const { sessionToken } = await api.request<{ sessionToken: string }>('POST', '/v1/acceptance-sessions', {});
+    await api.request('GET', '/v1/acceptances');
+    await codeOf(server(service, `${key.slice(0, -1)}x`).request('GET', '/v1/acceptances'));
+    await doc.dashboard.request('DELETE', `/v1/organizations/${doc.organization.id}/api-keys/${apiKey.id}`);
+    await codeOf(api.request('GET', '/v1/acceptances'));
+    const dashboard = await signIn(new ApiClient(service.baseUrl), doc.owner);
+    await new ApiClient(service.baseUrl).useSession(dashboard).request('GET', `/v1/organizations/${doc.organization.id}/api-keys`);
+    const log = service.stdout.join('');
+    expect(log).toContain('/api/v1/acceptances');
+    expect(log).toContain(`/api/v1/organizations/${doc.organization.id}/api-keys`);
+    for (const secret of [key, sessionToken, dashboard.session, dashboard.csrf]) {
+      expect(log.includes(secret)).toBe(false);
+    }
+    for (const file of filesUnder(dataDir)) {
+      const bytes = readFileSync(file);
+      expect([file, bytes.includes(Buffer.from(key)) || bytes.includes(Buffer.from(sessionToken))]).toEqual([file, false]);
+    }
   });
 });

@@ -23,21 +23,25 @@ export interface RunningService {
   process: ChildProcess;
   /** Lines the service wrote to stderr (for diagnostics when it fails to start). */
   stderr: string[];
+  /** Everything the service logged to stdout, when started with `captureLogs` (else empty). */
+  stdout: string[];
   stop(): Promise<void>;
 }
 
 /**
  * Starts `dist/apps/api/src/main.js` with `DATA_DIR` and `PORT`, and waits until `GET /api/ready` answers 200
- * (bounded by `timeoutMs`).
+ * (bounded by `timeoutMs`). With `captureLogs`, its stdout (the structured log) is kept in `stdout`.
  * @throws Error when the service exits or is not ready in time.
  */
-export async function startService(options: { dataDir: string; port?: number; env?: Record<string, string>; timeoutMs?: number }): Promise<RunningService> {
+export async function startService(options: { dataDir: string; port?: number; env?: Record<string, string>; timeoutMs?: number; captureLogs?: boolean }): Promise<RunningService> {
   const port = options.port ?? (await freePort());
   const baseUrl = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, [apiMain()], {
     env: { ...process.env, LOG_LEVEL: 'warn', ...options.env, DATA_DIR: options.dataDir, PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: baseUrl },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', options.captureLogs ? 'pipe' : 'ignore', 'pipe'],
   });
+  const stdout: string[] = [];
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => stdout.push(chunk));
   const stderr: string[] = [];
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
     stderr.push(chunk);
@@ -69,5 +73,5 @@ export async function startService(options: { dataDir: string; port?: number; en
     }
     await new Promise((r) => setTimeout(r, 150));
   }
-  return { baseUrl, rpcUrl: `${baseUrl}/rpc`, process: child, stderr, stop };
+  return { baseUrl, rpcUrl: `${baseUrl}/rpc`, process: child, stderr, stdout, stop };
 }
