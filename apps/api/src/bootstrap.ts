@@ -21,6 +21,7 @@ import {
   registerRequestBodies,
   requestId,
 } from '@svc/http';
+import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { callsPerMinutePerClient, LEDGER, registerLedgerJsonRpc, type Ledger } from '@svc/ledger';
 import { AppModule } from './app.module';
 import { OpenApiDocument } from './system/openapi.document';
@@ -75,7 +76,11 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
     exposedHeaders: ['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after', 'x-batch-transaction'],
     maxAge: 600,
   } as never);
-  await registerRateLimits(fastify, { general: config.rateLimitGeneral, signIn: config.rateLimitSignIn, acceptance: config.rateLimitAcceptance });
+  await registerRateLimits(
+    fastify,
+    { general: config.rateLimitGeneral, signIn: config.rateLimitSignIn, acceptance: config.rateLimitAcceptance, dnsCheck: config.rateLimitDnsCheck },
+    app.get<ReadStore>(READ_STORE),
+  );
   fastify.addHook('onSend', async (request, reply) => {
     if (!reply.hasHeader('x-request-id')) reply.header('x-request-id', request.id);
   });

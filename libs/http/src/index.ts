@@ -7,4 +7,5 @@ export * from './body';
 export * from './client-errors';
 export * from './origin';
 export * from './rate-limit';
+export * from './rate-counters';
 export * from './request-id';
