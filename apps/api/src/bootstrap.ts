@@ -24,6 +24,8 @@ import {
 import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { callsPerMinutePerClient, LEDGER, registerLedgerJsonRpc, type Ledger } from '@svc/ledger';
 import { AppModule } from './app.module';
+import { IdempotencyInterceptor, registerIdempotencyHooks } from './system/idempotency.interceptor';
+import { IdempotencyStore } from './system/idempotency.store';
 import { OpenApiDocument } from './system/openapi.document';
 
 /** API version of the OpenAPI description (spec §9). */
@@ -31,6 +33,7 @@ export const API_VERSION = '1.0.0';
 
 /**
  * Builds the HTTP service: a private data directory, Fastify, the `/api` prefix, cookies, CORS, rate limits,
+ * stored responses of idempotent writes (`Idempotency-Key`),
  * JSON-only bodies with per-route limits, validation, the error envelope (also for errors raised before a
  * route runs: 400, 408, 413, 414, 415, 431), the OpenAPI description and, with the embedded ledger, its
  * JSON-RPC endpoint at `/rpc`. Input limits: docs/api.md "Input limits and content types".
@@ -57,6 +60,7 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
   });
   app.useGlobalFilters(new ApiErrorFilter());
   app.useGlobalPipes(createValidationPipe());
+  app.useGlobalInterceptors(new IdempotencyInterceptor(app.get(IdempotencyStore)));
   app.enableShutdownHooks();
 
   // @nestjs/platform-fastify carries its own copy of fastify's types; the instance is the same object.
@@ -73,7 +77,7 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
     },
     methods: ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'OPTIONS'],
     allowedHeaders: ['content-type', 'authorization', 'x-csrf-token', 'x-client-binding', 'x-proof-token', 'idempotency-key', 'x-request-id'],
-    exposedHeaders: ['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after', 'x-batch-transaction'],
+    exposedHeaders: ['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after', 'x-batch-transaction', 'idempotent-replayed'],
     maxAge: 600,
   } as never);
   await registerRateLimits(
@@ -81,6 +85,7 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
     { general: config.rateLimitGeneral, signIn: config.rateLimitSignIn, acceptance: config.rateLimitAcceptance, dnsCheck: config.rateLimitDnsCheck },
     app.get<ReadStore>(READ_STORE),
   );
+  registerIdempotencyHooks(fastify, app.get(IdempotencyStore));
   fastify.addHook('onSend', async (request, reply) => {
     if (!reply.hasHeader('x-request-id')) reply.header('x-request-id', request.id);
   });

@@ -7,20 +7,18 @@ import { RATE_COUNTERS_COLLECTION, SharedRateCounters, type RateCount } from './
 
 /** Shared rate counters over two connections to one SQLite read store, as two API replicas have. */
 describe('SharedRateCounters', () => {
-  let dir: string;
-  let stores: SqliteReadStore[];
-  beforeEach(() => {
-    dir = mkdtempSync(path.join(tmpdir(), 'svc-rate-'));
-    stores = [];
-  });
-  afterEach(async () => {
-    for (const s of stores) await s.close();
+  const dir = mkdtempSync(path.join(tmpdir(), 'svc-rate-'));
+  const stores: SqliteReadStore[] = [];
+  let file = 0;
+  // Each test opens its own file (several connections to it, one per replica).
+  beforeEach(() => void file++);
+  afterAll(async () => {
+    await Promise.all(stores.map((s) => s.close()));
     rmSync(dir, { recursive: true, force: true });
   });
   const open = () => {
-    const store = new SqliteReadStore({ file: path.join(dir, 'read.sqlite') });
-    stores.push(store);
-    return store;
+    stores.push(new SqliteReadStore({ file: path.join(dir, `read-${file}.sqlite`) }));
+    return stores[stores.length - 1];
   };
   const count = (c: SharedRateCounters, key: string, max: number) =>
     new Promise<RateCount>((resolve, reject) => c.incr(key, 60_000, max, (err, r) => (err ? reject(err) : resolve(r))));
@@ -33,7 +31,8 @@ describe('SharedRateCounters', () => {
   });
 
   it('keeps replicas within max + (replicas - 1) × slack, whatever the interleaving', async () => {
-    const replicas = [new SharedRateCounters(open()), new SharedRateCounters(open()), new SharedRateCounters(open())];
+    const shared = open();
+    const replicas = [new SharedRateCounters(shared), new SharedRateCounters(open()), new SharedRateCounters(open())];
     const max = 40;
     let admitted = 0;
     // One request at a time (connections of one process would wait on each other's write lock, which blocks
@@ -47,7 +46,7 @@ describe('SharedRateCounters', () => {
     expect(admitted).toBeLessThanOrEqual(max + 2 * SharedRateCounters.slack(max));
     // Once every replica has written its counts, the shared store holds every request, none lost.
     for (const c of replicas) await c.sync();
-    const docs = await stores[0].collection<{ _id: string; count: number }>(RATE_COUNTERS_COLLECTION).find({});
+    const docs = await shared.collection<{ _id: string; count: number }>(RATE_COUNTERS_COLLECTION).find({});
     expect(docs.map((d) => d.count)).toEqual([200]);
   });
 
