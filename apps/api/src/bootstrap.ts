@@ -15,6 +15,7 @@ import {
   DEFAULT_BODY_LIMIT,
   DRAFT_ROUTES,
   clientErrorHandler,
+  completeOpenApiDocument,
   createValidationPipe,
   frameworkErrors,
   registerRateLimits,
@@ -69,16 +70,19 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
   await app.register(fastifyCookie as never);
   // Public endpoints are callable from any website (no credentials); the dashboard's cookies only
   // travel with requests from the app's own origin.
-  await app.register(fastifyCors as never, {
-    delegator: (req: { headers: Record<string, string | undefined> }, cb: (e: Error | null, o: object) => void) => {
-      const origin = req.headers.origin;
-      if (origin === config.appOrigin) cb(null, { origin: true, credentials: true });
-      else cb(null, { origin: '*', credentials: false });
-    },
+  // @fastify/cors uses the delegator's options alone: each answer carries the shared settings.
+  const cors = {
     methods: ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'OPTIONS'],
     allowedHeaders: ['content-type', 'authorization', 'x-csrf-token', 'x-client-binding', 'x-proof-token', 'idempotency-key', 'x-request-id'],
     exposedHeaders: ['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after', 'x-batch-transaction', 'idempotent-replayed'],
     maxAge: 600,
+  };
+  await app.register(fastifyCors as never, {
+    delegator: (req: { headers: Record<string, string | undefined> }, cb: (e: Error | null, o: object) => void) => {
+      const origin = req.headers.origin;
+      if (origin === config.appOrigin) cb(null, { ...cors, origin: true, credentials: true });
+      else cb(null, { ...cors, origin: '*', credentials: false });
+    },
   } as never);
   await registerRateLimits(
     fastify,
@@ -107,7 +111,7 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
     .addBearerAuth()
     .build();
   await app.init();
-  const document = SwaggerModule.createDocument(app, openApi, { ignoreGlobalPrefix: true });
+  const document = completeOpenApiDocument(SwaggerModule.createDocument(app, openApi, { ignoreGlobalPrefix: true }));
   app.get(OpenApiDocument).set(document);
   return app;
 }
