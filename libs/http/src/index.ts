@@ -9,3 +9,4 @@ export * from './origin';
 export * from './rate-limit';
 export * from './rate-counters';
 export * from './request-id';
+export * from './openapi';
