@@ -6,6 +6,8 @@ import type { Clock } from '@svc/application';
 import { loadConfig } from '@svc/config';
 import { createApp } from '../../apps/api/src/bootstrap';
 import { freePort } from '../../apps/cli/src/service-process';
+import { OpenApiDocument } from '../../apps/api/src/system/openapi.document';
+import { ResponseChecker } from './openapi-responses';
 
 /** A real service (HTTP on loopback, embedded event store, read store and ledger) for end-to-end tests. */
 export interface TestService {
@@ -13,6 +15,8 @@ export interface TestService {
   baseUrl: string;
   rpcUrl: string;
   dataDir: string;
+  /** With `checkResponses`: every answer that broke the OpenAPI description (also reported by `stop`). */
+  responseViolations: string[];
   /** Stops the service; the data directory stays (for restarts). */
   stop(): Promise<void>;
   /** Stops the service and deletes its data directory. */
@@ -25,10 +29,12 @@ export function tempDataDir(prefix = 'svc-e2e-'): string {
 
 /**
  * Starts the service in this process on a free port, with `env` overriding the defaults. `beforeListen` may add
- * routes a test needs (the HTTP server accepts new routes until it listens).
+ * routes a test needs (the HTTP server accepts new routes until it listens). With `checkResponses`, every answer is
+ * checked against the served OpenAPI description (test/support/openapi-responses.ts) and `stop` fails listing the
+ * answers that broke it.
  */
 export async function startTestService(
-  options: { dataDir?: string; port?: number; env?: Record<string, string>; clock?: Clock; beforeListen?: (app: NestFastifyApplication) => void } = {},
+  options: { dataDir?: string; port?: number; env?: Record<string, string>; clock?: Clock; beforeListen?: (app: NestFastifyApplication) => void; checkResponses?: boolean } = {},
 ): Promise<TestService> {
   const dataDir = options.dataDir ?? tempDataDir();
   const port = options.port ?? (await freePort());
@@ -44,22 +50,31 @@ export async function startTestService(
   });
   const app = await createApp(config, { clock: options.clock });
   options.beforeListen?.(app);
+  const checker = options.checkResponses ? new ResponseChecker(app.get(OpenApiDocument).get() as never) : undefined;
+  checker?.install(app.getHttpAdapter().getInstance() as never);
   await app.listen({ port, host: '127.0.0.1' });
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
     stopped = true;
     await app.close();
+    if (checker && checker.violations.length > 0) {
+      throw new Error(`answers that break the OpenAPI description:\n${checker.violations.join('\n')}`);
+    }
   };
   return {
     app,
     baseUrl,
     rpcUrl: `${baseUrl}/rpc`,
     dataDir,
+    responseViolations: checker?.violations ?? [],
     stop,
     destroy: async () => {
-      await stop();
-      rmSync(dataDir, { recursive: true, force: true });
+      try {
+        await stop();
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
     },
   };
 }

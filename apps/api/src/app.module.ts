@@ -12,6 +12,7 @@ import { DocumentsModule } from './documents/documents.module';
 import { InfrastructureModule, ProcessorsModule, type Clock } from '@svc/application';
 import { OrganizationsModule } from './organizations/organizations.module';
 import { ReceiptsModule } from './receipts/receipts.module';
+import { IdempotencyStore } from './system/idempotency.store';
 import { OpenApiDocument } from './system/openapi.document';
 import { SystemController } from './system/system.controller';
 
@@ -61,7 +62,7 @@ export class AppModule {
         ReceiptsModule,
       ],
       controllers: [SystemController],
-      providers: [OpenApiDocument],
+      providers: [OpenApiDocument, IdempotencyStore],
     };
   }
 }

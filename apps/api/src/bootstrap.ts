@@ -15,14 +15,18 @@ import {
   DEFAULT_BODY_LIMIT,
   DRAFT_ROUTES,
   clientErrorHandler,
+  completeOpenApiDocument,
   createValidationPipe,
   frameworkErrors,
   registerRateLimits,
   registerRequestBodies,
   requestId,
 } from '@svc/http';
+import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { callsPerMinutePerClient, LEDGER, registerLedgerJsonRpc, type Ledger } from '@svc/ledger';
 import { AppModule } from './app.module';
+import { IdempotencyInterceptor, registerIdempotencyHooks } from './system/idempotency.interceptor';
+import { IdempotencyStore } from './system/idempotency.store';
 import { OpenApiDocument } from './system/openapi.document';
 
 /** API version of the OpenAPI description (spec §9). */
@@ -30,6 +34,7 @@ export const API_VERSION = '1.0.0';
 
 /**
  * Builds the HTTP service: a private data directory, Fastify, the `/api` prefix, cookies, CORS, rate limits,
+ * stored responses of idempotent writes (`Idempotency-Key`),
  * JSON-only bodies with per-route limits, validation, the error envelope (also for errors raised before a
  * route runs: 400, 408, 413, 414, 415, 431), the OpenAPI description and, with the embedded ledger, its
  * JSON-RPC endpoint at `/rpc`. Input limits: docs/api.md "Input limits and content types".
@@ -56,6 +61,7 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
   });
   app.useGlobalFilters(new ApiErrorFilter());
   app.useGlobalPipes(createValidationPipe());
+  app.useGlobalInterceptors(new IdempotencyInterceptor(app.get(IdempotencyStore)));
   app.enableShutdownHooks();
 
   // @nestjs/platform-fastify carries its own copy of fastify's types; the instance is the same object.
@@ -64,18 +70,26 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
   await app.register(fastifyCookie as never);
   // Public endpoints are callable from any website (no credentials); the dashboard's cookies only
   // travel with requests from the app's own origin.
+  // @fastify/cors uses the delegator's options alone: each answer carries the shared settings.
+  const cors = {
+    methods: ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'OPTIONS'],
+    allowedHeaders: ['content-type', 'authorization', 'x-csrf-token', 'x-client-binding', 'x-proof-token', 'idempotency-key', 'x-request-id'],
+    exposedHeaders: ['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after', 'x-batch-transaction', 'idempotent-replayed'],
+    maxAge: 600,
+  };
   await app.register(fastifyCors as never, {
     delegator: (req: { headers: Record<string, string | undefined> }, cb: (e: Error | null, o: object) => void) => {
       const origin = req.headers.origin;
-      if (origin === config.appOrigin) cb(null, { origin: true, credentials: true });
-      else cb(null, { origin: '*', credentials: false });
+      if (origin === config.appOrigin) cb(null, { ...cors, origin: true, credentials: true });
+      else cb(null, { ...cors, origin: '*', credentials: false });
     },
-    methods: ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'OPTIONS'],
-    allowedHeaders: ['content-type', 'authorization', 'x-csrf-token', 'x-client-binding', 'x-proof-token', 'idempotency-key', 'x-request-id'],
-    exposedHeaders: ['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after', 'x-batch-transaction'],
-    maxAge: 600,
   } as never);
-  await registerRateLimits(fastify, { general: config.rateLimitGeneral, signIn: config.rateLimitSignIn, acceptance: config.rateLimitAcceptance });
+  await registerRateLimits(
+    fastify,
+    { general: config.rateLimitGeneral, signIn: config.rateLimitSignIn, acceptance: config.rateLimitAcceptance, dnsCheck: config.rateLimitDnsCheck },
+    app.get<ReadStore>(READ_STORE),
+  );
+  registerIdempotencyHooks(fastify, app.get(IdempotencyStore));
   fastify.addHook('onSend', async (request, reply) => {
     if (!reply.hasHeader('x-request-id')) reply.header('x-request-id', request.id);
   });
@@ -97,7 +111,7 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
     .addBearerAuth()
     .build();
   await app.init();
-  const document = SwaggerModule.createDocument(app, openApi, { ignoreGlobalPrefix: true });
+  const document = completeOpenApiDocument(SwaggerModule.createDocument(app, openApi, { ignoreGlobalPrefix: true }));
   app.get(OpenApiDocument).set(document);
   return app;
 }

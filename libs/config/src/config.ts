@@ -48,6 +48,8 @@ export interface AppConfig {
   rateLimitSignIn: number;
   /** Acceptance challenges and submissions per minute per client address (spec §8: 30). */
   rateLimitAcceptance: number;
+  /** DNS checks of domain verifications per minute per client address (spec §8: 10). */
+  rateLimitDnsCheck: number;
   /**
    * Which proxies to trust for the client address (`x-forwarded-for`): `false` (default, the socket
    * address is the client), `true` (trust every hop), a hop count, or a comma-separated list of
@@ -121,6 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       RATE_LIMIT_GENERAL_PER_MINUTE: num({ default: 300 }),
       RATE_LIMIT_SIGNIN_PER_MINUTE: num({ default: 20 }),
       RATE_LIMIT_ACCEPTANCE_PER_MINUTE: num({ default: 30 }),
+      RATE_LIMIT_DNS_CHECK_PER_MINUTE: num({ default: 10 }),
       TRUST_PROXY: trustProxyValidator({ default: false }),
       LEDGER_SLOT_MS: num({ default: 400 }),
       LEDGER_SYNCHRONOUS: str({ default: 'normal', choices: ['full', 'normal'] }),
@@ -148,6 +151,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     ['RATE_LIMIT_GENERAL_PER_MINUTE', e.RATE_LIMIT_GENERAL_PER_MINUTE],
     ['RATE_LIMIT_SIGNIN_PER_MINUTE', e.RATE_LIMIT_SIGNIN_PER_MINUTE],
     ['RATE_LIMIT_ACCEPTANCE_PER_MINUTE', e.RATE_LIMIT_ACCEPTANCE_PER_MINUTE],
+    ['RATE_LIMIT_DNS_CHECK_PER_MINUTE', e.RATE_LIMIT_DNS_CHECK_PER_MINUTE],
     ['LEDGER_SLOT_MS', e.LEDGER_SLOT_MS],
     ['LEDGER_AIRDROPS_PER_MINUTE', e.LEDGER_AIRDROPS_PER_MINUTE],
     ['RATE_LIMIT_RPC_CALLS_PER_MINUTE', e.RATE_LIMIT_RPC_CALLS_PER_MINUTE ?? e.RATE_LIMIT_GENERAL_PER_MINUTE],
@@ -182,6 +186,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     rateLimitGeneral: e.RATE_LIMIT_GENERAL_PER_MINUTE,
     rateLimitSignIn: e.RATE_LIMIT_SIGNIN_PER_MINUTE,
     rateLimitAcceptance: e.RATE_LIMIT_ACCEPTANCE_PER_MINUTE,
+    rateLimitDnsCheck: e.RATE_LIMIT_DNS_CHECK_PER_MINUTE,
     trustProxy: e.TRUST_PROXY,
     ledgerSlotMs: e.LEDGER_SLOT_MS,
     ledgerSynchronous: e.LEDGER_SYNCHRONOUS as 'full' | 'normal',

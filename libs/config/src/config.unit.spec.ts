@@ -9,7 +9,7 @@ describe('configuration', () => {
     expect(c.publicBaseUrl).toBe('http://localhost:3000');
     expect(c.publicRpcUrls).toEqual(['http://localhost:3000/rpc']);
     expect([c.eventStoreUrl, c.mongodbUrl, c.ledgerRpcUrl]).toEqual([undefined, undefined, undefined]);
-    expect([c.rateLimitGeneral, c.rateLimitSignIn, c.rateLimitAcceptance]).toEqual([300, 20, 30]);
+    expect([c.rateLimitGeneral, c.rateLimitSignIn, c.rateLimitAcceptance, c.rateLimitDnsCheck]).toEqual([300, 20, 30, 10]);
     expect([c.signInNonceTtlSeconds, c.freshSignatureSeconds]).toEqual([600, 600]);
     expect(c.trustProxy).toBe(false);
     expect(c.relayerKeypairPath).toBe(path.resolve('./data/keys/relayer.json'));

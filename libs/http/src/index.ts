@@ -7,5 +7,6 @@ export * from './body';
 export * from './client-errors';
 export * from './origin';
 export * from './rate-limit';
+export * from './rate-counters';
 export * from './request-id';
-export * from './openapi-errors';
+export * from './openapi';

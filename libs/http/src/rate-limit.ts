@@ -1,36 +1,65 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ReadStore } from '@svc/read-store';
+import { SharedRateCounters, type RateCount } from './rate-counters';
 
 /** Per-minute limits per client address (spec §8); each is configuration with the spec's default. */
 export interface RateLimits {
   general: number;
   signIn: number;
   acceptance: number;
+  dnsCheck: number;
 }
 
-type Bucket = keyof RateLimits;
+export type RateBucket = keyof RateLimits;
 
-/** Which bucket a request counts against: the stricter, specific buckets replace the general one. */
-export function bucketOf(method: string, url: string): Bucket {
-  if (method === 'POST') {
-    const path = url.split('?', 1)[0];
-    if (path === '/api/v1/auth/challenge' || path === '/api/v1/auth/verify') return 'signIn';
-    if (path === '/api/v1/acceptance/challenges' || /^\/api\/v1\/acceptance\/challenges\/[^/]+\/submit$/.test(path)) return 'acceptance';
-  }
-  return 'general';
+/**
+ * The routes counted in a bucket of their own, as `<METHOD> <route pattern>` (Fastify's matched route, the
+ * `/api` prefix included): sign-in, acceptance challenges and submissions, DNS checks (spec §8). Every other
+ * request, unmatched ones (404) included, counts in `general`.
+ */
+export const RATE_LIMITED_ROUTES: Readonly<Record<string, RateBucket>> = {
+  'POST /api/v1/auth/challenge': 'signIn',
+  'POST /api/v1/auth/verify': 'signIn',
+  'POST /api/v1/acceptance/challenges': 'acceptance',
+  'POST /api/v1/acceptance/challenges/:challengeId/submit': 'acceptance',
+  'POST /api/v1/organizations/:orgId/domains/:verificationId/check': 'dnsCheck',
+};
+
+/**
+ * Which bucket a request counts against, from the route the router matched (never the raw URL, so that
+ * `/api/v1/auth/%63hallenge` counts as the sign-in it is routed to). `route` is undefined for a request no
+ * route matched.
+ */
+export function bucketOf(method: string, route: string | undefined): RateBucket {
+  return (route !== undefined && RATE_LIMITED_ROUTES[`${method} ${route}`]) || 'general';
 }
 
 /**
- * Registers the rate limiter on every route (fixed one-minute windows per client address and bucket).
- * The client address is Fastify's `request.ip`, which honours the server's `trustProxy` setting
- * (`TRUST_PROXY`): behind a trusted proxy it is taken from `x-forwarded-for`.
+ * Registers the rate limiter on every request, matched or not (fixed one-minute windows per client address and
+ * bucket, counted by {@link SharedRateCounters} in the read store so that every API replica spends one budget).
+ * The client address is Fastify's `request.ip`, which honours the server's `trustProxy` setting (`TRUST_PROXY`):
+ * behind a trusted proxy it is taken from `x-forwarded-for`.
  * Every response carries `x-ratelimit-limit`, `x-ratelimit-remaining`, `x-ratelimit-reset` (seconds);
  * a limited request gets 429 `rate_limited` with `retry-after` (seconds).
+ * @returns the counters (stopped when the server closes).
  */
-export async function registerRateLimits(app: FastifyInstance, limits: RateLimits): Promise<void> {
-  const bucketFor = (req: FastifyRequest) => bucketOf(req.method, req.url);
+export async function registerRateLimits(app: FastifyInstance, limits: RateLimits, store: ReadStore, options: { syncIntervalMs?: number } = {}): Promise<SharedRateCounters> {
+  const counters = new SharedRateCounters(store, { syncIntervalMs: options.syncIntervalMs });
+  const bucketFor = (req: FastifyRequest) => bucketOf(req.method, req.routeOptions.url);
+  /** The store interface of @fastify/rate-limit, answered by the shared counters. */
+  class SharedStore {
+    incr(key: string, callback: (err: Error | null, result?: RateCount) => void, timeWindow: number, max: number): void {
+      counters.incr(key, timeWindow, max, callback);
+    }
+    child(): SharedStore {
+      return this;
+    }
+  }
   await app.register(rateLimit, {
-    global: true,
+    // Applied by the hook below to every request, including those no route matches.
+    global: false,
+    store: SharedStore as never,
     timeWindow: 60_000,
     max: (req) => limits[bucketFor(req)],
     keyGenerator: (req) => `${bucketFor(req)}|${req.ip}`,
@@ -46,4 +75,8 @@ export async function registerRateLimits(app: FastifyInstance, limits: RateLimit
       return err;
     },
   });
+  app.addHook('onRequest', app.rateLimit());
+  counters.start();
+  app.addHook('onClose', async () => counters.stop());
+  return counters;
 }

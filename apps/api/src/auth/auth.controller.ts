@@ -3,7 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ApiCookieAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '@svc/config';
-import { ApiErrorResponses, SameOriginGuard } from '@svc/http';
+import { ApiErrors, SameOriginGuard } from '@svc/http';
 import { CLOCK, commandContext, type Clock } from '@svc/application';
 import { ReauthenticateRequest, SessionResponse, SignInChallengeRequest, SignInChallengeResponse, SignInVerifyRequest } from './auth.dto';
 import {
@@ -32,7 +32,7 @@ export class AuthController {
   @Post('challenge')
   @HttpCode(200)
   @ApiOkResponse({ type: SignInChallengeResponse })
-  @ApiErrorResponses({ 400: ['invalid_address', 'invalid_request'] })
+  @ApiErrors('invalid_address', 'invalid_request')
   challenge(@Body() body: SignInChallengeRequest, @Req() req: FastifyRequest): Promise<SignInChallengeResult> {
     return this.commands.execute(new IssueSignInChallenge(body.address, commandContext(`wallet:${body.address}`, req.id, this.clock.now())));
   }
@@ -47,7 +47,7 @@ export class AuthController {
   @HttpCode(200)
   @UseGuards(SameOriginGuard)
   @ApiOkResponse({ description: '`{address, signedAt, expiresAt, csrfToken}`; sets cookies svc_session and svc_csrf' })
-  @ApiErrorResponses({ 400: ['invalid_signature', 'invalid_address', 'invalid_request'], 401: ['unauthorized'], 403: ['forbidden'] })
+  @ApiErrors('invalid_signature', 'invalid_address', 'invalid_request', 'unauthorized', 'forbidden')
   async verify(@Body() body: SignInVerifyRequest, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const now = this.clock.now();
     const result: SignInResult = await this.commands.execute(
@@ -69,7 +69,7 @@ export class AuthController {
   @UseGuards(SessionGuard)
   @ApiCookieAuth()
   @ApiOkResponse({ type: SignInChallengeResponse })
-  @ApiErrorResponses({ 401: ['unauthorized'], 403: ['forbidden'] })
+  @ApiErrors('unauthorized', 'forbidden')
   reauthenticationChallenge(@CurrentSession() session: DashboardSession, @Req() req: FastifyRequest): Promise<SignInChallengeResult> {
     return this.commands.execute(new IssueReauthenticationChallenge(session.sessionId, session.address, commandContext(`wallet:${session.address}`, req.id, this.clock.now())));
   }
@@ -85,7 +85,7 @@ export class AuthController {
   @UseGuards(SessionGuard)
   @ApiCookieAuth()
   @ApiOkResponse({ type: SessionResponse })
-  @ApiErrorResponses({ 400: ['invalid_signature', 'invalid_request'], 401: ['unauthorized'], 403: ['forbidden'] })
+  @ApiErrors('invalid_signature', 'invalid_request', 'unauthorized', 'forbidden')
   async reauthenticate(@Body() body: ReauthenticateRequest, @CurrentSession() session: DashboardSession, @Req() req: FastifyRequest): Promise<SessionResponse> {
     const ctx = commandContext(`wallet:${session.address}`, req.id, this.clock.now());
     const result: ReauthenticationResult = await this.commands.execute(new CompleteReauthentication(session.sessionId, session.address, body.signedMessage, body.signature, ctx));
@@ -109,7 +109,7 @@ export class AuthController {
   @UseGuards(SessionGuard)
   @ApiCookieAuth()
   @ApiOkResponse({ type: SessionResponse })
-  @ApiErrorResponses({ 401: ['unauthorized'] })
+  @ApiErrors('unauthorized')
   me(@CurrentSession() session: DashboardSession): SessionResponse {
     return this.sessionView(session);
   }

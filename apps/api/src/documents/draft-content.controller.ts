@@ -2,7 +2,7 @@ import { Controller, Get, Inject, Param, Res, UseGuards } from '@nestjs/common';
 import { ApiCookieAuth, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { DomainError } from '@svc/domain';
-import { ApiErrorResponses, UuidParam } from '@svc/http';
+import { ApiErrors, UuidParam } from '@svc/http';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { COLLECTIONS, type ContentDoc } from '@svc/projections';
 import { CurrentSession, SessionGuard, type DashboardSession } from '../auth/session.guard';
@@ -28,7 +28,7 @@ export class DraftContentController {
   @Get('drafts/:draftId/content')
   @ApiProduces('text/markdown')
   @ApiOkResponse({ description: "The draft's canonical source (text/markdown; charset=utf-8)", content: { 'text/markdown': { schema: { type: 'string' } } } })
-  @ApiErrorResponses({ 400: ['invalid_request'], 401: ['unauthorized'], 404: ['not_found'] })
+  @ApiErrors('invalid_request', 'unauthorized', 'not_found')
   async content(@Param('draftId', UuidParam('draftId')) draftId: string, @CurrentSession() session: DashboardSession, @Res() reply: FastifyReply): Promise<void> {
     const { draft } = await this.access.draft(draftId, session.address);
     const content = await this.readStore.collection<ContentDoc>(COLLECTIONS.contents).findOne({ _id: draft.contentHash });

@@ -2,7 +2,7 @@ import { Controller, Get, Inject, Param, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { DomainError } from '@svc/domain';
-import { ADDR, AddressParam, ApiErrorResponses, Hex64Param, MatchPipe, SlugParam } from '@svc/http';
+import { ADDR, AddressParam, ApiErrors, Hex64Param, MatchPipe, SlugParam } from '@svc/http';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { COLLECTIONS, type ContentDoc, type DocumentDoc, type OrganizationDoc, type VersionDoc } from '@svc/projections';
 import { versionView } from '../organizations/views';
@@ -114,14 +114,14 @@ export class PublicDocumentsController {
   @Get('content/:hash')
   @ApiProduces('text/markdown')
   @ApiOkResponse({ description: 'The canonical bytes (text/markdown; charset=utf-8)', content: { 'text/markdown': { schema: { type: 'string' } } } })
-  @ApiErrorResponses({ 400: ['invalid_request'], 404: ['not_found'] })
+  @ApiErrors('invalid_request', 'not_found')
   async content(@Param('hash', Hex64Param('hash')) hash: string, @Res() reply: FastifyReply): Promise<void> {
     sendContent(reply, await this.canonicalBytes(hash), hash, 'public, max-age=31536000, immutable');
   }
 
   /** The same content as structured blocks: `{contentHash, format: "markdown", blocks}` (block shapes: parsed-content.ts). */
   @Get('content/:hash/parsed')
-  @ApiErrorResponses({ 400: ['invalid_request'], 404: ['not_found'] })
+  @ApiErrors('invalid_request', 'not_found')
   async parsed(@Param('hash', Hex64Param('hash')) hash: string, @Res({ passthrough: true }) reply: FastifyReply) {
     const bytes = await this.canonicalBytes(hash);
     void reply.header('x-content-type-options', 'nosniff');

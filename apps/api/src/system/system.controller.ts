@@ -23,7 +23,10 @@ export class SystemController {
 
   /** Liveness: the process answers. Body `{status: "ok"}`. */
   @Get('health')
-  @ApiOkResponse({ description: '`{status: "ok"}`' })
+  @ApiOkResponse({
+    description: '`{status: "ok"}`',
+    schema: { type: 'object', required: ['status'], additionalProperties: false, properties: { status: { type: 'string', enum: ['ok'] } } },
+  })
   health(): { status: 'ok' } {
     return { status: 'ok' };
   }

@@ -1,0 +1,121 @@
+import { createHash } from 'node:crypto';
+import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor } from '@nestjs/common';
+import canonicalize from 'canonicalize';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { from, mergeMap, of, type Observable } from 'rxjs';
+import { DomainError } from '@svc/domain';
+import { callerOf, callerScope } from '../auth/caller';
+import { IdempotencyStore, type IdempotencyClaim } from './idempotency.store';
+
+/** Request header carrying the key (spec §8 "Idempotency scope"). */
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+/** Response header marking a replayed response (spec §8). */
+export const REPLAYED_HEADER = 'idempotent-replayed';
+
+/** 1 to 255 printable ASCII characters (spec §8), space included. */
+const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
+const WRITES = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
+/** Response headers stored and replayed with the body: those a client reads to use the answer. */
+const REPLAYED_HEADERS = ['content-type', 'location', 'cache-control', 'etag', 'last-modified', 'x-batch-transaction'];
+
+const CLAIM = Symbol('idempotencyClaim');
+type WithClaim = { [CLAIM]?: IdempotencyClaim };
+
+/** Marks `request` as running under `claim`: its response is stored (or the key released) as it is sent. */
+export function attachClaim(request: object, claim: IdempotencyClaim): void {
+  (request as WithClaim)[CLAIM] = claim;
+}
+
+/**
+ * The request's identity for its key: SHA-256 of the canonical JSON of method, matched route, path parameters,
+ * query and body (the body as parsed JSON, so key order and spacing do not matter).
+ */
+export function requestFingerprint(request: FastifyRequest): string {
+  const text = canonicalize({
+    method: request.method,
+    route: request.routeOptions.url ?? request.url,
+    params: request.params ?? {},
+    query: request.query ?? {},
+    body: request.body ?? null,
+  });
+  return createHash('sha256').update(text ?? '').digest('hex');
+}
+
+/**
+ * `Idempotency-Key` on authenticated writes (spec §7 rule 4, §8; docs/api.md "Idempotency"): runs after the
+ * guards, so only a request whose guard set a caller is concerned (public routes ignore the header). The first
+ * request with a key runs and its response is stored by {@link registerIdempotencyHooks}; a later one with the
+ * same key and the same request gets that response again with `idempotent-replayed: true`; one sent while the
+ * first runs waits for it.
+ * @throws DomainError invalid_idempotency_key (400) for a key that is not 1 to 255 printable ASCII characters;
+ *   idempotency_key_reused (422) for a key used with another request.
+ */
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  constructor(private readonly store: IdempotencyStore) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    if (!WRITES.has(request.method)) return next.handle();
+    const key = request.headers[IDEMPOTENCY_HEADER];
+    const caller = callerOf(request);
+    if (key === undefined || caller === undefined) return next.handle();
+    if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {
+      throw new DomainError('invalid_idempotency_key', 'Idempotency-Key: must be 1 to 255 printable ASCII characters');
+    }
+    const reply = context.switchToHttp().getResponse<FastifyReply>();
+    return from(this.store.begin(callerScope(caller), key, requestFingerprint(request))).pipe(
+      mergeMap((outcome) => {
+        if (outcome.kind === 'execute') {
+          attachClaim(request, outcome.claim);
+          return next.handle();
+        }
+        const { status, headers, body } = outcome.response;
+        void reply.status(status);
+        for (const [name, value] of Object.entries(headers)) void reply.header(name, value);
+        void reply.header(REPLAYED_HEADER, 'true');
+        return of(body);
+      }),
+    );
+  }
+}
+
+/**
+ * Stores the response of a request that claimed a key, as it is sent (status, the headers of `REPLAYED_HEADERS`,
+ * the body's text), before it leaves; a 5xx, or a body that is not text, releases the key instead. A response
+ * that ends without passing `onSend` releases it too. A request whose client went away still runs to its end
+ * and keeps the key meanwhile, so a retry waits for it rather than running it twice.
+ */
+export function registerIdempotencyHooks(app: FastifyInstance, store: IdempotencyStore): void {
+  const logger = new Logger('Idempotency');
+  const take = (request: FastifyRequest): IdempotencyClaim | undefined => {
+    const claim = (request as WithClaim)[CLAIM];
+    delete (request as WithClaim)[CLAIM];
+    return claim;
+  };
+  app.addHook('onSend', async (request, reply, payload) => {
+    const claim = take(request);
+    if (!claim) return payload;
+    const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
+    try {
+      if (reply.statusCode >= 500 || body === undefined) {
+        await store.release(claim);
+      } else {
+        const headers: Record<string, string> = {};
+        for (const name of REPLAYED_HEADERS) {
+          const value = reply.getHeader(name);
+          if (value !== undefined) headers[name] = String(value);
+        }
+        await store.complete(claim, { status: reply.statusCode, headers, body });
+      }
+    } catch (err) {
+      logger.error(`stored response of an idempotent request not saved: ${(err as Error).message}`);
+    }
+    return payload;
+  });
+  const abandon = async (request: FastifyRequest) => {
+    const claim = take(request);
+    if (claim) await store.release(claim).catch((err: Error) => logger.error(`idempotency key not released: ${err.message}`));
+  };
+  app.addHook('onResponse', abandon);
+}

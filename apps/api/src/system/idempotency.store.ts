@@ -1,0 +1,163 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { CLOCK, type Clock } from '@svc/application';
+import { DomainError } from '@svc/domain';
+import { DuplicateKeyError, READ_STORE, type ReadStore } from '@svc/read-store';
+
+/** Collection of stored idempotent responses in the read store (shared by every API replica). */
+export const IDEMPOTENCY_COLLECTION = 'idempotency_keys';
+
+/** How long a response is kept and replayed (spec §8: 24 hours). */
+export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
+
+/**
+ * How long a request holds its key while it runs. A request that waits on a key held longer (its process died)
+ * takes the key over and runs itself. Longer than any request the API answers (a submit waits at most 30 s).
+ */
+export const IDEMPOTENCY_LEASE_MS = 120_000;
+
+/** A response as it is stored and replayed: status, the headers a client needs, and the body's exact text. */
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+interface IdempotencyDoc {
+  _id: string;
+  fingerprint: string;
+  state: 'pending' | 'done';
+  /** The request holding the key while it runs. */
+  owner: string;
+  /** Unix milliseconds: the holder's lease ends. */
+  lockedUntil: number;
+  /** Unix milliseconds: the row is forgotten (24 h after the response was stored). */
+  expiresAt: number;
+  response?: StoredResponse;
+  [key: string]: unknown;
+}
+
+/** The right to run a request under a key, until it is completed or released. */
+export interface IdempotencyClaim {
+  id: string;
+  owner: string;
+}
+
+export type IdempotencyOutcome = { kind: 'execute'; claim: IdempotencyClaim } | { kind: 'replay'; response: StoredResponse };
+
+/**
+ * Stored responses of authenticated writes sent with `Idempotency-Key` (spec §7 rule 4, §8 "Idempotency key",
+ * docs/api.md "Idempotency"). One row per caller scope and key (`_id` is the SHA-256 of both): the first request
+ * inserts it as `pending` (the insert is the lock: a unique `_id` in the shared read store, so across replicas
+ * too), runs, then stores its response; a request with the same key waits for it and replays that response.
+ */
+@Injectable()
+export class IdempotencyStore implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('Idempotency');
+  /** Keys claimed by this process: waiters here are woken when they settle, without polling the store. */
+  private readonly local = new Map<string, { settled: Promise<void>; settle: () => void }>();
+  private cleanup: NodeJS.Timeout | undefined;
+
+  constructor(
+    @Inject(READ_STORE) private readonly store: ReadStore,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    await this.rows().ensureIndex({ fields: { expiresAt: 1 } });
+    this.cleanup = setInterval(() => void this.expire().catch((err: Error) => this.logger.warn(`expiring stored responses failed: ${err.message}`)), 600_000);
+    this.cleanup.unref();
+  }
+
+  onModuleDestroy(): void {
+    if (this.cleanup) clearInterval(this.cleanup);
+  }
+
+  /** The row id of a key: SHA-256 of the caller scope and the key (hex). */
+  static idOf(scope: string, key: string): string {
+    return createHash('sha256').update(scope).update('\n').update(key).digest('hex');
+  }
+
+  /**
+   * Claims `key` for the request of `fingerprint`, or answers the response stored under it. A request holding
+   * the key is waited for (at most its lease) and then replayed.
+   * @throws DomainError idempotency_key_reused (422) when the key was used for another request.
+   */
+  async begin(scope: string, key: string, fingerprint: string): Promise<IdempotencyOutcome> {
+    const id = IdempotencyStore.idOf(scope, key);
+    let pollMs = 10;
+    for (;;) {
+      const now = this.clock.now().getTime();
+      const owner = randomUUID();
+      try {
+        await this.rows().insertOne({ _id: id, fingerprint, state: 'pending', owner, lockedUntil: now + IDEMPOTENCY_LEASE_MS, expiresAt: now + IDEMPOTENCY_TTL_MS });
+        return { kind: 'execute', claim: this.hold(id, owner) };
+      } catch (err) {
+        if (!(err instanceof DuplicateKeyError)) throw err;
+      }
+      const row = await this.rows().findOne({ _id: id });
+      if (!row) continue;
+      if (row.expiresAt <= now) {
+        await this.rows().deleteMany({ _id: id, expiresAt: row.expiresAt });
+        continue;
+      }
+      if (row.fingerprint !== fingerprint) {
+        throw new DomainError('idempotency_key_reused', 'Idempotency-Key: this key was used for a different request (method, route, path parameters or body)');
+      }
+      if (row.state === 'done' && row.response) return { kind: 'replay', response: row.response };
+      if (row.lockedUntil <= now && (await this.takeOver(row, owner, now))) return { kind: 'execute', claim: this.hold(id, owner) };
+      const holder = this.local.get(id);
+      const wait = new Promise<void>((resolve) => setTimeout(resolve, pollMs));
+      await (holder ? Promise.race([holder.settled, wait]) : wait);
+      pollMs = Math.min(pollMs * 2, 200);
+    }
+  }
+
+  /** Stores the response of a claimed request (kept 24 hours) and wakes the requests waiting on its key. */
+  async complete(claim: IdempotencyClaim, response: StoredResponse): Promise<void> {
+    try {
+      const expiresAt = this.clock.now().getTime() + IDEMPOTENCY_TTL_MS;
+      await this.rows().updateOne({ _id: claim.id, owner: claim.owner }, { $set: { state: 'done', response, expiresAt } });
+    } finally {
+      this.settle(claim);
+    }
+  }
+
+  /** Gives a claimed key up without a response (5xx, or none that can be stored): the next request runs anew. */
+  async release(claim: IdempotencyClaim): Promise<void> {
+    try {
+      await this.rows().deleteMany({ _id: claim.id, owner: claim.owner, state: 'pending' });
+    } finally {
+      this.settle(claim);
+    }
+  }
+
+  /** Removes the rows whose 24 hours are over. @returns how many. */
+  async expire(): Promise<number> {
+    return this.rows().deleteMany({ expiresAt: { $lt: this.clock.now().getTime() } });
+  }
+
+  private rows() {
+    return this.store.collection<IdempotencyDoc>(IDEMPOTENCY_COLLECTION);
+  }
+
+  private hold(id: string, owner: string): IdempotencyClaim {
+    let settle!: () => void;
+    const settled = new Promise<void>((resolve) => (settle = resolve));
+    this.local.set(id, { settled, settle });
+    return { id, owner };
+  }
+
+  private settle(claim: IdempotencyClaim): void {
+    const holder = this.local.get(claim.id);
+    this.local.delete(claim.id);
+    holder?.settle();
+  }
+
+  /** Takes over a key whose holder's lease ran out (one taker wins: the update is conditional on the old holder). */
+  private async takeOver(row: IdempotencyDoc, owner: string, now: number): Promise<boolean> {
+    const swap = () => this.rows().updateOne({ _id: row._id, owner: row.owner, state: 'pending' }, { $set: { owner, lockedUntil: now + IDEMPOTENCY_LEASE_MS } });
+    const result = this.store.transaction ? await this.store.transaction(swap) : await swap();
+    return result.matched === 1;
+  }
+}

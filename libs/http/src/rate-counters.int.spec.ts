@@ -1,0 +1,69 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { SqliteReadStore } from '@svc/read-store';
+import { bucketOf } from './rate-limit';
+import { RATE_COUNTERS_COLLECTION, SharedRateCounters, type RateCount } from './rate-counters';
+
+/** Shared rate counters over two connections to one SQLite read store, as two API replicas have. */
+describe('SharedRateCounters', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'svc-rate-'));
+  const stores: SqliteReadStore[] = [];
+  let file = 0;
+  // Each test opens its own file (several connections to it, one per replica).
+  beforeEach(() => void file++);
+  afterAll(async () => {
+    await Promise.all(stores.map((s) => s.close()));
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const open = () => {
+    stores.push(new SqliteReadStore({ file: path.join(dir, `read-${file}.sqlite`) }));
+    return stores[stores.length - 1];
+  };
+  const count = (c: SharedRateCounters, key: string, max: number) =>
+    new Promise<RateCount>((resolve, reject) => c.incr(key, 60_000, max, (err, r) => (err ? reject(err) : resolve(r))));
+
+  it('answers from memory below the slack, without waiting for the store', () => {
+    const counters = new SharedRateCounters(open());
+    const seen: number[] = [];
+    for (let i = 0; i < SharedRateCounters.slack(300); i++) counters.incr('general|a', 60_000, 300, (_e, r) => seen.push(r.current));
+    expect(seen).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+  });
+
+  it('keeps replicas within max + (replicas - 1) × slack, whatever the interleaving', async () => {
+    const shared = open();
+    const replicas = [new SharedRateCounters(shared), new SharedRateCounters(open()), new SharedRateCounters(open())];
+    const max = 40;
+    let admitted = 0;
+    // One request at a time (connections of one process would wait on each other's write lock, which blocks
+    // the thread), in an irregular order across the replicas, with timer reconciliations in between.
+    for (let i = 0; i < 200; i++) {
+      const replica = replicas[(i * i + (i >> 2)) % 3];
+      if ((await count(replica, 'acceptance|b', max)).current <= max) admitted++;
+      if (i % 17 === 0) await replicas[i % 3].sync();
+    }
+    expect(admitted).toBeGreaterThanOrEqual(max);
+    expect(admitted).toBeLessThanOrEqual(max + 2 * SharedRateCounters.slack(max));
+    // Once every replica has written its counts, the shared store holds every request, none lost.
+    for (const c of replicas) await c.sync();
+    const docs = await shared.collection<{ _id: string; count: number }>(RATE_COUNTERS_COLLECTION).find({});
+    expect(docs.map((d) => d.count)).toEqual([200]);
+  });
+
+  it('starts a new window at each minute and reports the time left in it', async () => {
+    let now = 1_700_000_000_000 - (1_700_000_000_000 % 60_000) + 59_000;
+    const counters = new SharedRateCounters(open(), { now: () => now });
+    expect(await count(counters, 'signIn|c', 20)).toEqual({ current: 1, ttl: 1_000 });
+    expect((await count(counters, 'signIn|c', 20)).current).toBe(2);
+    now += 1_000;
+    expect(await count(counters, 'signIn|c', 20)).toEqual({ current: 1, ttl: 60_000 });
+  });
+
+  it('chooses the bucket from the matched route pattern', () => {
+    expect(bucketOf('POST', '/api/v1/auth/challenge')).toBe('signIn');
+    expect(bucketOf('POST', '/api/v1/acceptance/challenges/:challengeId/submit')).toBe('acceptance');
+    expect(bucketOf('POST', '/api/v1/organizations/:orgId/domains/:verificationId/check')).toBe('dnsCheck');
+    expect(bucketOf('GET', '/api/v1/auth/challenge')).toBe('general');
+    expect(bucketOf('POST', undefined)).toBe('general');
+  });
+});

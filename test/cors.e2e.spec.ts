@@ -1,0 +1,76 @@
+import { dashboardFixture, type DashboardFixture } from './support/raw-http';
+import { startTestService, type TestService } from './support/test-service';
+
+/**
+ * CORS over real HTTP (spec §5): public endpoints are callable from any website without credentials; the cookie
+ * endpoints answer with credentials to the app's own origin only, so a page of another site can neither read a
+ * signed-in dashboard's answers nor send its writes.
+ */
+describe('CORS', () => {
+  let service: TestService;
+  let fixture: DashboardFixture;
+  const foreign = 'https://shop.example';
+
+  beforeAll(async () => {
+    service = await startTestService({ env: { RATE_LIMIT_SIGNIN_PER_MINUTE: '1000' } });
+    fixture = await dashboardFixture(service);
+  });
+  afterAll(() => service.destroy());
+
+  const preflight = (path: string, origin: string, method: string, headers: string) =>
+    fetch(`${service.baseUrl}/api${path}`, {
+      method: 'OPTIONS',
+      headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': headers },
+    });
+  const cookie = () => `svc_session=${fixture.session.session}; svc_csrf=${fixture.session.csrf}`;
+
+  it('lets any site read public endpoints, without credentials', async () => {
+    const answer = await fetch(`${service.baseUrl}/api/v1/public/organizations/${fixture.organization.address}`, { headers: { origin: foreign } });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('access-control-allow-origin')).toBe('*');
+    expect(answer.headers.get('access-control-allow-credentials')).toBeNull();
+    // What a page needs to read: the request id and the rate headers.
+    const exposed = (answer.headers.get('access-control-expose-headers') ?? '').split(/,\s*/);
+    expect(exposed).toEqual(expect.arrayContaining(['x-request-id', 'x-ratelimit-remaining', 'retry-after', 'idempotent-replayed']));
+  });
+
+  it('answers the preflight of a signing site for the acceptance endpoints', async () => {
+    const answer = await preflight('/v1/acceptance/challenges', foreign, 'POST', 'content-type,x-client-binding');
+    expect(answer.status).toBe(204);
+    expect(answer.headers.get('access-control-allow-origin')).toBe('*');
+    expect(answer.headers.get('access-control-allow-methods')).toContain('POST');
+    expect(answer.headers.get('access-control-allow-headers')).toMatch(/content-type/);
+    expect(answer.headers.get('access-control-allow-credentials')).toBeNull();
+  });
+
+  it('lets the app origin send credentials, authorization and idempotency-key', async () => {
+    const app = new URL(service.baseUrl).origin;
+    const answer = await preflight(`/v1/drafts/00000000-0000-4000-8000-000000000000`, app, 'PATCH', 'content-type,authorization,idempotency-key,x-csrf-token');
+    expect(answer.status).toBe(204);
+    expect(answer.headers.get('access-control-allow-origin')).toBe(app);
+    expect(answer.headers.get('access-control-allow-credentials')).toBe('true');
+    const allowed = (answer.headers.get('access-control-allow-headers') ?? '').split(/,\s*/);
+    expect(allowed).toEqual(expect.arrayContaining(['authorization', 'idempotency-key', 'x-csrf-token', 'content-type']));
+    expect(answer.headers.get('access-control-allow-methods')).toContain('PATCH');
+    // An API-key call from a server-side page of the app declares authorization and idempotency-key as well.
+    const keyed = await preflight('/v1/organizations', foreign, 'GET', 'authorization,idempotency-key');
+    expect((keyed.headers.get('access-control-allow-headers') ?? '').split(/,\s*/)).toEqual(expect.arrayContaining(['authorization', 'idempotency-key']));
+    expect(keyed.headers.get('access-control-allow-credentials')).toBeNull();
+  });
+
+  it('never grants credentials to another site: its reads of a cookie endpoint stay unreadable and its writes are refused', async () => {
+    const read = await fetch(`${service.baseUrl}/api/v1/organizations`, { headers: { origin: foreign, cookie: cookie() } });
+    // The browser would hide this answer: credentials are not allowed for the wildcard origin.
+    expect(read.headers.get('access-control-allow-credentials')).toBeNull();
+    expect(read.headers.get('access-control-allow-origin')).not.toBe(foreign);
+    const write = await fetch(`${service.baseUrl}/api/v1/organizations/sync`, {
+      method: 'POST',
+      headers: { origin: foreign, cookie: cookie(), 'x-csrf-token': fixture.session.csrf, 'content-type': 'application/json' },
+      body: JSON.stringify({ address: fixture.organization.address }),
+    });
+    expect(write.status).toBe(403);
+    expect(((await write.json()) as { error: { code: string } }).error.code).toBe('forbidden');
+    const preflighted = await preflight('/v1/organizations/sync', foreign, 'POST', 'content-type,x-csrf-token');
+    expect(preflighted.headers.get('access-control-allow-credentials')).toBeNull();
+  });
+});

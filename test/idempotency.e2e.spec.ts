@@ -1,0 +1,110 @@
+import { generateKeyPairSigner } from '@solana/kit';
+import { EVENT_STORE, type EventStore } from '@svc/event-store';
+import { ApiClient } from '../apps/cli/src/api-client';
+import { signIn } from '../apps/cli/src/operations';
+import { dashboardFixture, envelopeCode, outcome, send, type DashboardFixture, type RawAnswer } from './support/raw-http';
+import { startTestService, type TestService } from './support/test-service';
+
+/**
+ * `Idempotency-Key` on authenticated writes over real HTTP (spec §7 rule 4, §8; docs/api.md "Idempotency"):
+ * replay, reuse for another request, key format, caller scope, stored refusals, and concurrent requests.
+ */
+describe('Idempotency-Key on authenticated writes', () => {
+  let service: TestService;
+  let fixture: DashboardFixture;
+  let events: EventStore;
+  const drafts = () => `/v1/documents/${fixture.document.id}/drafts`;
+  const draftBody = (label: string) => JSON.stringify({ title: 'Terms of Service', versionLabel: label, source: `# Terms ${label}\n` });
+  const withKey = (key: string, method: string, path: string, body?: string, session = fixture.session): Promise<RawAnswer> =>
+    send(service.baseUrl, method, path, { body, session, headers: { 'idempotency-key': key } });
+
+  beforeAll(async () => {
+    service = await startTestService({ env: { RATE_LIMIT_GENERAL_PER_MINUTE: '100000', RATE_LIMIT_SIGNIN_PER_MINUTE: '1000' } });
+    fixture = await dashboardFixture(service);
+    events = service.app.get<EventStore>(EVENT_STORE);
+  });
+  afterAll(() => service.destroy());
+
+  it('replays the stored response of a key with idempotent-replayed: true, and runs the request once', async () => {
+    const first = await withKey('create-draft-1', 'POST', drafts(), draftBody('a'));
+    expect(outcome(first)).toBe('200 ok');
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    const head = await events.headPosition();
+    // Key order and spacing of the body do not make it another request.
+    const again = await withKey('create-draft-1', 'POST', drafts(), JSON.stringify({ source: '# Terms a\n', versionLabel: 'a', title: 'Terms of Service' }));
+    expect(again.status).toBe(first.status);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.headers.get('content-type')).toBe(first.headers.get('content-type'));
+    expect(again.text).toBe(first.text);
+    expect(await events.headPosition()).toBe(head);
+    // Without the key, the same request is a new one.
+    const fresh = await send(service.baseUrl, 'POST', drafts(), { body: draftBody('a'), session: fixture.session });
+    expect((fresh.json as { draft: { id: string } }).draft.id).not.toBe((first.json as { draft: { id: string } }).draft.id);
+  });
+
+  it('refuses a key reused for another body, route or path parameter with 422 idempotency_key_reused', async () => {
+    const created = await withKey('reuse-1', 'POST', drafts(), draftBody('b'));
+    const id = (created.json as { draft: { id: string } }).draft.id;
+    const head = await events.headPosition();
+    expect(outcome(await withKey('reuse-1', 'POST', drafts(), draftBody('c')))).toBe('422 idempotency_key_reused');
+    expect(outcome(await withKey('reuse-1', 'PATCH', `/v1/drafts/${id}`, JSON.stringify({ title: 'Other' })))).toBe('422 idempotency_key_reused');
+    expect(outcome(await withKey('reuse-1', 'POST', `/v1/drafts/${id}/abandon`))).toBe('422 idempotency_key_reused');
+    expect(await events.headPosition()).toBe(head);
+  });
+
+  it('refuses a key that is not 1 to 255 printable ASCII characters with 400 invalid_idempotency_key, before anything runs', async () => {
+    const head = await events.headPosition();
+    let checked = 0;
+    for (const key of ['', 'k'.repeat(256), 'tab\there', 'caf\u00e9']) {
+      const headers = { 'idempotency-key': key };
+      const answer = await send(service.baseUrl, 'POST', drafts(), { body: draftBody('d'), session: fixture.session, headers }).catch((err: Error) => err);
+      // fetch itself refuses some header values (not ISO-8859-1): those never reach a server.
+      if (answer instanceof Error) continue;
+      expect([key.length, outcome(answer)]).toEqual([key.length, '400 invalid_idempotency_key']);
+      checked++;
+    }
+    expect(checked).toBeGreaterThanOrEqual(3);
+    expect(await events.headPosition()).toBe(head);
+    expect(outcome(await withKey('k'.repeat(255), 'POST', drafts(), draftBody('d')))).toBe('200 ok');
+    expect(outcome(await withKey(' !~ key with spaces ~! ', 'POST', drafts(), draftBody('e')))).toBe('200 ok');
+  });
+
+  it('ignores the header on public routes', async () => {
+    const answer = await send(service.baseUrl, 'POST', '/v1/acceptance/challenges', { body: '{}', headers: { 'idempotency-key': '', origin: 'https://shop.example' } });
+    expect(envelopeCode(answer)).not.toBe('invalid_idempotency_key');
+    expect(answer.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it('scopes keys to the caller: another wallet with the same key runs its own request', async () => {
+    const created = await withKey('shared-key', 'POST', drafts(), draftBody('f'));
+    const other = await signIn(new ApiClient(service.baseUrl), await generateKeyPairSigner());
+    // Another wallet sees the document as not found: its answer is its own, not the first caller's replay.
+    const theirs = await withKey('shared-key', 'POST', drafts(), draftBody('f'), other);
+    expect(outcome(theirs)).toBe('404 not_found');
+    expect(theirs.headers.get('idempotent-replayed')).toBeNull();
+    expect(created.status).toBe(200);
+  });
+
+  it('stores refusals (4xx) too: a replay answers the same refusal', async () => {
+    const created = await withKey('to-abandon', 'POST', drafts(), draftBody('g'));
+    const id = (created.json as { draft: { id: string } }).draft.id;
+    expect(outcome(await send(service.baseUrl, 'POST', `/v1/drafts/${id}/abandon`, { session: fixture.session }))).toBe('200 ok');
+    const refused = await withKey('edit-abandoned', 'PATCH', `/v1/drafts/${id}`, JSON.stringify({ title: 'Edited' }));
+    expect(outcome(refused)).toBe('409 draft_closed');
+    const replay = await withKey('edit-abandoned', 'PATCH', `/v1/drafts/${id}`, JSON.stringify({ title: 'Edited' }));
+    expect([outcome(replay), replay.headers.get('idempotent-replayed'), replay.text]).toEqual(['409 draft_closed', 'true', refused.text]);
+  });
+
+  it('runs one of three concurrent requests with one key; the others wait for it and replays its response', async () => {
+    const created = await withKey('to-edit', 'POST', drafts(), draftBody('h'));
+    const id = (created.json as { draft: { id: string } }).draft.id;
+    const head = await events.headPosition();
+    const edit = JSON.stringify({ title: 'Edited once', changeSummary: 'concurrent retry' });
+    const answers = await Promise.all([1, 2, 3].map(() => withKey('concurrent-edit', 'PATCH', `/v1/drafts/${id}`, edit)));
+    expect(answers.map(outcome)).toEqual(['200 ok', '200 ok', '200 ok']);
+    expect(answers.filter((a) => a.headers.get('idempotent-replayed') === 'true')).toHaveLength(2);
+    expect(new Set(answers.map((a) => a.text)).size).toBe(1);
+    // One edit, one event.
+    expect(await events.headPosition()).toBe(head + 1n);
+  });
+});
