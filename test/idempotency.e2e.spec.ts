@@ -9,6 +9,15 @@ import { startTestService, type TestService } from './support/test-service';
  * `Idempotency-Key` on authenticated writes over real HTTP (spec §7 rule 4, §8; docs/api.md "Idempotency"):
  * replay, reuse for another request, key format, caller scope, stored refusals, and concurrent requests.
  */
+/** An API key of the fixture's organization with every scope, created through the dashboard. */
+async function createApiKey(service: TestService, fixture: DashboardFixture): Promise<string> {
+  const created = await send(service.baseUrl, 'POST', `/v1/organizations/${fixture.organization.id}/api-keys`, {
+    body: JSON.stringify({ name: 'idempotency', scopes: ['acceptances:write', 'acceptances:read', 'documents:read'] }),
+    session: fixture.session,
+  });
+  return (created.json as { key: string }).key;
+}
+
 describe('Idempotency-Key on authenticated writes', () => {
   let service: TestService;
   let fixture: DashboardFixture;
@@ -49,6 +58,30 @@ describe('Idempotency-Key on authenticated writes', () => {
     expect(outcome(await withKey('reuse-1', 'POST', drafts(), draftBody('c')))).toBe('422 idempotency_key_reused');
     expect(outcome(await withKey('reuse-1', 'PATCH', `/v1/drafts/${id}`, JSON.stringify({ title: 'Other' })))).toBe('422 idempotency_key_reused');
     expect(outcome(await withKey('reuse-1', 'POST', `/v1/drafts/${id}/abandon`))).toBe('422 idempotency_key_reused');
+    expect(await events.headPosition()).toBe(head);
+  });
+
+  it('every authenticated write of the OpenAPI description takes the key (a malformed one is refused before anything runs)', async () => {
+    const described = (await (await fetch(`${service.baseUrl}/api/v1/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { security?: Record<string, unknown>[] }>>;
+    };
+    const key = await createApiKey(service, fixture);
+    const head = await events.headPosition();
+    const checked: string[] = [];
+    for (const [route, operations] of Object.entries(described.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        const schemes = (operation.security ?? []).flatMap((s) => Object.keys(s));
+        if (!['post', 'patch', 'put', 'delete'].includes(method) || schemes.length === 0) continue;
+        const path = route.replace(/\{orgId\}/g, fixture.organization.id).replace(/\{[A-Za-z]+\}/g, '0b8e0ab6-2f39-4d5c-9a59-6a3fb3c2e0d1');
+        const headers: Record<string, string> = { 'idempotency-key': 'k'.repeat(256) };
+        if (schemes.includes('bearer')) headers.authorization = `Bearer ${key}`;
+        const answer = await send(service.baseUrl, method.toUpperCase(), path, { body: '{}', session: schemes.includes('bearer') ? undefined : fixture.session, headers });
+        expect([method, route, outcome(answer)]).toEqual([method, route, '400 invalid_idempotency_key']);
+        checked.push(`${method} ${route}`);
+      }
+    }
+    expect(checked.length).toBeGreaterThanOrEqual(12);
+    expect(checked).toEqual(expect.arrayContaining(['post /v1/acceptance-sessions', 'post /v1/organizations/{orgId}/api-keys', 'patch /v1/organizations/{orgId}/settings']));
     expect(await events.headPosition()).toBe(head);
   });
 

@@ -12,7 +12,7 @@ import { DocumentsModule } from './documents/documents.module';
 import { InfrastructureModule, ProcessorsModule, type Clock } from '@svc/application';
 import { OrganizationsModule } from './organizations/organizations.module';
 import { ReceiptsModule } from './receipts/receipts.module';
-import { IdempotencyStore } from './system/idempotency.store';
+import { IdempotencyModule } from './system/idempotency.module';
 import { OpenApiDocument } from './system/openapi.document';
 import { SystemController } from './system/system.controller';
 
@@ -52,6 +52,7 @@ export class AppModule {
         CqrsModule.forRoot(),
         ScheduleModule.forRoot(),
         InfrastructureModule.forRoot(config, { runProjections: config.runProjections, clock: options.clock }),
+        IdempotencyModule,
         AuthModule,
         OrganizationsModule,
         DocumentsModule,
@@ -62,7 +63,7 @@ export class AppModule {
         ReceiptsModule,
       ],
       controllers: [SystemController],
-      providers: [OpenApiDocument, IdempotencyStore],
+      providers: [OpenApiDocument],
     };
   }
 }

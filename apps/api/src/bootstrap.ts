@@ -25,7 +25,7 @@ import {
 import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { callsPerMinutePerClient, LEDGER, registerLedgerJsonRpc, type Ledger } from '@svc/ledger';
 import { AppModule } from './app.module';
-import { IdempotencyInterceptor, registerIdempotencyHooks } from './system/idempotency.interceptor';
+import { registerIdempotencyHooks } from './system/idempotency.interceptor';
 import { IdempotencyStore } from './system/idempotency.store';
 import { OpenApiDocument } from './system/openapi.document';
 
@@ -61,7 +61,6 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
   });
   app.useGlobalFilters(new ApiErrorFilter());
   app.useGlobalPipes(createValidationPipe());
-  app.useGlobalInterceptors(new IdempotencyInterceptor(app.get(IdempotencyStore)));
   app.enableShutdownHooks();
 
   // @nestjs/platform-fastify carries its own copy of fastify's types; the instance is the same object.

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
@@ -15,6 +15,7 @@ import { CreateAcceptanceSession, type AcceptanceSessionResult } from './accepta
 import { CreateAcceptanceSessionRequest } from './acceptance-sessions.dto';
 import { AcceptancePageResponse, AcceptanceResponse } from '../acceptances/acceptance.responses';
 import { AcceptanceSessionResponse, LatestVersionResponse } from './server.responses';
+import { Authenticated } from '../auth/authenticated';
 
 /**
  * Endpoints for an organization's server (spec §4.5, §4.2 "latest"), authenticated by `Authorization: Bearer
@@ -22,7 +23,7 @@ import { AcceptanceSessionResponse, LatestVersionResponse } from './server.respo
  */
 @ApiTags('server: sessions, acceptances, documents')
 @ApiBearerAuth()
-@UseGuards(ApiKeyGuard)
+@Authenticated(ApiKeyGuard)
 @Controller('v1')
 export class ServerController {
   constructor(

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Inject, Param, Post, Req, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Inject, Param, Post, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiCookieAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
@@ -11,6 +11,7 @@ import { DashboardAccess } from '../organizations/access.service';
 import { apiKeyView, CreateApiKey, RevokeApiKey } from './api-key.handlers';
 import { CreateApiKeyRequest } from './api-keys.dto';
 import { ApiKeyListResponse, ApiKeyOneResponse, CreatedApiKeyResponse } from './api-keys.responses';
+import { Authenticated } from '../auth/authenticated';
 
 /**
  * API keys of an organization's servers (spec §4.10, §5). Creating needs the owner or an admin and a wallet
@@ -18,7 +19,7 @@ import { ApiKeyListResponse, ApiKeyOneResponse, CreatedApiKeyResponse } from './
  */
 @ApiTags('dashboard: API keys')
 @ApiCookieAuth()
-@UseGuards(SessionGuard)
+@Authenticated(SessionGuard)
 @Controller('v1/organizations/:orgId/api-keys')
 export class ApiKeysController {
   constructor(

@@ -17,6 +17,7 @@ import {
   type SignInResult,
 } from './sign-in.handlers';
 import { CSRF_COOKIE, CurrentSession, SESSION_COOKIE, SessionGuard, type DashboardSession } from './session.guard';
+import { Authenticated } from './authenticated';
 
 /** Dashboard sign-in with a wallet, and re-authentication of a signed-in session (spec §4.10, §5). */
 @ApiTags('dashboard: auth')
@@ -66,7 +67,7 @@ export class AuthController {
    */
   @Post('reauthenticate/challenge')
   @HttpCode(200)
-  @UseGuards(SessionGuard)
+  @Authenticated(SessionGuard)
   @ApiCookieAuth()
   @ApiOkResponse({ type: SignInChallengeResponse })
   @ApiErrors('unauthorized', 'forbidden')
@@ -82,7 +83,7 @@ export class AuthController {
    */
   @Post('reauthenticate')
   @HttpCode(200)
-  @UseGuards(SessionGuard)
+  @Authenticated(SessionGuard)
   @ApiCookieAuth()
   @ApiOkResponse({ type: SessionResponse })
   @ApiErrors('invalid_signature', 'invalid_request', 'unauthorized', 'forbidden')
@@ -95,7 +96,7 @@ export class AuthController {
   /** Ends the session and clears the cookies. Returns `{signedOut: true}`. */
   @Post('logout')
   @HttpCode(200)
-  @UseGuards(SessionGuard)
+  @Authenticated(SessionGuard)
   @ApiCookieAuth()
   async logout(@CurrentSession() session: DashboardSession, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     await this.commands.execute(new EndSession(session.sessionId, commandContext(`wallet:${session.address}`, req.id, this.clock.now())));
@@ -106,7 +107,7 @@ export class AuthController {
 
   /** The signed-in wallet: `{address, signedAt, expiresAt, freshUntil}` (freshUntil: end of the fresh-signature window). */
   @Get('me')
-  @UseGuards(SessionGuard)
+  @Authenticated(SessionGuard)
   @ApiCookieAuth()
   @ApiOkResponse({ type: SessionResponse })
   @ApiErrors('unauthorized')

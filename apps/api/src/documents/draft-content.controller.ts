@@ -1,4 +1,4 @@
-import { Controller, Get, Inject, Param, Res, UseGuards } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Res } from '@nestjs/common';
 import { ApiCookieAuth, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { DomainError } from '@svc/domain';
@@ -8,11 +8,12 @@ import { COLLECTIONS, type ContentDoc } from '@svc/projections';
 import { CurrentSession, SessionGuard, type DashboardSession } from '../auth/session.guard';
 import { DashboardAccess } from '../organizations/access.service';
 import { sendContent, verifiedBytes } from './content-response';
+import { Authenticated } from '../auth/authenticated';
 
 /** A draft's text, for its organization only: drafts are not public (docs/api.md "Publishing"). */
 @ApiTags('dashboard: organizations and documents')
 @ApiCookieAuth()
-@UseGuards(SessionGuard)
+@Authenticated(SessionGuard)
 @Controller('v1')
 export class DraftContentController {
   constructor(

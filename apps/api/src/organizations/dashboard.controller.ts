@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Patch, Post, Req, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Patch, Post, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiCookieAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
@@ -14,6 +14,7 @@ import { RefreshOrganization, SyncOrganization } from './organization.handlers';
 import { AddressRequest, ConfirmPublicationRequest, CreateDraftRequest, UpdateDraftRequest } from './organizations.dto';
 import { ConfirmPublication } from './publication.handlers';
 import { documentView, draftView, organizationView, versionListView, versionView } from './views';
+import { Authenticated } from '../auth/authenticated';
 
 const ctxOf = (session: DashboardSession, req: FastifyRequest) => commandContext(`wallet:${session.address}`, req.id);
 
@@ -23,7 +24,7 @@ const ctxOf = (session: DashboardSession, req: FastifyRequest) => commandContext
  */
 @ApiTags('dashboard: organizations and documents')
 @ApiCookieAuth()
-@UseGuards(SessionGuard)
+@Authenticated(SessionGuard)
 @Controller('v1')
 export class DashboardController {
   constructor(

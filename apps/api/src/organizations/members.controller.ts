@@ -1,4 +1,4 @@
-import { Body, Controller, Param, Patch, Req, UseGuards } from '@nestjs/common';
+import { Body, Controller, Param, Patch, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiCookieAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
@@ -8,6 +8,7 @@ import { CurrentSession, SessionGuard, type DashboardSession } from '../auth/ses
 import { SetMemberLabel } from './members.handlers';
 import { MemberLabelRequest } from './members.dto';
 import { organizationView } from './views';
+import { Authenticated } from '../auth/authenticated';
 
 /**
  * Members of an organization (spec §4.10, §5; docs/api.md "Members and roles"). Members and their roles come from
@@ -15,7 +16,7 @@ import { organizationView } from './views';
  */
 @ApiTags('dashboard: members')
 @ApiCookieAuth()
-@UseGuards(SessionGuard)
+@Authenticated(SessionGuard)
 @Controller('v1/organizations/:orgId/members')
 export class MembersController {
   constructor(private readonly commands: CommandBus) {}

@@ -1,4 +1,4 @@
-import { Body, Controller, Inject, Param, Patch, Req, UseGuards } from '@nestjs/common';
+import { Body, Controller, Inject, Param, Patch, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiCookieAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
@@ -8,11 +8,12 @@ import { CurrentSession, SessionGuard, type DashboardSession } from '../auth/ses
 import { SettingsRequest } from './settings.dto';
 import { ChangeSettings } from './settings.handlers';
 import { organizationView } from './views';
+import { Authenticated } from '../auth/authenticated';
 
 /** Organization settings (spec §2.8, §4.10). */
 @ApiTags('dashboard: organizations and documents')
 @ApiCookieAuth()
-@UseGuards(SessionGuard)
+@Authenticated(SessionGuard)
 @Controller('v1/organizations/:orgId/settings')
 export class SettingsController {
   constructor(

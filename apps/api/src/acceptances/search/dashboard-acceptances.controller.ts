@@ -1,4 +1,4 @@
-import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
+import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiCookieAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { UuidParam } from '@svc/http';
 import { CurrentSession, SessionGuard, type DashboardSession } from '../../auth/session.guard';
@@ -6,11 +6,12 @@ import { DashboardAccess } from '../../organizations/access.service';
 import { AcceptancePageResponse } from '../acceptance.responses';
 import { AcceptanceSearchQuery } from './acceptance-search.dto';
 import { AcceptanceSearch } from './acceptance-search.service';
+import { Authenticated } from '../../auth/authenticated';
 
 /** Acceptance search for the dashboard (spec §4.5, same query as `GET /v1/acceptances`); members only. */
 @ApiTags('dashboard: acceptances')
 @ApiCookieAuth()
-@UseGuards(SessionGuard)
+@Authenticated(SessionGuard)
 @Controller('v1/organizations/:orgId/acceptances')
 export class DashboardAcceptancesController {
   constructor(
