@@ -21,6 +21,8 @@ export type RateBucket = keyof RateLimits;
 export const RATE_LIMITED_ROUTES: Readonly<Record<string, RateBucket>> = {
   'POST /api/v1/auth/challenge': 'signIn',
   'POST /api/v1/auth/verify': 'signIn',
+  'POST /api/v1/auth/reauthenticate/challenge': 'signIn',
+  'POST /api/v1/auth/reauthenticate': 'signIn',
   'POST /api/v1/acceptance/challenges': 'acceptance',
   'POST /api/v1/acceptance/challenges/:challengeId/submit': 'acceptance',
   'POST /api/v1/organizations/:orgId/domains/:verificationId/check': 'dnsCheck',
