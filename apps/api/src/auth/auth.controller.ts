@@ -4,7 +4,7 @@ import { ApiCookieAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '@svc/config';
 import { SameOriginGuard } from '@svc/http';
-import { commandContext } from '@svc/application';
+import { CLOCK, commandContext, type Clock } from '@svc/application';
 import { SignInChallengeRequest, SignInVerifyRequest } from './auth.dto';
 import { CompleteSignIn, EndSession, IssueSignInChallenge, type SignInChallengeResult, type SignInResult } from './sign-in.handlers';
 import { CSRF_COOKIE, CurrentSession, SESSION_COOKIE, SessionGuard, type DashboardSession } from './session.guard';
@@ -16,6 +16,7 @@ export class AuthController {
   constructor(
     private readonly commands: CommandBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /** Starts sign-in. Returns `{message, nonce, issuedAt, expiresAt}`; the nonce is single-use and valid 10 minutes. */
@@ -23,7 +24,7 @@ export class AuthController {
   @HttpCode(200)
   @ApiOkResponse({ description: '`{message, nonce, issuedAt, expiresAt}`' })
   challenge(@Body() body: SignInChallengeRequest, @Req() req: FastifyRequest): Promise<SignInChallengeResult> {
-    return this.commands.execute(new IssueSignInChallenge(body.address, commandContext(`wallet:${body.address}`, req.id)));
+    return this.commands.execute(new IssueSignInChallenge(body.address, commandContext(`wallet:${body.address}`, req.id, this.clock.now())));
   }
 
   /**
@@ -37,7 +38,7 @@ export class AuthController {
   @ApiOkResponse({ description: '`{address, signedAt, expiresAt, csrfToken}`; sets cookies svc_session and svc_csrf' })
   async verify(@Body() body: SignInVerifyRequest, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const result: SignInResult = await this.commands.execute(
-      new CompleteSignIn(body.address, body.signedMessage, body.signature, commandContext(`wallet:${body.address}`, req.id)),
+      new CompleteSignIn(body.address, body.signedMessage, body.signature, commandContext(`wallet:${body.address}`, req.id, this.clock.now())),
     );
     const maxAge = Math.floor((Date.parse(result.expiresAt) - Date.now()) / 1000);
     const common = { path: '/', secure: this.config.secureCookies, maxAge };
