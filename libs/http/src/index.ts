@@ -8,3 +8,4 @@ export * from './client-errors';
 export * from './origin';
 export * from './rate-limit';
 export * from './request-id';
+export * from './openapi-errors';
