@@ -1,4 +1,4 @@
-import type { DocumentDoc, DomainVerificationDoc, DraftDoc, OrganizationDoc, VersionDoc, VersionView } from '@svc/projections';
+import type { DocumentDoc, DomainVerificationDoc, DraftDoc, OrganizationDoc, ShardDoc, VersionDoc, VersionView } from '@svc/projections';
 
 /** Dashboard organization record. */
 export function organizationView(o: OrganizationDoc) {
@@ -91,5 +91,21 @@ export function domainVerificationView(v: DomainVerificationDoc, now: Date) {
     expiresAt: v.expiresAt,
     revokedAt: v.revokedAt,
     attestationTransaction: null,
+  };
+}
+
+/** Dashboard capacity shard (docs/api.md "Shards"). */
+export function shardView(s: ShardDoc) {
+  return {
+    address: s.shard,
+    organization: s.organization,
+    operator: s.operator,
+    creationSignature: s.creationSignature,
+    slot: s.slot,
+    createdAt: s.createdAt,
+    balanceLamports: s.balanceLamports,
+    rentExemptLamports: s.rentExemptLamports,
+    spendableLamports: Math.max(0, s.balanceLamports - s.rentExemptLamports),
+    syncedAt: s.syncedAt,
   };
 }
