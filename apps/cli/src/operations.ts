@@ -4,6 +4,7 @@ import {
   buildMemberTransaction,
   buildOrganizationTransaction,
   buildPublicationTransaction,
+  buildShardTransaction,
   canonicalContent,
   contentHash,
   type AcceptanceReceiptV1,
@@ -66,6 +67,19 @@ export async function writeMemberOnLedger(
   const lifetime = await ledger.getLatestBlockhash();
   const tx = await buildMemberTransaction({ authority, ...input, lifetime });
   return ledger.sendTransaction(tx.wire, { commitment: 'confirmed' });
+}
+
+/**
+ * Creates a capacity shard of an organization on the ledger (docs/protocol.md "Shard record"): a durable-nonce account
+ * at a fresh address holding `lamports` (rent exemption included) whose nonce authority is `operator`, the service's
+ * relayer (`relayer` of `GET /v1/network`). The dashboard reads it with `POST /v1/organizations/{orgId}/shards/sync`.
+ */
+export async function createShardOnLedger(ledger: Ledger, authority: KeyPairSigner, input: { organization: string; operator: string; lamports: bigint }) {
+  const shard = await generateKeyPairSigner();
+  const lifetime = await ledger.getLatestBlockhash();
+  const tx = await buildShardTransaction({ authority, shard, ...input, lifetime });
+  const signature = await ledger.sendTransaction(tx.wire, { commitment: 'confirmed' });
+  return { address: shard.address, signature };
 }
 
 export interface OrganizationRecord {

@@ -1,4 +1,5 @@
 import { bool, cleanEnv, num, port, str, url, makeValidator, EnvError } from 'envalid';
+import { isIP } from 'node:net';
 import * as path from 'node:path';
 
 /**
@@ -79,6 +80,11 @@ export interface AppConfig {
   draftsOpenPerOrganization: number;
   /** Bytes of canonical source the open drafts of one organization may hold together (default 100 MiB). */
   draftBytesPerOrganization: number;
+  /**
+   * DNS servers asked for the TXT records of domain verifications (docs/api.md "Domains"), as `node:dns`
+   * `Resolver.setServers` takes them (`1.2.3.4`, `1.2.3.4:5353`, `::1`, `[::1]:5353`); undefined: the system's resolvers.
+   */
+  dnsServers: string[] | undefined;
 }
 
 const trustProxyValidator = makeValidator<boolean | number | string>((input: string) => {
@@ -94,6 +100,28 @@ const lamports = makeValidator<string>((input: string) => {
   if (!/^\d{1,19}$/.test(input)) throw new EnvError(`expected lamports as a whole number, got "${input}"`);
   return input;
 });
+
+/**
+ * `DNS_SERVERS`: comma-separated `host[:port]` entries where host is an IPv4 address or an IPv6 address (in brackets
+ * when a port follows); port 1 to 65535. Host names are refused: the resolver needs addresses.
+ */
+const dnsServers = makeValidator<string[]>((input: string) => {
+  const entries = input.split(',').map((s) => s.trim()).filter(Boolean);
+  if (entries.length === 0) throw new EnvError('DNS_SERVERS must list at least one server address');
+  for (const entry of entries) {
+    if (!isDnsServer(entry)) throw new EnvError(`DNS_SERVERS entries must be host[:port] with an IPv4 address or a bracketed IPv6 address ("[::1]:5353"), got "${entry}"`);
+  }
+  return entries;
+});
+
+function isDnsServer(entry: string): boolean {
+  if (isIP(entry) !== 0) return true;
+  const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(entry);
+  const withPort = bracketed ?? /^([^:]+):(\d{1,5})$/.exec(entry);
+  if (!withPort) return false;
+  const port = withPort[2] === undefined ? 53 : Number(withPort[2]);
+  return isIP(withPort[1]!) === (bracketed ? 6 : 4) && port >= 1 && port <= 65535;
+}
 
 /**
  * Reads and validates the configuration.
@@ -135,6 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       DRAFTS_OPEN_PER_ORGANIZATION: num({ default: 50 }),
       DRAFT_BYTES_PER_ORGANIZATION: num({ default: 100 * 1024 * 1024 }),
       RUN_PROJECTIONS: bool({ default: true }),
+      DNS_SERVERS: dnsServers({ default: undefined }),
     },
     {
       reporter: ({ errors }) => {
@@ -198,6 +227,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     draftsOpenPerOrganization: positiveInteger('DRAFTS_OPEN_PER_ORGANIZATION', e.DRAFTS_OPEN_PER_ORGANIZATION),
     draftBytesPerOrganization: positiveInteger('DRAFT_BYTES_PER_ORGANIZATION', e.DRAFT_BYTES_PER_ORGANIZATION),
     runProjections: e.RUN_PROJECTIONS,
+    dnsServers: e.DNS_SERVERS,
   };
 }
 

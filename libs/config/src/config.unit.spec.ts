@@ -30,6 +30,14 @@ describe('configuration', () => {
     expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy).toBe('10.0.0.0/8, 127.0.0.1');
   });
 
+  it('reads DNS_SERVERS as resolver addresses with optional ports, default the system resolvers', () => {
+    expect(loadConfig({}).dnsServers).toBeUndefined();
+    expect(loadConfig({ DNS_SERVERS: '127.0.0.1:5353, 9.9.9.9,::1,[::1]:53' }).dnsServers).toEqual(['127.0.0.1:5353', '9.9.9.9', '::1', '[::1]:53']);
+    for (const bad of ['dns.example.com', '127.0.0.1:0', '127.0.0.1:70000', '[127.0.0.1]:53', ' , ', '::1:53x']) {
+      expect(() => loadConfig({ DNS_SERVERS: bad })).toThrow(/DNS_SERVERS/);
+    }
+  });
+
   it('refuses bad values with a message naming each variable', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT/);
     expect(() => loadConfig({ PUBLIC_BASE_URL: 'not a url' })).toThrow(/PUBLIC_BASE_URL/);

@@ -1,6 +1,8 @@
 import { Controller, Get, Inject, Param, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { createHash } from 'node:crypto';
+import { CLOCK, type Clock } from '@svc/application';
 import { DomainError } from '@svc/domain';
 import { ADDR, AddressParam, ApiErrors, Hex64Param, MatchPipe, SlugParam } from '@svc/http';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
@@ -11,6 +13,12 @@ import { sendContent, verifiedBytes } from './content-response';
 
 const REF = /^[A-Za-z0-9.-]{1,64}$/;
 
+/** The organization's verified domain while in force at `now`, else null. */
+function verifiedDomainOf(org: OrganizationDoc, now: Date): string | null {
+  const expiresAt = org.verifiedDomainExpiresAt;
+  return org.verifiedDomain && expiresAt && Date.parse(expiresAt) > now.getTime() ? org.verifiedDomain : null;
+}
+
 /** Public document reads (spec §4.2): no authentication, callable from any website. */
 @ApiTags('public: documents')
 @Controller('v1/public')
@@ -19,7 +27,10 @@ export class PublicDocumentsController {
   private readonly verified = new Map<string, Buffer>();
   private static readonly CACHE_ENTRIES = 64;
 
-  constructor(@Inject(READ_STORE) private readonly readStore: ReadStore) {}
+  constructor(
+    @Inject(READ_STORE) private readonly readStore: ReadStore,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
 
   private get organizations() {
     return this.readStore.collection<OrganizationDoc>(COLLECTIONS.organizations);
@@ -31,10 +42,20 @@ export class PublicDocumentsController {
     return this.readStore.collection<VersionDoc>(COLLECTIONS.versions);
   }
 
+  /**
+   * The organization at an address, or holding `ref` as a verified domain not yet expired (docs/api.md "Domains"); the
+   * domain an organization claims in its ledger record names nothing.
+   * @throws DomainError not_found (404)
+   */
   private async organizationByRef(ref: string): Promise<OrganizationDoc> {
-    const org = ADDR.test(ref) ? await this.organizations.findOne({ address: ref }) : await this.organizations.findOne({ domain: ref.toLowerCase() });
+    const org = ADDR.test(ref) ? await this.organizations.findOne({ address: ref }) : await this.byVerifiedDomain(ref.toLowerCase());
     if (!org) throw new DomainError('not_found', 'organization not found');
     return org;
+  }
+
+  private async byVerifiedDomain(domain: string): Promise<OrganizationDoc | undefined> {
+    const now = this.clock.now();
+    return (await this.organizations.find({ verifiedDomain: domain })).find((o) => verifiedDomainOf(o, now) === domain);
   }
 
   /**
@@ -50,7 +71,7 @@ export class PublicDocumentsController {
       organization: {
         address: org.address,
         name: org.name,
-        domain: null as string | null,
+        domain: verifiedDomainOf(org, this.clock.now()),
         signingPolicy: org.settings.signingPolicy,
         documents: docs.map((d) => ({ address: d.address, slug: d.slug, title: d.title, version: d.currentVersion ? versionView(d.currentVersion) : null })),
       },

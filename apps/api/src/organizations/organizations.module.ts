@@ -12,11 +12,17 @@ import { PublicationHandlers } from './publication.handlers';
 import { MembersController } from './members.controller';
 import { MemberHandlers } from './members.handlers';
 import { SettingsController } from './settings.controller';
+import { DnsTxtLookup } from './dns-txt.service';
+import { DomainsController } from './domains.controller';
+import { DomainHandlers } from './domains.handlers';
+import { ShardsController } from './shards.controller';
+import { SyncShardHandler } from './shards.handlers';
+import { StatsController } from './stats.controller';
 import { ChangeSettingsHandler } from './settings.handlers';
 
 @Module({
   imports: [CqrsModule, SharedModule, AuthModule],
-  controllers: [DashboardController, MembersController, SettingsController],
-  providers: [DashboardAccess, DraftQuotaReader, ...OrganizationHandlers, ...DocumentHandlers, ...DraftHandlers, ...PublicationHandlers, ...MemberHandlers, ChangeSettingsHandler],
+  controllers: [DashboardController, MembersController, SettingsController, DomainsController, ShardsController, StatsController],
+  providers: [DashboardAccess, DraftQuotaReader, ...OrganizationHandlers, ...DocumentHandlers, ...DraftHandlers, ...PublicationHandlers, ...MemberHandlers, ChangeSettingsHandler, DnsTxtLookup, ...DomainHandlers, SyncShardHandler],
 })
 export class OrganizationsModule {}

@@ -1,4 +1,4 @@
-import type { DocumentDoc, DraftDoc, OrganizationDoc, VersionDoc, VersionView } from '@svc/projections';
+import type { DocumentDoc, DomainVerificationDoc, DraftDoc, OrganizationDoc, ShardDoc, VersionDoc, VersionView } from '@svc/projections';
 
 /** Dashboard organization record. */
 export function organizationView(o: OrganizationDoc) {
@@ -7,6 +7,8 @@ export function organizationView(o: OrganizationDoc) {
     address: o.address,
     name: o.name,
     domain: o.domain,
+    verifiedDomain: o.verifiedDomain ?? null,
+    verifiedDomainExpiresAt: o.verifiedDomainExpiresAt ?? null,
     authority: o.authority,
     members: o.members,
     settings: o.settings,
@@ -74,5 +76,39 @@ export function draftView(d: DraftDoc, contentMirror: string) {
     createdBy: d.createdBy,
     createdAt: d.createdAt,
     updatedAt: d.updatedAt,
+  };
+}
+
+/** Dashboard domain verification (docs/api.md "Domains"); `status` says `expired` once a deadline passed at `now`. */
+export function domainVerificationView(v: DomainVerificationDoc, now: Date) {
+  const lapsed = (v.status === 'pending' && Date.parse(v.checkBefore) <= now.getTime()) || (v.status === 'verified' && v.expiresAt !== null && Date.parse(v.expiresAt) <= now.getTime());
+  return {
+    id: v.verificationId,
+    domain: v.domain,
+    status: lapsed ? ('expired' as const) : v.status,
+    record: { type: 'TXT' as const, name: v.recordName, value: v.recordValue },
+    startedBy: v.startedBy,
+    startedAt: v.startedAt,
+    checkBefore: v.checkBefore,
+    verifiedAt: v.verifiedAt,
+    expiresAt: v.expiresAt,
+    revokedAt: v.revokedAt,
+    attestationTransaction: null,
+  };
+}
+
+/** Dashboard capacity shard (docs/api.md "Shards"). */
+export function shardView(s: ShardDoc) {
+  return {
+    address: s.shard,
+    organization: s.organization,
+    operator: s.operator,
+    creationSignature: s.creationSignature,
+    slot: s.slot,
+    createdAt: s.createdAt,
+    balanceLamports: s.balanceLamports,
+    rentExemptLamports: s.rentExemptLamports,
+    spendableLamports: Math.max(0, s.balanceLamports - s.rentExemptLamports),
+    syncedAt: s.syncedAt,
   };
 }
