@@ -60,7 +60,7 @@ describe('domain verification', () => {
     const addresses = await dns.listen({ udp: { port: 0, address: '127.0.0.1' } });
     service = await startTestService({
       clock,
-      env: { DNS_SERVERS: `127.0.0.1:${addresses.udp!.port}`, RATE_LIMIT_SIGNIN_PER_MINUTE: '1000', SESSION_TTL_SECONDS: String(400 * DAY) },
+      env: { DNS_SERVERS: `127.0.0.1:${addresses.udp!.port}`, RATE_LIMIT_SIGNIN_PER_MINUTE: '1000', RATE_LIMIT_DNS_CHECK_PER_MINUTE: '1000', SESSION_TTL_SECONDS: String(400 * DAY) },
     });
     [org, other] = await Promise.all([publishedDocument(service, []), publishedDocument(service, [], 'privacy')]);
     anonymous = new ApiClient(service.baseUrl);
@@ -178,5 +178,36 @@ describe('domain verification', () => {
     clock.advance(366 * DAY);
     expect(await codeOf(publicByRef('shop.example.com'))).toBe('404 not_found');
     expect((await publicByRef(other.organization.address)).organization.domain).toBeNull();
+  });
+});
+
+describe('DNS checks are rate limited (spec §8: 10 per minute)', () => {
+  let service: TestService;
+  let dns: ReturnType<typeof dns2.createServer>;
+
+  beforeAll(async () => {
+    dns = dns2.createServer({ udp: true, handle: (request, send) => void send(dns2.Packet.createResponseFromRequest(request)) });
+    const addresses = await dns.listen({ udp: { port: 0, address: '127.0.0.1' } });
+    service = await startTestService({ env: { DNS_SERVERS: `127.0.0.1:${addresses.udp!.port}`, RATE_LIMIT_SIGNIN_PER_MINUTE: '1000' } });
+  });
+  afterAll(async () => {
+    await service?.destroy();
+    await dns?.close();
+  });
+
+  it('answers the eleventh check of a minute with 429 rate_limited and retry-after', async () => {
+    const d = await publishedDocument(service, []);
+    const { verification } = await d.dashboard.request<{ verification: Verification }>('POST', `/v1/organizations/${d.organization.id}/domains`, { domain: 'limits.example.org' });
+    const path = `/v1/organizations/${d.organization.id}/domains/${verification.id}/check`;
+    // Windows are fixed minutes: one that turns over during the run admits at most ten more, never fewer.
+    const answers = [];
+    for (let i = 0; i < 21 && answers.at(-1)?.response.status !== 429; i++) answers.push(await d.dashboard.raw('POST', path));
+    const statuses = answers.map((a) => a.response.status);
+    expect(statuses.slice(0, 10).every((s) => s === 200)).toBe(true);
+    const limited = answers.find((a) => a.response.status === 429);
+    if (!limited) throw new Error(`no 429 among ${statuses.join(', ')}`);
+    expect(JSON.parse(limited.text).error.code).toBe('rate_limited');
+    expect(Number(limited.response.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(limited.response.headers.get('x-ratelimit-limit')).toBe('10');
   });
 });
