@@ -64,7 +64,7 @@ async function stoppedServiceData() {
 
     const { stdout } = await exec(process.execPath, [cli, 'rebuild-projections', '--data-dir', dataDir, '--json']);
     const rebuilt = (JSON.parse(stdout) as { rebuilt: { projection: string }[] }).rebuilt.map((r) => r.projection);
-    expect(rebuilt).toEqual(['organizations', 'documents', 'contents', 'acceptances', 'sessions']);
+    expect(rebuilt).toEqual(['organizations', 'documents', 'contents', 'acceptances', 'sessions', 'api-keys', 'memberships', 'domain-verifications', 'shards', 'stats']);
     expect(await readModels(dataDir)).toEqual(built);
 
     const after = new SqliteReadStore({ file: path.join(dataDir, 'read.sqlite') });
@@ -97,7 +97,7 @@ async function stoppedServiceData() {
       (err: { code?: number; stderr?: string; stdout?: string }) => err,
     );
     expect(failed?.code).not.toBe(0);
-    expect(`${failed?.stderr ?? ''}${failed?.stdout ?? ''}`).toMatch(new RegExp(`acceptances\\.v1.*position ${row.position}`));
+    expect(`${failed?.stderr ?? ''}${failed?.stdout ?? ''}`).toMatch(new RegExp(`acceptances\\.v2.*position ${row.position}`));
 
     const service = await startTestService({ dataDir, port });
     try {
@@ -106,7 +106,7 @@ async function stoppedServiceData() {
       const body = (await res.json()) as { status: string; components: Record<string, string>; projectionFaults: { projection: string; streamId: string; position: string; reason: string }[] };
       expect(body.status).toBe('not_ready');
       expect(body.components['projections']).toBe('down');
-      expect(body.projectionFaults).toContainEqual({ projection: 'acceptances.v1', streamId: row.streamId, position: String(row.position), reason: expect.stringMatching(/hash/) });
+      expect(body.projectionFaults).toContainEqual({ projection: 'acceptances.v2', streamId: row.streamId, position: String(row.position), reason: expect.stringMatching(/hash/) });
       expect(accepted.acceptanceId).toBeTruthy();
     } finally {
       await service.destroy();

@@ -14,13 +14,13 @@ import { startTestService, type TestService } from './support/test-service';
 const exec = promisify(execFile);
 
 /** Runs the compiled `svc verify <file> --rpc <url> --json`; returns its exit code and verdict. */
-async function svcVerify(receipt: unknown, rpc: string, dir: string): Promise<{ code: number; verdict: string; failed: string[] }> {
+async function svcVerify(receipt: unknown, rpc: string, dir: string, extra: string[] = []): Promise<{ code: number; verdict: string; failed: string[] }> {
   const file = path.join(dir, `receipt-${Math.random().toString(36).slice(2)}.json`);
   writeFileSync(file, typeof receipt === 'string' ? receipt : JSON.stringify(receipt));
   let stdout: string;
   let code = 0;
   try {
-    ({ stdout } = await exec(process.execPath, [cliMain(), 'verify', file, '--rpc', rpc, '--json']));
+    ({ stdout } = await exec(process.execPath, [cliMain(), 'verify', file, '--rpc', rpc, '--json', ...extra]));
   } catch (err) {
     const e = err as { code: number; stdout: string };
     code = e.code;
@@ -64,6 +64,24 @@ const built = existsSync(cliMain());
     expect(r).toEqual({ code: 0, verdict: 'VALID', failed: [] });
     const report = await client.request<{ report: { verdict: string } }>('GET', `/v1/public/acceptances/${receipt.acceptanceId}/receipt`);
     expect(report.report.verdict).toBe('VALID');
+  });
+
+  it('a fresh receipt is VALID_WITH_WARNINGS (exit 1) until finality; --wait-finalized waits for it and exits 0', async () => {
+    const fresh = await acceptAsWallet(client, await generateKeyPairSigner(), { organization: doc.organization.address, document: doc.document.address, origin: 'https://shop.example.com' });
+    const { receipt: young } = await fetchReceipt(client, fresh.acceptanceId);
+    const now = await svcVerify(serializeReceipt(young), service.rpcUrl, dir);
+    expect(now).toEqual({ code: 1, verdict: 'VALID_WITH_WARNINGS', failed: [] });
+    const waited = await svcVerify(serializeReceipt(young), service.rpcUrl, dir, ['--wait-finalized', '60']);
+    expect(waited).toEqual({ code: 0, verdict: 'VALID', failed: [] });
+  });
+
+  it('--wait-finalized does not wait on a receipt that cannot become valid', async () => {
+    const r = clone();
+    r.documentText = r.documentText.replace('GitHub', 'GitLab');
+    const started = Date.now();
+    const v = await svcVerify(r, service.rpcUrl, dir, ['--wait-finalized']);
+    expect(v.verdict).toBe('INVALID');
+    expect(Date.now() - started).toBeLessThan(20_000);
   });
 
   it('judges a receipt with altered document text INVALID', async () => {

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { OWNER_ONLY_UMASK } from '@svc/config';
 import { generateKeypairFile, loadKeypairSigner, RpcLedger } from '@svc/ledger';
-import { serializeReceipt, verifyReceipt } from '@svc/evidence';
+import { serializeReceipt, verifyReceipt, type VerificationReport } from '@svc/evidence';
 import { ApiClient, ApiError, loadSession, saveSession } from './api-client';
 import { runDemo } from './demo';
 import { rebuildProjections } from './rebuild';
@@ -246,20 +246,35 @@ program
     }),
   );
 
+/** Whether the one warning of a report is that the acceptance transaction is not finalized yet. */
+function onlyAwaitsFinality(report: VerificationReport): boolean {
+  const warnings = report.checks.filter((c) => c.status === 'warn');
+  return warnings.length === 1 && warnings[0]!.id === 'transaction.commitment';
+}
+
 program
   .command('verify <receipt>')
   .description('verify a receipt with nothing but the receipt and a ledger RPC endpoint; exits 0 only when VALID')
-  .requiredOption('--rpc <url>', 'any JSON-RPC endpoint of the receipt\'s network')
+  .requiredOption('--rpc <url>', 'any JSON-RPC endpoint of the receipt\'s network (required: the verifier trusts only the ledger you name)')
+  .option('--wait-finalized [seconds]', 'while the only shortfall is that the transaction is not finalized yet, verify again every second, up to this many seconds (default 60)', positiveNumber)
   .option('--json', 'machine-readable report')
   .action(
-    run(async (file: string, opts: { rpc: string; json?: boolean }) => {
+    run(async (file: string, opts: { rpc: string; json?: boolean; waitFinalized?: true | number }) => {
       let receipt: unknown;
       try {
         receipt = JSON.parse(await fs.readFile(file, 'utf8'));
       } catch (err) {
         receipt = { unreadable: (err as Error).message };
       }
-      const report = await verifyReceipt(receipt, new RpcLedger({ url: opts.rpc }));
+      const waitSeconds = opts.waitFinalized === undefined ? 0 : opts.waitFinalized === true ? 60 : opts.waitFinalized;
+      const ledger = new RpcLedger({ url: opts.rpc });
+      const deadline = Date.now() + waitSeconds * 1000;
+      let report = await verifyReceipt(receipt, ledger);
+      // Finality comes by itself (about 13 s on the embedded ledger); nothing else a wait could change is waited for.
+      while (report.verdict === 'VALID_WITH_WARNINGS' && Date.now() < deadline && onlyAwaitsFinality(report)) {
+        await new Promise((r) => setTimeout(r, 1000));
+        report = await verifyReceipt(receipt, ledger);
+      }
       const mark = { pass: 'ok  ', fail: 'FAIL', warn: 'warn', skip: 'skip' } as Record<string, string>;
       new Output(!!opts.json).result(report, [
         `${report.verdict}: ${report.summary}`,
