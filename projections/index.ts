@@ -1,6 +1,7 @@
 import type { Projection } from '@svc/read-store';
 import { acceptancesProjection } from './acceptances.projection';
 import { apiKeysProjection } from './api-keys.projection';
+import { auditLogProjection } from './audit-log.projection';
 import { contentsProjection } from './contents.projection';
 import { documentsProjection } from './documents.projection';
 import { organizationsProjection } from './organizations.projection';
@@ -14,6 +15,7 @@ export { defineProjection, toDomainEvent, type ProjectionHandlers, type StoredDo
 export {
   acceptancesProjection,
   apiKeysProjection,
+  auditLogProjection,
   contentsProjection,
   documentsProjection,
   organizationsProjection,
@@ -36,4 +38,5 @@ export const ALL_PROJECTIONS: readonly Projection[] = [
   domainVerificationsProjection,
   shardsProjection,
   statsProjection,
+  auditLogProjection,
 ];

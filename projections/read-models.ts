@@ -2,7 +2,7 @@
  * Shapes of the read models the projections write and the API reads.
  * Collection names carry the projection's version, so a changed projection rebuilds into fresh ones.
  */
-import { DEFAULT_ORGANIZATION_SETTINGS, type ApiKeyScope, type OrganizationSettingsValues } from '@svc/domain';
+import { DEFAULT_ORGANIZATION_SETTINGS, type ApiKeyScope, type AuditEntryAppendedData, type OrganizationSettingsValues } from '@svc/domain';
 import type { Doc } from '@svc/read-store';
 
 export const COLLECTIONS = {
@@ -14,6 +14,9 @@ export const COLLECTIONS = {
   acceptances: 'acceptances_v2',
   sessions: 'sessions_v1',
   apiKeys: 'api_keys_v1',
+  auditEntries: 'audit_entries_v1',
+  auditHeads: 'audit_heads_v1',
+  auditAnchors: 'audit_anchors_v1',
   memberships: 'memberships_v1',
   domainVerifications: 'domain_verifications_v1',
   shards: 'shards_v1',
@@ -232,4 +235,26 @@ export interface StatsPendingDoc extends Doc {
   versionNumber: number;
   signer: string;
   counted: boolean;
+}
+
+/** An entry of an organization's audit log, as chained (docs/api.md "Audit log"). */
+export interface AuditEntryDoc extends Doc, AuditEntryAppendedData {}
+
+/** The head of an organization's audit log and its anchoring. */
+export interface AuditHeadDoc extends Doc {
+  organizationId: string;
+  sequence: number;
+  head: string;
+  /** Sequence covered by the latest anchor the ledger recorded; absent before the first. */
+  anchoredSequence?: number;
+}
+
+/** An anchor of an audit log head recorded on the ledger. */
+export interface AuditAnchorDoc extends Doc {
+  organizationId: string;
+  sequence: number;
+  head: string;
+  transactionSignature: string;
+  slot: number;
+  anchoredAt: string | null;
 }

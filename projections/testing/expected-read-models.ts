@@ -283,4 +283,36 @@ export const EXPECTED_READ_MODELS: Record<string, Record<string, unknown>[]> = {
   signer_stats_v1: [
     { _id: `${F.orgId}:${F.signerA}`, organizationId: F.orgId, signer: F.signerA, acceptances: 1, firstAcceptedAt: '2024-01-01T09:06:40.000Z', lastAcceptedAt: '2024-01-01T09:06:40.000Z' },
   ],
+  audit_entries_v1: [
+    {
+      _id: `${F.orgId}:1`,
+      organizationId: F.orgId,
+      sequence: 1,
+      occurredAt: '2024-01-01T00:24:00.000Z',
+      actor: `wallet:${F.authority}`,
+      action: 'api_key.created',
+      subject: F.keyA,
+      details: { name: 'Checkout' },
+      sourceEventId: 'source-1',
+      previousHash: '0'.repeat(64),
+      hash: 'e1'.repeat(32),
+    },
+    {
+      _id: `${F.orgId}:2`,
+      organizationId: F.orgId,
+      sequence: 2,
+      occurredAt: '2024-01-01T00:26:00.000Z',
+      actor: `wallet:${F.authority}`,
+      action: 'api_key.revoked',
+      subject: F.keyB,
+      details: {},
+      sourceEventId: 'source-2',
+      previousHash: 'e1'.repeat(32),
+      hash: 'e2'.repeat(32),
+    },
+  ],
+  audit_heads_v1: [{ _id: F.orgId, organizationId: F.orgId, sequence: 2, head: 'e2'.repeat(32), anchoredSequence: 2 }],
+  audit_anchors_v1: [
+    { _id: F.sigAnchor, organizationId: F.orgId, sequence: 2, head: 'e2'.repeat(32), transactionSignature: F.sigAnchor, slot: 70, anchoredAt: '2024-01-03T16:40:00.000Z' },
+  ],
 };

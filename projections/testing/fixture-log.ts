@@ -44,6 +44,7 @@ export const F = {
   challengeB: '3f1c2a6e-0000-4000-8000-000000000022',
   session: '3f1c2a6e-0000-4000-8000-000000000031',
   keyA: '3f1c2a6e-0000-4000-8000-000000000041',
+  sigAnchor: base58('SigAudit', 88),
   keyB: '3f1c2a6e-0000-4000-8000-000000000042',
 } as const;
 
@@ -231,6 +232,15 @@ export const FIXTURE_LOG: readonly { stream: string; events: NewEvent[] }[] = [
     stream: `shard-${F.shard}`,
     events: [
       event('ShardSynced', { organizationId: F.orgId, organization: F.org, shard: F.shard, operator: F.relayer, creationSignature: F.sigShard, slot: 60, blockTime: 1_704_200_000, balanceLamports: 51_447_680, rentExemptLamports: 1_447_680, syncedBy: F.authority }, 27),
+    ],
+  },
+  {
+    stream: `audit-${F.orgId}`,
+    events: [
+      event('AuditEntryAppended', { organizationId: F.orgId, sequence: 1, occurredAt: at(24), actor: `wallet:${F.authority}`, action: 'api_key.created', subject: F.keyA, details: { name: 'Checkout' }, sourceEventId: 'source-1', previousHash: '0'.repeat(64), hash: 'e1'.repeat(32) }, 28),
+      event('AuditEntryAppended', { organizationId: F.orgId, sequence: 2, occurredAt: at(26), actor: `wallet:${F.authority}`, action: 'api_key.revoked', subject: F.keyB, details: {}, sourceEventId: 'source-2', previousHash: 'e1'.repeat(32), hash: 'e2'.repeat(32) }, 28),
+      event('AuditAnchorRequested', { organizationId: F.orgId, organization: F.org, sequence: 2, head: 'e2'.repeat(32), transactionSignature: F.sigAnchor, transactionWire: 'AQID', lastValidBlockHeight: '400' }, 29),
+      event('AuditHeadAnchored', { organizationId: F.orgId, sequence: 2, head: 'e2'.repeat(32), transactionSignature: F.sigAnchor, slot: 70, blockTime: 1_704_300_000 }, 29),
     ],
   },
 ];

@@ -43,6 +43,8 @@ export interface AppConfig {
   signInNonceTtlSeconds: number;
   /** Seconds a wallet signature counts as fresh (spec §8: 10 minutes). */
   freshSignatureSeconds: number;
+  /** Seconds between anchors of the audit logs' heads on the ledger (0: never; docs/api.md "Audit log"). */
+  auditAnchorSeconds: number;
   /** Requests per minute per client address (spec §8: 300). */
   rateLimitGeneral: number;
   /** Sign-in requests per minute per client address (spec §8: 20). */
@@ -148,6 +150,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       SESSION_TTL_SECONDS: num({ default: 12 * 3600 }),
       SIGNIN_NONCE_TTL_SECONDS: num({ default: 600 }),
       FRESH_SIGNATURE_SECONDS: num({ default: 600 }),
+      AUDIT_ANCHOR_SECONDS: num({ default: 3600 }),
       RATE_LIMIT_GENERAL_PER_MINUTE: num({ default: 300 }),
       RATE_LIMIT_SIGNIN_PER_MINUTE: num({ default: 20 }),
       RATE_LIMIT_ACCEPTANCE_PER_MINUTE: num({ default: 30 }),
@@ -212,6 +215,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     sessionTtlSeconds: e.SESSION_TTL_SECONDS,
     signInNonceTtlSeconds: e.SIGNIN_NONCE_TTL_SECONDS,
     freshSignatureSeconds: e.FRESH_SIGNATURE_SECONDS,
+    auditAnchorSeconds: e.AUDIT_ANCHOR_SECONDS,
     rateLimitGeneral: e.RATE_LIMIT_GENERAL_PER_MINUTE,
     rateLimitSignIn: e.RATE_LIMIT_SIGNIN_PER_MINUTE,
     rateLimitAcceptance: e.RATE_LIMIT_ACCEPTANCE_PER_MINUTE,

@@ -19,6 +19,8 @@
  * - `domain-<host>`: DomainVerificationStarted, DomainVerified, DomainVerificationRevoked (one stream per host name,
  *   so that one organization at a time holds a verified domain)
  * - `shard-<ADDR>`: ShardSynced
+ * - `audit-<orgUUID>`: AuditEntryAppended, AuditAnchorRequested, AuditHeadAnchored, AuditAnchorFailed (the organization's
+ *   hash-chained audit log, docs/api.md "Audit log")
  *
  * Each type has a JSON Schema per version in `event-schemas/<Type>.v<N>.json`, checked on append and on read; older
  * versions are upcast on read (upcasters.ts).
@@ -364,6 +366,42 @@ export interface ShardSyncedData {
   syncedBy: Address;
 }
 
+export interface AuditEntryAppendedData {
+  organizationId: string;
+  sequence: number;
+  occurredAt: IsoTime;
+  actor: string;
+  action: string;
+  subject: string | null;
+  details: Record<string, unknown>;
+  sourceEventId: string;
+  previousHash: Hex64;
+  hash: Hex64;
+}
+export interface AuditAnchorRequestedData {
+  organizationId: string;
+  organization: Address;
+  sequence: number;
+  head: Hex64;
+  transactionSignature: string;
+  transactionWire: string;
+  lastValidBlockHeight: string;
+}
+export interface AuditHeadAnchoredData {
+  organizationId: string;
+  sequence: number;
+  head: Hex64;
+  transactionSignature: string;
+  slot: number;
+  blockTime: number | null;
+}
+export interface AuditAnchorFailedData {
+  organizationId: string;
+  sequence: number;
+  transactionSignature: string;
+  reason: string;
+}
+
 export type DomainEvent =
   | { type: 'OrganizationSynced'; data: OrganizationSyncedData }
   | { type: 'OrganizationRefreshed'; data: OrganizationRefreshedData }
@@ -398,6 +436,10 @@ export type DomainEvent =
   | { type: 'DomainVerified'; data: DomainVerifiedData }
   | { type: 'DomainVerificationRevoked'; data: DomainVerificationRevokedData }
   | { type: 'ShardSynced'; data: ShardSyncedData }
+  | { type: 'AuditEntryAppended'; data: AuditEntryAppendedData }
+  | { type: 'AuditAnchorRequested'; data: AuditAnchorRequestedData }
+  | { type: 'AuditHeadAnchored'; data: AuditHeadAnchoredData }
+  | { type: 'AuditAnchorFailed'; data: AuditAnchorFailedData }
   | { type: 'DashboardSessionReauthenticated'; data: DashboardSessionReauthenticatedData };
 
 export type DomainEventType = DomainEvent['type'];
@@ -414,6 +456,7 @@ export const EVENT_TYPES: readonly DomainEventType[] = [
   'OrganizationSettingsChanged', 'ApiKeyCreated', 'ApiKeyRevoked',
   'AcceptanceSessionCreated', 'AcceptanceSessionConsumed', 'AcceptanceSessionReleased',
   'MemberChanged', 'MemberLabelSet', 'DomainVerificationStarted', 'DomainVerified', 'DomainVerificationRevoked', 'ShardSynced',
+  'AuditEntryAppended', 'AuditAnchorRequested', 'AuditHeadAnchored', 'AuditAnchorFailed',
 ];
 
 /** Stream names, in one place so that a typo cannot split a stream. */
@@ -431,4 +474,5 @@ export const streams = {
   acceptanceSession: (acceptanceSessionId: string) => `acceptancesession-${acceptanceSessionId}`,
   domain: (host: string) => `domain-${host}`,
   shard: (address: Address) => `shard-${address}`,
+  audit: (organizationId: string) => `audit-${organizationId}`,
 } as const;

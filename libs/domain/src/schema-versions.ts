@@ -44,6 +44,10 @@ export const CURRENT_SCHEMA_VERSION: Readonly<Record<DomainEventType, number>> =
   DomainVerified: 1,
   DomainVerificationRevoked: 1,
   ShardSynced: 1,
+  AuditEntryAppended: 1,
+  AuditAnchorRequested: 1,
+  AuditHeadAnchored: 1,
+  AuditAnchorFailed: 1,
   DashboardSessionReauthenticated: 1,
 };
 

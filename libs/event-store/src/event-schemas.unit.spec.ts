@@ -253,6 +253,21 @@ const SAMPLES: { [T in DomainEventType]: Required<DataOf<T>> } = {
     syncedBy: A2,
   },
   DashboardSessionReauthenticated: { sessionId: U2, nonce: NONCE, signedAt: T2 },
+  AuditEntryAppended: {
+    organizationId: U1,
+    sequence: 3,
+    occurredAt: T1,
+    actor: `wallet:${A2}`,
+    action: 'api_key.created',
+    subject: U3,
+    details: { name: 'Checkout server', scopes: ['acceptances:read'] },
+    sourceEventId: U2,
+    previousHash: H1,
+    hash: H2,
+  },
+  AuditAnchorRequested: { organizationId: U1, organization: A1, sequence: 3, head: H2, transactionSignature: SIG, transactionWire: 'AQID', lastValidBlockHeight: '150' },
+  AuditHeadAnchored: { organizationId: U1, sequence: 3, head: H2, transactionSignature: SIG, slot: 42, blockTime: null },
+  AuditAnchorFailed: { organizationId: U1, sequence: 3, transactionSignature: SIG, reason: 'blockhash expired' },
 };
 
 const OPTIONAL: { [T in DomainEventType]: KeySet<OptionalKeys<DataOf<T>>> } = {
@@ -290,6 +305,10 @@ const OPTIONAL: { [T in DomainEventType]: KeySet<OptionalKeys<DataOf<T>>> } = {
   DomainVerificationRevoked: {},
   ShardSynced: {},
   DashboardSessionReauthenticated: {},
+  AuditEntryAppended: {},
+  AuditAnchorRequested: {},
+  AuditHeadAnchored: {},
+  AuditAnchorFailed: {},
 };
 
 const NULLABLE: { [T in DomainEventType]: KeySet<NullableKeys<DataOf<T>>> } = {
@@ -327,6 +346,10 @@ const NULLABLE: { [T in DomainEventType]: KeySet<NullableKeys<DataOf<T>>> } = {
   DomainVerificationRevoked: {},
   ShardSynced: { blockTime: true },
   DashboardSessionReauthenticated: {},
+  AuditEntryAppended: { subject: true },
+  AuditAnchorRequested: {},
+  AuditHeadAnchored: { blockTime: true },
+  AuditAnchorFailed: {},
 };
 
 /** Per type, a value that must fail for some field (a format or pattern the schema enforces). */
@@ -344,6 +367,7 @@ const BAD_FIELD: { [T in DomainEventType]?: [keyof DataOf<T> & string, unknown] 
   MemberLabelSet: ['label', 'x'.repeat(81)],
   DomainVerified: ['domain', 'Acme.Example'],
   DashboardSessionReauthenticated: ['nonce', 'xyz'],
+  AuditEntryAppended: ['sequence', 0],
 };
 
 const SCHEMA_DIR = EventSchemaRegistry.defaultDirectory();

@@ -18,3 +18,4 @@ export * from './sign-in-message';
 export * from './receipt';
 export * from './verifier';
 export * from './acceptance-wire';
+export * from './audit-chain';

@@ -96,8 +96,22 @@ export interface ShardRecord {
   operator: string;
 }
 
+/**
+ * The head of an organization's audit log at one moment, anchored by the service's relayer so that an auditor can
+ * show the log was not rewritten afterwards (docs/protocol.md "Audit anchor record").
+ */
+export interface AuditAnchorRecord {
+  kind: 'audit';
+  /** Base58 address of the organization. */
+  organization: string;
+  /** Number of entries the head covers (the sequence of the last one), at least 1. */
+  sequence: number;
+  /** Lower-case hex SHA-256 hash of entry `sequence` (docs/api.md "Audit log"). */
+  head: string;
+}
+
 /** Any record of protocol `svc/1`, discriminated by `kind`. */
-export type MemoRecord = OrganizationRecord | DocumentRecord | VersionRecord | AcceptanceRecord | MemberRecord | ShardRecord;
+export type MemoRecord = OrganizationRecord | DocumentRecord | VersionRecord | AcceptanceRecord | MemberRecord | ShardRecord | AuditAnchorRecord;
 export type MemoKind = MemoRecord['kind'];
 
 const PREFIX = `${PROTOCOL_V1} `;
@@ -107,6 +121,7 @@ const JSON_KEYS: { [K in Exclude<MemoKind, 'accept'>]: readonly string[] } = {
   ver: ['document', 'number', 'label', 'title', 'contentHash', 'fingerprint', 'effectiveAt'],
   member: ['organization', 'member', 'roles', 'active'],
   shard: ['organization', 'operator'],
+  audit: ['organization', 'sequence', 'head'],
 };
 
 /**
@@ -183,6 +198,8 @@ function render(record: MemoRecord): string {
       return `${PREFIX}member ${jcs({ organization: record.organization, member: record.member, roles: record.roles, active: record.active })}`;
     case 'shard':
       return `${PREFIX}shard ${jcs({ organization: record.organization, operator: record.operator })}`;
+    case 'audit':
+      return `${PREFIX}audit ${jcs({ organization: record.organization, sequence: record.sequence, head: record.head })}`;
     default: {
       const never: never = record;
       throw new FieldError(`unknown record kind ${String((never as { kind?: unknown }).kind)}`);
@@ -231,6 +248,11 @@ function recordProblem(r: MemoRecord): string | null {
       if (!isBase58Address(r.organization)) return 'organization must be a base58 address';
       if (!isBase58Address(r.operator)) return 'operator must be a base58 address';
       if (r.operator === r.organization) return 'operator must differ from the organization';
+      return null;
+    case 'audit':
+      if (!isBase58Address(r.organization)) return 'organization must be a base58 address';
+      if (!Number.isSafeInteger(r.sequence) || r.sequence < 1) return 'sequence must be a positive integer';
+      if (!hex(r.head)) return 'head must be 64 lower-case hex characters';
       return null;
     default:
       return `unknown record kind ${String((r as { kind?: unknown }).kind)}`;

@@ -22,6 +22,7 @@ const records: Array<[MemoRecord, string]> = [
   ],
   [{ kind: 'member', organization: ORG, member: DOC, roles: [], active: false }, `svc/1 member {"active":false,"member":"${DOC}","organization":"${ORG}","roles":[]}`],
   [{ kind: 'shard', organization: ORG, operator: VER }, `svc/1 shard {"operator":"${VER}","organization":"${ORG}"}`],
+  [{ kind: 'audit', organization: ORG, sequence: 42, head: H1 }, `svc/1 audit {"head":"${H1}","organization":"${ORG}","sequence":42}`],
 ];
 
 describe('memo records', () => {
@@ -71,6 +72,10 @@ describe('memo records', () => {
     ['a bad member address', `svc/1 member {"active":true,"member":"nope","organization":"${ORG}","roles":[]}`],
     ['a shard without operator', `svc/1 shard {"organization":"${ORG}"}`],
     ['a shard operated by its organization', `svc/1 shard {"operator":"${ORG}","organization":"${ORG}"}`],
+    ['an audit anchor of sequence 0', `svc/1 audit {"head":"${H1}","organization":"${ORG}","sequence":0}`],
+    ['an audit anchor with a fractional sequence', `svc/1 audit {"head":"${H1}","organization":"${ORG}","sequence":1.5}`],
+    ['an audit anchor with an upper-case head', `svc/1 audit {"head":"AB${H1.slice(2)}","organization":"${ORG}","sequence":1}`],
+    ['an audit anchor without head', `svc/1 audit {"organization":"${ORG}","sequence":1}`],
   ])('throws for an svc/1 memo with %s', (_name, text) => {
     expect(() => parseMemo(text)).toThrow(MemoFormatError);
   });

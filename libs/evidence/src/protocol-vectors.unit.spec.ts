@@ -10,6 +10,7 @@ import canonicalize from 'canonicalize';
 import { acceptanceIdOf, buildAcceptanceMessage, parseAcceptanceMessage, type AcceptanceMessageFields } from './acceptance-message';
 import { bytesToBase58 } from './base58';
 import { canonicalContent, contentHash, versionFingerprint, type VersionFingerprintInput } from './content';
+import { auditEntryHash, type AuditEntryFields } from './audit-chain';
 import { buildEd25519Instruction } from './ed25519-instruction';
 import { encodeMemo, parseMemo, type MemoRecord } from './memo';
 import { buildSignInMessage, parseSignInMessage, type SignInMessageFields } from './sign-in-message';
@@ -92,10 +93,18 @@ describe('docs/protocol.md test vectors', () => {
     expect(Buffer.from(ix.data).toString('hex')).toBe(hex('ed25519.instruction-data'));
   });
 
-  it.each(['org', 'doc', 'ver', 'accept', 'member', 'member-revoked', 'shard'])('memo record %s', (kind) => {
+  it.each(['org', 'doc', 'ver', 'accept', 'member', 'member-revoked', 'shard', 'audit'])('memo record %s', (kind) => {
     const record = json<MemoRecord>(`memo.${kind}.input`);
     expect(encodeMemo(record)).toBe(text(`memo.${kind}.text`));
     expect(parseMemo(text(`memo.${kind}.text`))).toEqual(record);
+  });
+
+  it('audit log entry: canonical encoding and hash; the anchor record names it', () => {
+    const entry = json<AuditEntryFields>('audit.entry');
+    expect(canonicalize(entry)).toBe(text('audit.canonical'));
+    expect(createHash('sha256').update(text('audit.canonical'), 'utf8').digest('hex')).toBe(text('audit.hash'));
+    expect(auditEntryHash(entry)).toBe(text('audit.hash'));
+    expect(json<{ head: string; sequence: number }>('memo.audit.input')).toMatchObject({ head: text('audit.hash'), sequence: entry.sequence });
   });
 
   it('memo records chain to the other vectors', () => {

@@ -179,6 +179,26 @@ export async function buildMemberTransaction(input: {
   return signAndEncode(input.authority, [instruction], input.lifetime);
 }
 
+/**
+ * Builds and signs an audit anchor: one Memo `svc/1 audit {...}` instruction whose only account is the operator (the
+ * service's relayer, signer), fee payer the operator (docs/protocol.md "Audit anchor record").
+ * @throws FieldError on invalid fields.
+ */
+export async function buildAuditAnchorTransaction(input: {
+  operator: TransactionSigner;
+  /** Base58 address of the organization. */
+  organization: string;
+  sequence: number;
+  /** Lower-case hex hash of the entry at `sequence`. */
+  head: string;
+  lifetime: BlockhashLifetime;
+}): Promise<SignedEvidenceTransaction> {
+  const memo = encodeMemo({ kind: 'audit', organization: input.organization, sequence: input.sequence, head: input.head });
+  const accounts: AccountSignerMeta[] = [{ address: input.operator.address, role: AccountRole.READONLY_SIGNER, signer: input.operator }];
+  const instruction: Instruction & InstructionWithSigners = { programAddress: MEMO_PROGRAM_ADDRESS, accounts, data: utf8.encode(memo) };
+  return signAndEncode(input.operator, [instruction], input.lifetime);
+}
+
 /** Bytes of a System-program durable-nonce account (the space a shard account is created with). */
 export const SHARD_ACCOUNT_SPACE = getNonceSize();
 

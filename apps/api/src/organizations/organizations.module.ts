@@ -9,6 +9,7 @@ import { DocumentHandlers } from './document.handlers';
 import { DraftHandlers } from './draft.handlers';
 import { OrganizationHandlers } from './organization.handlers';
 import { PublicationHandlers } from './publication.handlers';
+import { AuditLogController } from './audit-log.controller';
 import { MembersController } from './members.controller';
 import { MemberHandlers } from './members.handlers';
 import { SettingsController } from './settings.controller';
@@ -22,7 +23,7 @@ import { ChangeSettingsHandler } from './settings.handlers';
 
 @Module({
   imports: [CqrsModule, SharedModule, AuthModule],
-  controllers: [DashboardController, MembersController, SettingsController, DomainsController, ShardsController, StatsController],
+  controllers: [DashboardController, MembersController, SettingsController, AuditLogController, DomainsController, ShardsController, StatsController],
   providers: [DashboardAccess, DraftQuotaReader, ...OrganizationHandlers, ...DocumentHandlers, ...DraftHandlers, ...PublicationHandlers, ...MemberHandlers, ChangeSettingsHandler, DnsTxtLookup, ...DomainHandlers, SyncShardHandler],
 })
 export class OrganizationsModule {}

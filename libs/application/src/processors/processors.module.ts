@@ -1,6 +1,9 @@
 import { Module } from '@nestjs/common';
 import { SharedModule } from '../shared/shared.module';
 import { CompleteChallengeWhenAcceptanceRelayed } from './complete-challenge-when-acceptance-relayed.processor';
+import { AppendAuditEntryWhenRecorded } from './audit/append-audit-entry-when-recorded.processor';
+import { AuditAnchors } from './audit/audit-anchors';
+import { SendAuditAnchorWhenRequested } from './audit/send-audit-anchor-when-requested.processor';
 import { FinalityWatcher } from './finality-watcher';
 import { Processors } from './processors.service';
 import { RecordFinalityWhenRelayed } from './record-finality-when-relayed.processor';
@@ -12,7 +15,16 @@ import { RelayAcceptanceWhenSubmitted } from './relay-acceptance-when-submitted.
  */
 @Module({
   imports: [SharedModule],
-  providers: [RelayAcceptanceWhenSubmitted, CompleteChallengeWhenAcceptanceRelayed, RecordFinalityWhenRelayed, FinalityWatcher, Processors],
-  exports: [Processors],
+  providers: [
+    RelayAcceptanceWhenSubmitted,
+    CompleteChallengeWhenAcceptanceRelayed,
+    RecordFinalityWhenRelayed,
+    FinalityWatcher,
+    AppendAuditEntryWhenRecorded,
+    SendAuditAnchorWhenRequested,
+    AuditAnchors,
+    Processors,
+  ],
+  exports: [Processors, AuditAnchors],
 })
 export class ProcessorsModule {}

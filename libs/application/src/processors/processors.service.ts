@@ -3,6 +3,8 @@ import type { DomainEvent } from '@svc/domain';
 import { EVENT_STORE, type EventStore } from '@svc/event-store';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { INFRA_OPTIONS } from '../infrastructure/tokens';
+import { AppendAuditEntryWhenRecorded } from './audit/append-audit-entry-when-recorded.processor';
+import { SendAuditAnchorWhenRequested } from './audit/send-audit-anchor-when-requested.processor';
 import { CompleteChallengeWhenAcceptanceRelayed } from './complete-challenge-when-acceptance-relayed.processor';
 import type { Processor } from './processor';
 import { ProcessorRunner, type ProcessorFault } from './processor-runner';
@@ -25,9 +27,11 @@ export class Processors implements OnApplicationBootstrap, OnApplicationShutdown
     relay: RelayAcceptanceWhenSubmitted,
     completeChallenge: CompleteChallengeWhenAcceptanceRelayed,
     finality: RecordFinalityWhenRelayed,
+    auditLog: AppendAuditEntryWhenRecorded,
+    auditAnchor: SendAuditAnchorWhenRequested,
   ) {
     const run = <E extends DomainEvent>(processor: Processor<E>) => new ProcessorRunner(processor, store, readStore);
-    this.runners = [run(relay), run(completeChallenge), run(finality)];
+    this.runners = [run(relay), run(completeChallenge), run(finality), run(auditLog), run(auditAnchor)];
   }
 
   async onApplicationBootstrap(): Promise<void> {

@@ -13,3 +13,4 @@ export * from './api-key.decider';
 export * from './acceptance-session.decider';
 export * from './domain.decider';
 export * from './shard.decider';
+export * from './audit-log.decider';
