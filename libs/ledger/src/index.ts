@@ -27,6 +27,7 @@ export { isAddressText, isSignatureText, toAddress, toSignature } from './intern
 export { EmbeddedLedger, type EmbeddedLedgerOptions, type EmbeddedLedgerTransaction } from './embedded/embedded-ledger';
 export { RpcLedger, type RpcLedgerOptions } from './rpc/rpc-ledger';
 export { registerLedgerJsonRpc, type LedgerJsonRpcOptions } from './rpc/json-rpc-server';
+export { registerLedgerPubSub, type LedgerPubSubOptions } from './rpc/pubsub-server';
 export {
   AirdropGuard,
   callsPerMinutePerClient,

@@ -1,9 +1,10 @@
 /**
- * Optional capabilities beyond the {@link Ledger} port. Both adapters implement them; the
- * JSON-RPC endpoint uses them (when present) for `getAccountInfo`, `getBlockTime`,
- * `simulateTransaction` and `isBlockhashValid`, and answers "method not supported" otherwise.
+ * Optional capabilities beyond the {@link Ledger} port. The JSON-RPC endpoint uses them (when
+ * present) for `getAccountInfo`, `getBlockTime`, `simulateTransaction`, `isBlockhashValid`,
+ * `getBlock`, `getEpochInfo` and the PubSub subscriptions, and answers "method not supported"
+ * otherwise. The embedded ledger implements all of them; RpcLedger the first four.
  */
-import type { AddressSignature, Ledger, LedgerTransaction } from './ledger.port';
+import type { AddressSignature, Commitment, Ledger, LedgerTransaction } from './ledger.port';
 
 export interface LedgerAccountInfo {
   /** Balance in lamports. */
@@ -34,16 +35,65 @@ export interface SimulationResult {
   replacementBlockhash: { blockhash: string; lastValidBlockHeight: bigint } | null;
 }
 
+/** A block: one slot of the ledger with the transactions that landed in it, in landing order. */
+export interface LedgerBlock {
+  slot: bigint;
+  parentSlot: bigint;
+  blockHeight: bigint;
+  /** Unix seconds. */
+  blockTime: number | null;
+  /** Base58. */
+  blockhash: string;
+  /** Base58 blockhash of the parent slot. */
+  previousBlockhash: string;
+  transactions: DetailedLedgerTransaction[];
+}
+
+/** Solana's `getEpochInfo` value. */
+export interface LedgerEpochInfo {
+  absoluteSlot: bigint;
+  blockHeight: bigint;
+  epoch: bigint;
+  slotIndex: bigint;
+  slotsInEpoch: bigint;
+  /** Transactions landed up to `absoluteSlot` (failed ones included). */
+  transactionCount: bigint;
+}
+
+/** A transaction that landed (and is journaled), as subscriptions hear it. */
+export interface LandedTransactionEvent {
+  signature: string;
+  slot: bigint;
+  /** Null on success; otherwise the runtime's error (Solana JSON). */
+  err: unknown;
+  logs: readonly string[];
+  /** Every account key (static, then loaded), base58, with whether the transaction may write it. */
+  accounts: readonly { address: string; writable: boolean }[];
+}
+
+/** What a ledger tells its subscribers; handlers run synchronously and must not throw. */
+export interface LedgerListener {
+  /** A new slot (each one, in order); `root` is the newest finalized slot. */
+  slot?(slot: bigint, parent: bigint, root: bigint): void;
+  /** A transaction landed (reported once it is durable). */
+  transaction?(event: LandedTransactionEvent): void;
+}
+
 /** Read-side and tooling extras implemented by EmbeddedLedger and RpcLedger. */
 export interface LedgerInspector {
-  /** Null when the account does not exist. */
-  getAccountInfo?(address: string): Promise<LedgerAccountInfo | null>;
+  /** Null when the account does not exist (at `commitment`, default the latest state). */
+  getAccountInfo?(address: string, commitment?: Commitment): Promise<LedgerAccountInfo | null>;
   /** Estimated production time of a slot's block in unix seconds; null when the ledger has no such block. */
   getBlockTime?(slot: bigint): Promise<number | null>;
   /** Executes the transaction without committing anything. */
   simulateTransaction?(wire: Uint8Array, options?: SimulateOptions): Promise<SimulationResult>;
   /** Whether a transaction using this blockhash can still land. */
   isBlockhashValid?(blockhash: string): Promise<boolean>;
+  /** The block of `slot`, or null when that slot is not (yet) a block at `commitment`. */
+  getBlock?(slot: bigint, commitment: Commitment): Promise<LedgerBlock | null>;
+  getEpochInfo?(commitment: Commitment): Promise<LedgerEpochInfo>;
+  /** Starts telling `listener` about new slots and landed transactions; returns the function that stops it. */
+  subscribe?(listener: LedgerListener): () => void;
 }
 
 export type InspectableLedger = Ledger & LedgerInspector;
@@ -53,6 +103,9 @@ export interface LedgerTransactionDetails {
   computeUnitsConsumed?: bigint;
   /** Addresses loaded from lookup tables (v0 transactions), base58. */
   loadedAddresses?: { writable: string[]; readonly: string[] } | null;
+  /** Lamports of every account key (static, then loaded) before and after execution; absent when unknown. */
+  preBalances?: bigint[];
+  postBalances?: bigint[];
 }
 
 export type DetailedLedgerTransaction = LedgerTransaction & LedgerTransactionDetails;

@@ -54,6 +54,13 @@ export interface AddressSignature {
   confirmationStatus: Commitment;
 }
 
+export interface SignaturesForAddressOptions {
+  limit?: number;
+  before?: Signature;
+  until?: Signature;
+  commitment?: 'confirmed' | 'finalized';
+}
+
 export interface SendOptions {
   /** Skip the preflight simulation (the embedded ledger always executes for real). */
   skipPreflight?: boolean;
@@ -64,7 +71,8 @@ export interface SendOptions {
 export interface Ledger {
   /** Base58 genesis hash; `solana:<first 32 chars>` is the CAIP-2 chain id. */
   getGenesisHash(): Promise<string>;
-  getLatestBlockhash(): Promise<LatestBlockhash>;
+  /** The newest blockhash at `commitment` (default: the adapter's own, the latest block for the embedded ledger). */
+  getLatestBlockhash(commitment?: Commitment): Promise<LatestBlockhash>;
   getSlot(commitment?: Commitment): Promise<bigint>;
   getBlockHeight(commitment?: Commitment): Promise<bigint>;
   /**
@@ -77,9 +85,14 @@ export interface Ledger {
   /** Null when the ledger has no record of the signature. */
   getTransaction(signature: Signature): Promise<LedgerTransaction | null>;
   getSignatureStatuses(signatures: readonly Signature[]): Promise<(SignatureStatus | null)[]>;
-  /** Newest first, like the RPC method of the same name. */
-  getSignaturesForAddress(address: Address, options?: { limit?: number; before?: Signature }): Promise<AddressSignature[]>;
-  getBalance(address: Address): Promise<bigint>;
+  /**
+   * Newest first, like the RPC method of the same name: at most `limit` (1..1000, default 1000)
+   * older than `before`, stopping at `until` (both excluded), landed at `commitment` (`confirmed`
+   * or `finalized`; default the adapter's).
+   */
+  getSignaturesForAddress(address: Address, options?: SignaturesForAddressOptions): Promise<AddressSignature[]>;
+  /** Lamports at `commitment` (default: the adapter's, the latest state for the embedded ledger). */
+  getBalance(address: Address, commitment?: Commitment): Promise<bigint>;
   /** Test networks only. Resolves once the lamports are credited. */
   requestAirdrop(address: Address, lamports: bigint): Promise<Signature>;
   /** Fee in lamports for a compiled message (base64 of message bytes). */

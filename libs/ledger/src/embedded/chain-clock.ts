@@ -4,17 +4,22 @@
  * of a transaction by depth, and waits for a future slot.
  *
  * Every slot is a block (block height = slot). A transaction is `confirmed` until the current slot
- * is FINALITY_DEPTH slots past it, then `finalized`.
+ * is FINALITY_DEPTH slots past it, then `finalized`. Commitment levels of the chain itself: the
+ * `processed` and `confirmed` slot is the current one (one node, every landed transaction is
+ * journaled before it is reported), the `finalized` slot (the root) is FINALITY_DEPTH behind it.
  */
 import type { Commitment, LatestBlockhash } from '../ledger.port';
 import { LedgerError, LedgerErrorCode } from '../ledger-error';
 import { FINALITY_DEPTH, MAX_PROCESSING_AGE } from '../constants';
-import { tryDecodeBase58Fixed } from '../internal/base58';
+import { encodeBase58, tryDecodeBase58Fixed } from '../internal/base58';
 import type { ClockAnchor, Journal } from './journal';
 import { BlockhashQueue, SlotClock } from './slot-clock';
 
-/** Called whenever the current slot moves forward, with the slot's start time (unix ms). */
-export type SlotListener = (slot: number, startMs: number) => void;
+/**
+ * Called whenever the current slot moves forward, with the slot's start time (unix ms) and the
+ * slot it moved from (-1 on start).
+ */
+export type SlotListener = (slot: number, startMs: number, previous: number) => void;
 
 const closedError = (): LedgerError => new LedgerError(LedgerErrorCode.Unavailable, 'Ledger closed');
 
@@ -79,9 +84,20 @@ export class ChainClock {
 
   private advanceTo(slot: number): void {
     if (slot <= this.slot) return;
+    const previous = this.slot;
     this.slot = slot;
     this.blockhashes.advanceTo(slot);
-    this.listener(slot, this.clock.slotStartMs(slot));
+    this.listener(slot, this.clock.slotStartMs(slot), previous);
+  }
+
+  /** The chain's slot at `commitment` as last synced: the current slot, or FINALITY_DEPTH behind it for `finalized`. */
+  slotAt(commitment: Commitment = 'processed'): number {
+    return commitment === 'finalized' ? Math.max(0, this.slot - FINALITY_DEPTH) : this.slot;
+  }
+
+  /** Base58 blockhash of any slot (the block's hash; also the recent blockhash transactions of later slots may use). */
+  blockhashOf(slot: number): string {
+    return slot === this.slot ? this.blockhashes.latest() : encodeBase58(this.blockhashes.hashOf(slot));
   }
 
   /** Unix milliseconds at which `slot` starts. */
@@ -94,9 +110,13 @@ export class ChainClock {
     return this.clock.blockTimeOf(slot);
   }
 
-  /** Blockhash of the current slot, usable until block height current + MAX_PROCESSING_AGE. */
-  latestBlockhash(): LatestBlockhash {
-    return { blockhash: this.blockhashes.latest(), lastValidBlockHeight: BigInt(this.slot + MAX_PROCESSING_AGE) };
+  /**
+   * Blockhash of the newest slot at `commitment` (default: the current slot), usable until block
+   * height that slot + MAX_PROCESSING_AGE.
+   */
+  latestBlockhash(commitment: Commitment = 'processed'): LatestBlockhash {
+    const slot = this.slotAt(commitment);
+    return { blockhash: this.blockhashOf(slot), lastValidBlockHeight: BigInt(slot + MAX_PROCESSING_AGE) };
   }
 
   /** Whether a transaction with this recent blockhash (32 bytes or base58) can still land. */

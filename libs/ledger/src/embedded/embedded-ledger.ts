@@ -14,6 +14,14 @@
  * journal (svm-state.ts); execution and group commit (transaction-executor.ts); faucet transfers
  * (airdrop.ts). This class ties them together behind the {@link Ledger} port and answers the reads.
  *
+ * Commitment: the `processed` and `confirmed` view is the latest state; the `finalized` view is
+ * the state FINALITY_DEPTH (32) slots back (chain-clock.ts): slot, block height, latest blockhash,
+ * history, blocks and balances (the pre-execution balance of the first journaled transaction after
+ * the finalized slot that touched the account, else the current one).
+ *
+ * Subscriptions ({@link subscribe}): every new slot, in order, and every landed transaction once
+ * its journal row is committed; with no subscriber nothing extra runs per transaction.
+ *
  * Blockhashes: LiteSVM accepts only its single latest blockhash, so its own check is off and the
  * ledger checks recent blockhashes against a queue of the last 151 slots, like a cluster
  * (`lastValidBlockHeight = blockHeight + 150`, otherwise `BlockhashNotFound`). Duplicates are
@@ -32,19 +40,29 @@ import {
   type LedgerTransaction,
   type SendOptions,
   type Signature,
+  type SignaturesForAddressOptions,
   type SignatureStatus,
 } from '../ledger.port';
-import type { LedgerAccountInfo, LedgerInspector, SimulateOptions, SimulationResult } from '../ledger-inspector';
+import type {
+  LandedTransactionEvent,
+  LedgerAccountInfo,
+  LedgerBlock,
+  LedgerEpochInfo,
+  LedgerInspector,
+  LedgerListener,
+  SimulateOptions,
+  SimulationResult,
+} from '../ledger-inspector';
 import { LedgerErrorCode } from '../ledger-error';
-import { FINALITY_DEPTH, type LedgerLogger } from '../constants';
+import { FINALITY_DEPTH, SYSTEM_PROGRAM_ADDRESS, type LedgerLogger } from '../constants';
 import { LedgerInputError } from '../errors';
 import { encodeBase58, toSignature, tryDecodeBase58Fixed } from '../internal/base58';
-import { computeMessageFee, parseWireMessage, type WireMessage } from '../internal/wire';
+import { computeMessageFee, parseWireMessage, parseWireTransaction, staticKeyFlags, type WireMessage } from '../internal/wire';
 import { buildAirdropWire } from './airdrop';
 import { ChainClock } from './chain-clock';
 import { faucetOf, loadOrCreateGenesis, type Faucet, type GenesisFile } from './genesis';
-import { Journal, type JournalSynchronous } from './journal';
-import { SvmState } from './svm-state';
+import { decodeBalances, Journal, type JournalAppend, type JournalSynchronous, type JournalTxRow } from './journal';
+import { RENT_EXEMPT_EPOCH, SvmState } from './svm-state';
 import { TransactionExecutor, type Submitted } from './transaction-executor';
 
 export interface EmbeddedLedgerOptions {
@@ -70,7 +88,13 @@ export interface EmbeddedLedgerTransaction extends LedgerTransaction {
   computeUnitsConsumed: bigint;
   loadedAddresses: { writable: string[]; readonly: string[] } | null;
   memo: string | null;
+  /** Lamports of every account key (static, then loaded) before and after; absent on rows journaled without them. */
+  preBalances?: bigint[];
+  postBalances?: bigint[];
 }
+
+/** Most slot notifications sent for one clock advance (after a stall, older slots are not replayed). */
+const MAX_SLOT_BURST = 64;
 
 const NOOP_LOGGER: LedgerLogger = { warn: () => undefined, error: () => undefined };
 const MAX_U64 = 0xffff_ffff_ffff_ffffn;
@@ -88,6 +112,22 @@ function signatureBytes(signature: string): Uint8Array {
 }
 
 const errOf = (json: string | null): unknown => (json === null ? null : JSON.parse(json));
+
+/** The subscription view of a journaled row (writable keys as the runtime sees them). */
+function landedEvent(row: JournalAppend): LandedTransactionEvent {
+  const message = parseWireTransaction(row.wire).message;
+  const flags = staticKeyFlags(message);
+  const n = flags.length;
+  const loaded = row.loadedJson === null ? null : (JSON.parse(row.loadedJson) as { writable: string[] });
+  const loadedWritable = loaded?.writable.length ?? 0;
+  return {
+    signature: encodeBase58(row.signature),
+    slot: BigInt(row.slot),
+    err: errOf(row.errJson),
+    logs: row.logs,
+    accounts: row.addresses.map((key, i) => ({ address: encodeBase58(key), writable: i < n ? flags[i]!.writable : i - n < loadedWritable })),
+  };
+}
 
 /**
  * {@link Ledger} on an in-process LiteSVM, journaled in SQLite. Open it with
@@ -107,6 +147,7 @@ export class EmbeddedLedger implements Ledger, LedgerInspector {
   private executor!: TransactionExecutor;
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
+  private readonly listeners = new Set<LedgerListener>();
 
   private constructor(options: EmbeddedLedgerOptions) {
     this.dir = join(options.dataDir, 'ledger');
@@ -150,8 +191,11 @@ export class EmbeddedLedger implements Ledger, LedgerInspector {
       slotStartMs: (slot) => this.chain.slotStartMs(slot),
     });
     this.state.rebuild();
-    this.executor = new TransactionExecutor(this.journal, this.chain, this.state, this.logger);
-    this.chain.start((slot, startMs) => this.state.setClock(slot, startMs));
+    this.executor = new TransactionExecutor(this.journal, this.chain, this.state, this.logger, (rows) => this.announceTransactions(rows));
+    this.chain.start((slot, startMs, previous) => {
+      this.state.setClock(slot, startMs);
+      if (previous >= 0 && this.listeners.size > 0) this.announceSlots(previous, slot);
+    });
     this.timer = setInterval(() => this.tick(), this.slotMs);
     this.timer.unref();
   }
@@ -170,6 +214,7 @@ export class EmbeddedLedger implements Ledger, LedgerInspector {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.listeners.clear();
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     this.chain.close();
@@ -195,20 +240,24 @@ export class EmbeddedLedger implements Ledger, LedgerInspector {
     return this.genesis.genesisHash;
   }
 
-  /** Blockhash of the current slot; usable until block height `lastValidBlockHeight` (= current + 150). */
-  async getLatestBlockhash(): Promise<LatestBlockhash> {
+  /**
+   * Blockhash of the newest slot at `commitment` (default: the current slot); usable until block
+   * height `lastValidBlockHeight` (= that slot + 150).
+   */
+  async getLatestBlockhash(commitment?: Commitment): Promise<LatestBlockhash> {
     this.chain.sync();
-    return this.chain.latestBlockhash();
+    return this.chain.latestBlockhash(commitment);
   }
 
-  /** Current slot. Every slot produces a block; all commitments see the same slot. */
-  async getSlot(_commitment?: Commitment): Promise<bigint> {
-    return BigInt(this.chain.sync());
+  /** Slot at `commitment` (default `processed`): the current one, or 32 behind it for `finalized`. */
+  async getSlot(commitment?: Commitment): Promise<bigint> {
+    this.chain.sync();
+    return BigInt(this.chain.slotAt(commitment));
   }
 
-  /** Current block height (equal to the slot: no slot is skipped). */
-  async getBlockHeight(_commitment?: Commitment): Promise<bigint> {
-    return BigInt(this.chain.sync());
+  /** Block height at `commitment` (equal to the slot: every slot is a block). */
+  async getBlockHeight(commitment?: Commitment): Promise<bigint> {
+    return this.getSlot(commitment);
   }
 
   async ping(): Promise<boolean> {
@@ -252,6 +301,11 @@ export class EmbeddedLedger implements Ledger, LedgerInspector {
     this.chain.sync();
     const row = this.journal.transaction(signatureBytes(signature));
     if (row === undefined) return null;
+    return this.transactionOf(row, signature);
+  }
+
+  private transactionOf(row: JournalTxRow, signature: Signature): EmbeddedLedgerTransaction {
+    const balances = decodeBalances(row.balances);
     return {
       signature,
       slot: BigInt(row.slot),
@@ -264,6 +318,7 @@ export class EmbeddedLedger implements Ledger, LedgerInspector {
       computeUnitsConsumed: BigInt(row.units),
       loadedAddresses: row.loaded === null ? null : (JSON.parse(row.loaded) as { writable: string[]; readonly: string[] }),
       memo: row.memo,
+      ...(balances === null ? {} : { preBalances: balances.pre, postBalances: balances.post }),
     };
   }
 
@@ -280,14 +335,14 @@ export class EmbeddedLedger implements Ledger, LedgerInspector {
 
   /**
    * Transactions that reference the address (any account key), newest first.
-   * `limit` 1..1000 (default 1000); `before` excludes that signature and newer ones.
+   * `limit` 1..1000 (default 1000); `before` excludes that signature and newer ones; `until` stops
+   * at that signature (excluded); `commitment` `finalized` leaves out what landed after the
+   * finalized slot (default: everything landed). An unknown `before` gives no entries, an unknown
+   * `until` no bound.
    * Entries also carry `memo` (Solana's `[len] text` format) for the JSON-RPC endpoint.
-   * @throws LedgerInputError for a malformed address or `before` signature.
+   * @throws LedgerInputError for a malformed address, `before` or `until` signature.
    */
-  async getSignaturesForAddress(
-    address: string,
-    options?: { limit?: number; before?: string },
-  ): Promise<(AddressSignature & { memo: string | null })[]> {
+  async getSignaturesForAddress(address: string, options?: SignaturesForAddressOptions): Promise<(AddressSignature & { memo: string | null })[]> {
     this.chain.sync();
     const key = addressBytes(address);
     const limit = Math.min(Math.max(Math.trunc(options?.limit ?? 1000), 1), 1000);
@@ -297,7 +352,12 @@ export class EmbeddedLedger implements Ledger, LedgerInspector {
       if (seq === undefined) return [];
       beforeSeq = seq;
     }
-    return this.journal.history(key, beforeSeq, limit).map((r) => ({
+    let afterSeq = 0;
+    if (options?.until !== undefined) afterSeq = this.journal.seqOf(signatureBytes(options.until)) ?? 0;
+    if (options?.commitment === 'finalized') {
+      beforeSeq = Math.min(beforeSeq, this.journal.lastSeqAtOrBefore(this.chain.slotAt('finalized'), this.state.lastSeq) + 1);
+    }
+    return this.journal.history(key, beforeSeq, limit, afterSeq).map((r) => ({
       signature: toSignature(encodeBase58(r.signature)),
       slot: BigInt(r.slot),
       blockTime: r.block_time,
@@ -309,10 +369,38 @@ export class EmbeddedLedger implements Ledger, LedgerInspector {
 
   // ---------------------------------------------------------------- Ledger: accounts & fees
 
-  /** Balance in lamports (0 for unknown accounts). @throws LedgerInputError for a malformed address. */
-  async getBalance(address: string): Promise<bigint> {
+  /**
+   * Balance in lamports at `commitment` (default: the latest state; 0 for unknown accounts).
+   * @throws LedgerInputError for a malformed address.
+   */
+  async getBalance(address: string, commitment?: Commitment): Promise<bigint> {
     this.chain.sync();
-    return this.state.driver.balance(addressBytes(address));
+    const key = addressBytes(address);
+    const current = this.state.driver.balance(key);
+    return commitment === 'finalized' ? (this.finalizedLamports(key) ?? current) : current;
+  }
+
+  /**
+   * Lamports of `key` at the finalized slot when a journaled transaction touched it since then
+   * (its pre-execution balance), otherwise undefined (unchanged since: the current balance holds).
+   */
+  private finalizedLamports(key: Uint8Array): bigint | undefined {
+    const after = this.journal.lastSeqAtOrBefore(this.chain.slotAt('finalized'), this.state.lastSeq);
+    const row = this.journal.firstTouchAfter(key, after);
+    if (row === undefined) return undefined;
+    const balances = decodeBalances(row.balances);
+    if (balances === null) return undefined;
+    const keys = this.accountKeysOfRow(row);
+    const i = keys.findIndex((k) => k === encodeBase58(key));
+    return i < 0 ? undefined : balances.pre[i];
+  }
+
+  /** Static then loaded account keys of a journal row, base58. */
+  private accountKeysOfRow(row: JournalTxRow): string[] {
+    const keys = parseWireTransaction(row.wire).message.accountKeys.map(encodeBase58);
+    if (row.loaded === null) return keys;
+    const loaded = JSON.parse(row.loaded) as { writable: string[]; readonly: string[] };
+    return [...keys, ...loaded.writable, ...loaded.readonly];
   }
 
   /**
@@ -369,12 +457,88 @@ export class EmbeddedLedger implements Ledger, LedgerInspector {
 
   // ---------------------------------------------------------------- LedgerInspector
 
-  /** The account, or null when it does not exist. @throws LedgerInputError for a malformed address. */
-  async getAccountInfo(address: string): Promise<LedgerAccountInfo | null> {
+  /**
+   * The account at `commitment` (default: the latest state), or null when it does not exist. At
+   * `finalized` the lamports are those of the finalized slot (null when it had none); owner and data
+   * are the current ones (the programs the protocol uses never change them on an existing account).
+   * @throws LedgerInputError for a malformed address.
+   */
+  async getAccountInfo(address: string, commitment?: Commitment): Promise<LedgerAccountInfo | null> {
     this.chain.sync();
-    const a = this.state.driver.account(addressBytes(address));
-    if (a === null) return null;
-    return { lamports: a.lamports, owner: encodeBase58(a.owner), data: a.data, executable: a.executable, rentEpoch: a.rentEpoch };
+    const key = addressBytes(address);
+    const a = this.state.driver.account(key);
+    let lamports = a?.lamports ?? 0n;
+    if (commitment === 'finalized') lamports = this.finalizedLamports(key) ?? lamports;
+    if (lamports === 0n) return null;
+    if (a === null) {
+      return { lamports, owner: SYSTEM_PROGRAM_ADDRESS, data: new Uint8Array(0), executable: false, rentEpoch: RENT_EXEMPT_EPOCH };
+    }
+    return { lamports, owner: encodeBase58(a.owner), data: a.data, executable: a.executable, rentEpoch: a.rentEpoch };
+  }
+
+  /**
+   * The block of `slot` with its transactions in landing order; null when the slot is past the
+   * chain's slot at `commitment`. Every slot is a block (block height = slot).
+   */
+  async getBlock(slot: bigint, commitment: Commitment): Promise<LedgerBlock | null> {
+    this.chain.sync();
+    if (slot < 0n || slot > BigInt(this.chain.slotAt(commitment))) return null;
+    const s = Number(slot);
+    const last = this.state.lastSeq;
+    const from = s === 0 ? 0 : this.journal.lastSeqAtOrBefore(s - 1, last);
+    const to = this.journal.lastSeqAtOrBefore(s, last);
+    const rows = to > from ? this.journal.rowsBetween(from, to) : [];
+    return {
+      slot,
+      parentSlot: s === 0 ? 0n : slot - 1n,
+      blockHeight: slot,
+      blockTime: this.chain.blockTimeOf(s),
+      blockhash: this.chain.blockhashOf(s),
+      previousBlockhash: s === 0 ? this.genesis.genesisHash : this.chain.blockhashOf(s - 1),
+      transactions: rows.map((r) => this.transactionOf(r, toSignature(encodeBase58(r.signature)))),
+    };
+  }
+
+  /** Epoch of the chain's slot at `commitment`, under the runtime's epoch schedule. */
+  async getEpochInfo(commitment: Commitment): Promise<LedgerEpochInfo> {
+    this.chain.sync();
+    const slot = this.chain.slotAt(commitment);
+    const { epoch, firstSlot, slotsInEpoch } = this.state.epochAt(slot);
+    const count = commitment === 'finalized' ? this.journal.lastSeqAtOrBefore(slot, this.state.lastSeq) : this.state.lastSeq;
+    return {
+      absoluteSlot: BigInt(slot),
+      blockHeight: BigInt(slot),
+      epoch: BigInt(epoch),
+      slotIndex: BigInt(slot - firstSlot),
+      slotsInEpoch: BigInt(slotsInEpoch),
+      transactionCount: BigInt(count),
+    };
+  }
+
+  /**
+   * Tells `listener` about every new slot and every transaction once it is journaled, until the
+   * returned function is called (or the ledger closes).
+   */
+  subscribe(listener: LedgerListener): () => void {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  private announceSlots(previous: number, slot: number): void {
+    for (let s = Math.max(previous + 1, slot - MAX_SLOT_BURST + 1); s <= slot; s++) {
+      const root = BigInt(Math.max(0, s - FINALITY_DEPTH));
+      for (const l of this.listeners) l.slot?.(BigInt(s), BigInt(Math.max(0, s - 1)), root);
+    }
+  }
+
+  private announceTransactions(rows: readonly JournalAppend[]): void {
+    if (this.listeners.size === 0) return;
+    for (const row of rows) {
+      const event = landedEvent(row);
+      for (const l of this.listeners) l.transaction?.(event);
+    }
   }
 
   /** Unix seconds of the slot's block; null for future slots. */

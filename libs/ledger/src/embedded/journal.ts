@@ -5,6 +5,11 @@
  * history is served from it. Every landed transaction (successful or failed-with-fee) is one
  * row of `transactions`, written together with its `address_signatures` rows in one SQLite
  * transaction. `clock_anchors` records how slots map to wall-clock time (one row per open).
+ *
+ * Rows are appended in landing order and slots never go backwards, so `seq` grows with `slot`:
+ * the rows of a slot (a block) or up to a slot (a commitment level) are a `seq` range found by a
+ * binary search on the primary key ({@link Journal.lastSeqAtOrBefore}), without an index on `slot`
+ * to maintain on every write.
  */
 import Database from 'better-sqlite3';
 
@@ -34,6 +39,11 @@ export interface JournalAppend {
   loadedJson: string | null;
   /** Every account key of the message (32-byte views), loaded addresses included. */
   addresses: readonly Uint8Array[];
+  /**
+   * Lamports of every account of `addresses` (same order) before then after execution, u64 LE:
+   * `2 × addresses.length × 8` bytes (see {@link encodeBalances}).
+   */
+  balances: Uint8Array;
 }
 
 export interface JournalTxRow {
@@ -48,6 +58,8 @@ export interface JournalTxRow {
   memo: string | null;
   units: number;
   loaded: string | null;
+  /** Pre- then post-execution lamports (u64 LE); null on rows written before balances were journaled. */
+  balances: Buffer | null;
 }
 
 export interface JournalStatusRow {
@@ -96,7 +108,8 @@ CREATE TABLE IF NOT EXISTS transactions (
   logs       TEXT    NOT NULL,
   memo       TEXT,
   units      INTEGER NOT NULL,
-  loaded     TEXT
+  loaded     TEXT,
+  balances   BLOB
 );
 CREATE TABLE IF NOT EXISTS address_signatures (
   address BLOB    NOT NULL,
@@ -114,6 +127,9 @@ export class Journal {
   private readonly txStmt: Database.Statement;
   private readonly seqStmt: Database.Statement;
   private readonly historyStmt: Database.Statement;
+  private readonly slotAtStmt: Database.Statement;
+  private readonly rangeStmt: Database.Statement;
+  private readonly firstAfterStmt: Database.Statement;
   private readonly appendTxn: (entries: readonly JournalAppend[]) => number;
 
   /**
@@ -138,9 +154,12 @@ export class Journal {
       throw e;
     }
     this.db.exec(SCHEMA);
+    // Journals created before balances were recorded: add the column (older rows keep null).
+    const columns = this.db.prepare('PRAGMA table_info(transactions)').all() as { name: string }[];
+    if (!columns.some((c) => c.name === 'balances')) this.db.exec('ALTER TABLE transactions ADD COLUMN balances BLOB');
     this.insertTx = this.db.prepare(
-      `INSERT INTO transactions (signature, slot, block_time, wire, err, fee, logs, memo, units, loaded)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO transactions (signature, slot, block_time, wire, err, fee, logs, memo, units, loaded, balances)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.insertAddress = this.db.prepare('INSERT OR IGNORE INTO address_signatures (address, seq) VALUES (?, ?)');
     this.hasSignatureStmt = this.db.prepare('SELECT 1 FROM transactions WHERE signature = ?').pluck();
@@ -150,8 +169,14 @@ export class Journal {
     this.historyStmt = this.db.prepare(
       `SELECT t.seq, t.signature, t.slot, t.block_time, t.err, t.memo
          FROM address_signatures a JOIN transactions t ON t.seq = a.seq
-        WHERE a.address = ? AND a.seq < ?
+        WHERE a.address = ? AND a.seq < ? AND a.seq > ?
         ORDER BY a.seq DESC LIMIT ?`,
+    );
+    this.slotAtStmt = this.db.prepare('SELECT slot FROM transactions WHERE seq = ?').pluck();
+    this.rangeStmt = this.db.prepare('SELECT * FROM transactions WHERE seq > ? AND seq <= ? ORDER BY seq');
+    this.firstAfterStmt = this.db.prepare(
+      `SELECT t.* FROM address_signatures a JOIN transactions t ON t.seq = a.seq
+        WHERE a.address = ? AND a.seq > ? ORDER BY a.seq ASC LIMIT 1`,
     );
     this.appendTxn = this.db.transaction((entries: readonly JournalAppend[]): number => {
       let seq = 0;
@@ -167,6 +192,7 @@ export class Journal {
           e.memo,
           e.unitsConsumed,
           e.loadedJson,
+          e.balances,
         );
         seq = Number(info.lastInsertRowid);
         for (const address of e.addresses) this.insertAddress.run(address, seq);
@@ -199,9 +225,35 @@ export class Journal {
     return this.seqStmt.get(signature) as number | undefined;
   }
 
-  /** Newest first, rows with seq < beforeSeq. */
-  history(address: Uint8Array, beforeSeq: number, limit: number): JournalHistoryRow[] {
-    return this.historyStmt.all(address, beforeSeq, limit) as JournalHistoryRow[];
+  /** Newest first, rows with afterSeq < seq < beforeSeq. */
+  history(address: Uint8Array, beforeSeq: number, limit: number, afterSeq = 0): JournalHistoryRow[] {
+    return this.historyStmt.all(address, beforeSeq, afterSeq, limit) as JournalHistoryRow[];
+  }
+
+  /**
+   * Sequence number of the last row landed in a slot ≤ `slot` (0 when none): a binary search over
+   * the contiguous `seq` range, relying on slots growing with `seq` (see the file comment).
+   */
+  lastSeqAtOrBefore(slot: number, lastSeq = this.lastSeq()): number {
+    let lo = 0;
+    let hi = lastSeq;
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      const s = this.slotAtStmt.get(mid) as number | undefined;
+      if (s !== undefined && s <= slot) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** Rows with afterSeq < seq ≤ toSeq, in landing order. */
+  rowsBetween(afterSeq: number, toSeq: number): JournalTxRow[] {
+    return this.rangeStmt.all(afterSeq, toSeq) as JournalTxRow[];
+  }
+
+  /** The first row after `afterSeq` that references `address`, or undefined. */
+  firstTouchAfter(address: Uint8Array, afterSeq: number): JournalTxRow | undefined {
+    return this.firstAfterStmt.get(address, afterSeq) as JournalTxRow | undefined;
   }
 
   /** Rows after `afterSeq` in landing order, streamed. */
@@ -238,4 +290,26 @@ export class Journal {
   close(): void {
     if (this.db.open) this.db.close();
   }
+}
+
+/** Packs pre- and post-execution lamports (same length) as u64 LE: all `pre`, then all `post`. */
+export function encodeBalances(pre: readonly bigint[], post: readonly bigint[]): Uint8Array {
+  const out = Buffer.alloc((pre.length + post.length) * 8);
+  pre.forEach((v, i) => out.writeBigUInt64LE(v, i * 8));
+  post.forEach((v, i) => out.writeBigUInt64LE(v, (pre.length + i) * 8));
+  return out;
+}
+
+/** Inverse of {@link encodeBalances}; null for rows without balances. */
+export function decodeBalances(bytes: Uint8Array | null): { pre: bigint[]; post: bigint[] } | null {
+  if (bytes === null || bytes.length % 16 !== 0) return null;
+  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const n = bytes.length / 16;
+  const pre: bigint[] = new Array(n);
+  const post: bigint[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    pre[i] = view.readBigUInt64LE(i * 8);
+    post[i] = view.readBigUInt64LE((n + i) * 8);
+  }
+  return { pre, post };
 }

@@ -64,8 +64,8 @@ function sha256FileSync(path: string): string {
   return createHash('sha256').update(readFileSync(path)).digest('hex');
 }
 
-/** Epoch and its first slot under a (possibly warming-up) epoch schedule. */
-function epochOf(slot: number, schedule: EpochSchedule): { epoch: number; firstSlot: number } {
+/** Epoch, its first slot and its length under a (possibly warming-up) epoch schedule. */
+function epochOf(slot: number, schedule: EpochSchedule): { epoch: number; firstSlot: number; slotsInEpoch: number } {
   if (schedule.warmup && slot < schedule.firstNormalSlot) {
     let epoch = 0;
     let start = 0;
@@ -75,12 +75,12 @@ function epochOf(slot: number, schedule: EpochSchedule): { epoch: number; firstS
       len *= 2;
       epoch++;
     }
-    return { epoch, firstSlot: start };
+    return { epoch, firstSlot: start, slotsInEpoch: len };
   }
   const base = schedule.warmup ? schedule.firstNormalSlot : 0;
   const baseEpoch = schedule.warmup ? schedule.firstNormalEpoch : 0;
   const n = Math.floor((slot - base) / schedule.slotsPerEpoch);
-  return { epoch: baseEpoch + n, firstSlot: base + n * schedule.slotsPerEpoch };
+  return { epoch: baseEpoch + n, firstSlot: base + n * schedule.slotsPerEpoch, slotsInEpoch: schedule.slotsPerEpoch };
 }
 
 /** The LiteSVM of the embedded ledger, its clock sysvar and snapshots (see the file comment). */
@@ -165,6 +165,11 @@ export class SvmState {
     this.lastSeq = journal.lastSeq();
     this.snapshotSeq = snap !== null && fromSeq > 0 ? fromSeq : 0;
     if (replayed > 0) logger.log?.(`Ledger replayed ${replayed} journal transactions (from seq ${fromSeq})`);
+  }
+
+  /** The epoch of `slot` under the runtime's epoch schedule: number, first slot, length in slots. */
+  epochAt(slot: number): { epoch: number; firstSlot: number; slotsInEpoch: number } {
+    return epochOf(slot, this.schedule);
   }
 
   /** Sets the SVM clock sysvar to `slot` (epoch from the schedule), unix time `startMs`. */

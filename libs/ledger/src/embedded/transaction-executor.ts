@@ -11,7 +11,10 @@
  *   validator's pre-execution check, the fee is refunded (LiteSVM burns fees, nothing else changes
  *   when a transaction fails) and the transaction is refused without a record.
  * - Group commit: transactions executed during one event-loop turn are journaled together in one
- *   SQLite transaction right after it; each promise settles once its row is committed.
+ *   SQLite transaction right after it; each promise settles once its row is committed, then the
+ *   committed rows go to the `onCommitted` listener (the ledger's subscriptions).
+ * - Balances: the lamports of every account key are read before and after execution and journaled
+ *   with the row (RPC `preBalances` / `postBalances`, and balances at `finalized` commitment).
  * Errors carry a {@link LedgerErrorCode} (libs/ledger/README.md, "Errors").
  */
 import type { LedgerLogger } from '../constants';
@@ -23,7 +26,7 @@ import { encodeBase58 } from '../internal/base58';
 import { transactionErrorToJson, transactionFailure } from '../internal/tx-error';
 import { computeMessageFee, extractMemo, parseWireTransaction, type WireMessage, type WireTransaction } from '../internal/wire';
 import type { ChainClock } from './chain-clock';
-import type { Journal, JournalAppend } from './journal';
+import { encodeBalances, type Journal, type JournalAppend } from './journal';
 import { FailedTransactionMetadata, type SvmOutcome } from './svm-driver';
 import type { SvmState } from './svm-state';
 
@@ -70,11 +73,16 @@ export class TransactionExecutor {
   private readonly pendingSignatures = new Set<string>();
   private flushScheduled = false;
 
+  /**
+   * @param onCommitted hears every batch of rows right after it is committed (in landing order,
+   *   with their sequence numbers); it must not throw.
+   */
   constructor(
     private readonly journal: Journal,
     private readonly chain: ChainClock,
     private readonly state: SvmState,
     private readonly logger: LedgerLogger,
+    private readonly onCommitted: (rows: readonly JournalAppend[], lastSeq: number) => void = () => undefined,
   ) {}
 
   /** True when no journal write is waiting. */
@@ -101,9 +109,12 @@ export class TransactionExecutor {
     if (this.pendingSignatures.has(signature) || this.journal.hasSignature(sigBytes)) refuse('AlreadyProcessed');
     if (!this.chain.isBlockhashValid(msg.recentBlockhash)) refuse('BlockhashNotFound');
 
+    const { addresses, loadedJson } = this.accountKeysOf(msg);
+    const driver = this.state.driver;
+    const pre = addresses.map((a) => driver.balance(a));
     let outcome: SvmOutcome;
     try {
-      outcome = this.state.driver.send(wire, msg.version);
+      outcome = driver.send(wire, msg.version);
     } catch (e) {
       // e.g. kit's assertIsFullySignedTransaction on the fallback path
       return refuse('SignatureFailure', [(e as Error).message]);
@@ -136,7 +147,7 @@ export class TransactionExecutor {
       units = outcome.computeUnitsConsumed();
     }
 
-    const { addresses, loadedJson } = this.accountKeysOf(msg);
+    const post = addresses.map((a) => driver.balance(a));
     const durable = this.enqueue(
       {
         signature: sigBytes,
@@ -150,6 +161,7 @@ export class TransactionExecutor {
         unitsConsumed: units,
         loadedJson,
         addresses,
+        balances: encodeBalances(pre, post),
       },
       signature,
     );
@@ -203,8 +215,9 @@ export class TransactionExecutor {
     const batch = this.pending;
     if (batch.length === 0) return;
     this.pending = [];
+    const entries = batch.map((b) => b.entry);
     try {
-      this.state.lastSeq = this.journal.append(batch.map((b) => b.entry));
+      this.state.lastSeq = this.journal.append(entries);
     } catch (e) {
       this.logger.error(`Ledger journal write failed, rebuilding state from the journal: ${(e as Error).message}`);
       try {
@@ -224,6 +237,7 @@ export class TransactionExecutor {
       this.pendingSignatures.delete(b.signature);
       b.resolve();
     }
+    this.onCommitted(entries, this.state.lastSeq);
   }
 
   /**

@@ -251,3 +251,18 @@ export function extractMemo(message: WireMessage): string | null {
   }
   return out;
 }
+
+/**
+ * Signer and writable flags of the message's static account keys, as the runtime sees them: the
+ * header decides, and a key invoked as a program is not writable (the runtime demotes it).
+ */
+export function staticKeyFlags(message: WireMessage): { signer: boolean; writable: boolean }[] {
+  const { header, accountKeys, instructions } = message;
+  const n = accountKeys.length;
+  const programs = new Set(instructions.map((ix) => ix.programIdIndex));
+  const writableSigned = header.numRequiredSignatures - header.numReadonlySignedAccounts;
+  return accountKeys.map((_key, i) => ({
+    signer: i < header.numRequiredSignatures,
+    writable: !programs.has(i) && (i < writableSigned || (i >= header.numRequiredSignatures && i < n - header.numReadonlyUnsignedAccounts)),
+  }));
+}

@@ -1,13 +1,16 @@
 /**
  * The methods of the ledger's JSON-RPC endpoint, over any {@link Ledger}: getLatestBlockhash,
- * sendTransaction, simulateTransaction, getSignatureStatuses, getTransaction,
+ * sendTransaction, simulateTransaction, getSignatureStatuses, getTransaction, getBlock, getBlocks,
+ * getBlocksWithLimit, getFirstAvailableBlock, getEpochInfo, getTransactionCount,
  * getSignaturesForAddress, getBalance, getAccountInfo, getSlot, getBlockHeight, getBlockTime,
  * getGenesisHash, getVersion, getHealth, requestAirdrop, getFeeForMessage,
  * getMinimumBalanceForRentExemption, isBlockhashValid. Result shapes follow Solana's RPC
  * (`{context: {slot, apiVersion}, value}` where Solana wraps; u64 as bigint, written as JSON numbers).
  *
- * Commitment defaults follow Solana: `getTransaction` and `getSignaturesForAddress` default to
- * `finalized` (kit's client sends `confirmed`); account/slot reads always see the latest state.
+ * Commitment follows Solana: every method taking a `commitment` answers at that level, `finalized`
+ * when absent (`context.slot` is the slot of that level); `getTransaction`, `getBlock`, `getBlocks`
+ * and `getSignaturesForAddress` refuse `processed`. Transactions come in the `json`, `jsonParsed`
+ * (json-rpc-parsed.ts), `base58` and `base64` encodings, with `preBalances`/`postBalances`.
  *
  * Preflight: the embedded ledger executes atomically, so `sendTransaction` runs the transaction
  * for real. A transaction that fails during execution is on the ledger with its error (fee
@@ -16,6 +19,7 @@
  * the latter with `toJsonRpcFailure`.
  */
 import { TransactionFailedError, type Ledger } from '../ledger.port';
+import type { Commitment } from '../ledger.port';
 import type { AddressSignatureWithMemo, DetailedLedgerTransaction, LedgerInspector } from '../ledger-inspector';
 import { encodeBase58, tryDecodeBase58Fixed } from '../internal/base58';
 import { parseWireTransaction } from '../internal/wire';
@@ -34,6 +38,73 @@ import {
   type Params,
 } from './json-rpc-params';
 import type { AirdropGuard } from './rpc-limits';
+import { parsedTransactionJson } from './json-rpc-parsed';
+
+type TransactionEncoding = 'json' | 'jsonParsed' | 'base64' | 'base58';
+
+/** Largest slot range of getBlocks / limit of getBlocksWithLimit, as Solana's RPC. */
+const MAX_BLOCK_RANGE = 500_000n;
+
+const VERSION_NOT_SUPPORTED =
+  'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0';
+
+function transactionEncoding(c: Record<string, unknown>): TransactionEncoding {
+  const encoding = c.encoding ?? 'json';
+  if (encoding !== 'json' && encoding !== 'jsonParsed' && encoding !== 'base64' && encoding !== 'base58') {
+    throw invalidParams(`unsupported encoding: ${String(encoding)}`);
+  }
+  return encoding;
+}
+
+/** `maxSupportedTransactionVersion`: absent (legacy only) or 0. */
+function maxVersionOf(c: Record<string, unknown>): 0 | undefined {
+  const v = c.maxSupportedTransactionVersion;
+  if (v === undefined || v === null) return undefined;
+  if (v !== 0) throw invalidParams(`unsupported maxSupportedTransactionVersion ${String(v)}`);
+  return 0;
+}
+
+/** Commitment of reads that only exist once confirmed (transactions, blocks, history). */
+function confirmedCommitmentOf(c: Record<string, unknown>): Commitment {
+  const commitment = commitmentOf(c);
+  if (commitment === 'processed') throw invalidParams('Method does not support commitment below `confirmed`');
+  return commitment;
+}
+
+/**
+ * A landed transaction as Solana's RPC encodes it in getTransaction and getBlock: `{transaction,
+ * meta, version?}` (`version` only when the client declared `maxSupportedTransactionVersion`).
+ * @throws JsonRpcFailure -32015 for a v0 transaction when the client did not declare version 0.
+ */
+function encodeTransaction(tx: DetailedLedgerTransaction, encoding: TransactionEncoding, maxVersion: 0 | undefined): Record<string, unknown> {
+  const parsed = parseWireTransaction(tx.wire);
+  const version = parsed.message.version;
+  const versioned = maxVersion === 0;
+  if (version === 0 && !versioned) throw new JsonRpcFailure(-32015, VERSION_NOT_SUPPORTED);
+  let transaction: unknown;
+  if (encoding === 'base64') transaction = [Buffer.from(tx.wire).toString('base64'), 'base64'];
+  else if (encoding === 'base58') transaction = [encodeBase58(tx.wire), 'base58'];
+  else if (encoding === 'jsonParsed') transaction = parsedTransactionJson(parsed.message, parsed.signatures, tx.loadedAddresses ?? null);
+  else transaction = messageJson(parsed.message, parsed.signatures);
+  const meta: Record<string, unknown> = {
+    err: tx.err ?? null,
+    status: statusField(tx.err),
+    fee: tx.fee,
+    preBalances: tx.preBalances ?? [],
+    postBalances: tx.postBalances ?? [],
+    innerInstructions: [],
+    logMessages: tx.logMessages,
+    preTokenBalances: [],
+    postTokenBalances: [],
+    rewards: [],
+  };
+  if (tx.computeUnitsConsumed !== undefined) meta.computeUnitsConsumed = tx.computeUnitsConsumed;
+  // The parsed encoding lists loaded addresses among the account keys instead.
+  if (versioned && encoding !== 'jsonParsed') meta.loadedAddresses = tx.loadedAddresses ?? { writable: [], readonly: [] };
+  const out: Record<string, unknown> = { transaction, meta };
+  if (versioned) out.version = version;
+  return out;
+}
 
 /** Who is calling: the client address the limits count against. */
 export interface CallContext {
@@ -56,8 +127,9 @@ export interface LedgerRpcMethodOptions {
 export function createLedgerRpcMethods(ledger: Ledger & LedgerInspector, options: LedgerRpcMethodOptions): Record<string, LedgerRpcMethod> {
   const { apiVersion, airdrops } = options;
 
-  const context = async (c: Record<string, unknown> = {}): Promise<{ slot: bigint; apiVersion: string }> => {
-    const slot = await ledger.getSlot();
+  /** `{slot, apiVersion}` at the request's commitment (default `finalized`), after its `minContextSlot` check. */
+  const context = async (c: Record<string, unknown> = {}, commitment: Commitment = commitmentOf(c)): Promise<{ slot: bigint; apiVersion: string }> => {
+    const slot = await ledger.getSlot(commitment);
     if (c.minContextSlot !== undefined && c.minContextSlot !== null) {
       const min = u64Param(c.minContextSlot, 'minContextSlot');
       if (min > slot) throw new JsonRpcFailure(-32016, 'Minimum context slot has not been reached', { contextSlot: slot });
@@ -74,8 +146,7 @@ export function createLedgerRpcMethods(ledger: Ledger & LedgerInspector, options
     getGenesisHash: async () => ledger.getGenesisHash(),
     getSlot: async (p) => {
       const c = config(p, 0);
-      await context(c);
-      return ledger.getSlot(commitmentOf(c));
+      return (await context(c)).slot;
     },
     getBlockHeight: async (p) => {
       const c = config(p, 0);
@@ -85,8 +156,81 @@ export function createLedgerRpcMethods(ledger: Ledger & LedgerInspector, options
     getLatestBlockhash: async (p) => {
       const c = config(p, 0);
       const ctx = await context(c);
-      const value = await ledger.getLatestBlockhash();
+      const value = await ledger.getLatestBlockhash(commitmentOf(c));
       return { context: ctx, value: { blockhash: value.blockhash, lastValidBlockHeight: value.lastValidBlockHeight } };
+    },
+    getEpochInfo: async (p) => {
+      const c = config(p, 0);
+      await context(c);
+      if (!ledger.getEpochInfo) throw methodNotFound();
+      return ledger.getEpochInfo(commitmentOf(c));
+    },
+    getTransactionCount: async (p) => {
+      const c = config(p, 0);
+      await context(c);
+      if (!ledger.getEpochInfo) throw methodNotFound();
+      return (await ledger.getEpochInfo(commitmentOf(c))).transactionCount;
+    },
+    getFirstAvailableBlock: async () => {
+      if (!ledger.getBlock) throw methodNotFound();
+      return 0n;
+    },
+    getBlock: async (p) => {
+      const slot = u64Param(p[0], 'slot');
+      const c = config(p, 1);
+      const encoding = transactionEncoding(c);
+      const details = c.transactionDetails ?? 'full';
+      if (details !== 'full' && details !== 'signatures' && details !== 'none' && details !== 'accounts') {
+        throw invalidParams(`unsupported transactionDetails: ${String(details)}`);
+      }
+      const maxVersion = maxVersionOf(c);
+      const commitment = confirmedCommitmentOf(c);
+      if (!ledger.getBlock) throw methodNotFound();
+      const block = await ledger.getBlock(slot, commitment);
+      if (block === null) throw new JsonRpcFailure(-32004, `Block not available for slot ${slot}`);
+      const out: Record<string, unknown> = {
+        blockHeight: block.blockHeight,
+        blockTime: block.blockTime,
+        blockhash: block.blockhash,
+        parentSlot: block.parentSlot,
+        previousBlockhash: block.previousBlockhash,
+      };
+      if (details === 'full') out.transactions = block.transactions.map((tx) => encodeTransaction(tx, encoding, maxVersion));
+      else if (details === 'signatures') out.signatures = block.transactions.map((tx) => tx.signature);
+      else if (details === 'accounts') {
+        out.transactions = block.transactions.map((tx) => {
+          const full = encodeTransaction(tx, 'jsonParsed', maxVersion);
+          const t = full.transaction as { signatures: string[]; message: { accountKeys: unknown[] } };
+          const m = full.meta as Record<string, unknown>;
+          const meta = { err: m.err, status: m.status, fee: m.fee, preBalances: m.preBalances, postBalances: m.postBalances, preTokenBalances: [], postTokenBalances: [] };
+          return { transaction: { signatures: t.signatures, accountKeys: t.message.accountKeys }, meta, ...(full.version === undefined ? {} : { version: full.version }) };
+        });
+      }
+      if (c.rewards !== false) out.rewards = [];
+      return out;
+    },
+    getBlocks: async (p) => {
+      const start = u64Param(p[0], 'start slot');
+      // The end slot is optional: [start, config] is accepted like Solana's RPC.
+      const hasEnd = p[1] !== undefined && p[1] !== null && typeof p[1] !== 'object';
+      const c = config(p, hasEnd ? 2 : 1);
+      const top = await ledger.getSlot(confirmedCommitmentOf(c));
+      const end = hasEnd ? u64Param(p[1], 'end slot') : top;
+      if (end >= start && end - start > MAX_BLOCK_RANGE) throw invalidParams(`Slot range too large; max ${MAX_BLOCK_RANGE}`);
+      if (!ledger.getBlock) throw methodNotFound();
+      const out: bigint[] = [];
+      for (let s = start; s <= end && s <= top; s++) out.push(s);
+      return out;
+    },
+    getBlocksWithLimit: async (p) => {
+      const start = u64Param(p[0], 'start slot');
+      const limit = u64Param(p[1], 'limit');
+      if (limit > MAX_BLOCK_RANGE) throw invalidParams(`Limit too large; max ${MAX_BLOCK_RANGE}`);
+      const top = await ledger.getSlot(confirmedCommitmentOf(config(p, 2)));
+      if (!ledger.getBlock) throw methodNotFound();
+      const out: bigint[] = [];
+      for (let s = start; s < start + limit && s <= top; s++) out.push(s);
+      return out;
     },
     isBlockhashValid: async (p) => {
       const blockhash = stringParam(p, 0, 'blockhash');
@@ -98,8 +242,9 @@ export function createLedgerRpcMethods(ledger: Ledger & LedgerInspector, options
     },
     getBalance: async (p) => {
       const address = addressParam(p, 0);
-      const ctx = await context(config(p, 1));
-      return { context: ctx, value: await ledger.getBalance(address) };
+      const c = config(p, 1);
+      const ctx = await context(c);
+      return { context: ctx, value: await ledger.getBalance(address, commitmentOf(c)) };
     },
     getAccountInfo: async (p) => {
       const address = addressParam(p, 0);
@@ -110,7 +255,7 @@ export function createLedgerRpcMethods(ledger: Ledger & LedgerInspector, options
       }
       if (!ledger.getAccountInfo) throw methodNotFound();
       const ctx = await context(c);
-      const info = await ledger.getAccountInfo(address);
+      const info = await ledger.getAccountInfo(address, commitmentOf(c));
       if (info === null) return { context: ctx, value: null };
       let data = info.data;
       const slice = c.dataSlice as { offset?: unknown; length?: unknown } | undefined;
@@ -222,7 +367,7 @@ export function createLedgerRpcMethods(ledger: Ledger & LedgerInspector, options
       if (!Array.isArray(sigs)) throw invalidParams('expected an array of signatures');
       if (sigs.length > 256) throw invalidParams('Too many inputs provided; max 256');
       const list = sigs.map(signatureString);
-      const ctx = await context();
+      const ctx = await context({}, 'processed');
       const statuses = await ledger.getSignatureStatuses(list);
       return {
         context: ctx,
@@ -242,16 +387,21 @@ export function createLedgerRpcMethods(ledger: Ledger & LedgerInspector, options
     getSignaturesForAddress: async (p) => {
       const address = addressParam(p, 0);
       const c = config(p, 1);
-      const commitment = commitmentOf(c);
-      if (commitment === 'processed') throw invalidParams('Method does not support commitment below `confirmed`');
+      const commitment = confirmedCommitmentOf(c);
       await context(c);
       const limit = c.limit === undefined || c.limit === null ? 1000 : Number(u64Param(c.limit, 'limit'));
       if (limit < 1 || limit > 1000) throw invalidParams('Invalid limit; max 1000');
       const before = c.before === undefined || c.before === null ? undefined : signatureString(c.before);
       const until = c.until === undefined || c.until === null ? undefined : signatureString(c.until);
-      const entries = (await ledger.getSignaturesForAddress(address, { limit, before })) as AddressSignatureWithMemo[];
+      const entries = (await ledger.getSignaturesForAddress(address, {
+        limit,
+        before,
+        until,
+        commitment: commitment === 'finalized' ? 'finalized' : 'confirmed',
+      })) as AddressSignatureWithMemo[];
       const out: unknown[] = [];
       for (const e of entries) {
+        // Ledgers that ignore `until` or `commitment` are held to them here.
         if (until !== undefined && e.signature === until) break;
         if (COMMITMENT_RANK[e.confirmationStatus] < COMMITMENT_RANK[commitment]) continue;
         out.push({
@@ -268,47 +418,14 @@ export function createLedgerRpcMethods(ledger: Ledger & LedgerInspector, options
     getTransaction: async (p) => {
       const signature = signatureString(p[0]);
       const c = config(p, 1);
-      const encoding = c.encoding ?? 'json';
-      if (encoding !== 'json' && encoding !== 'base64' && encoding !== 'base58') {
-        throw invalidParams(`unsupported encoding: ${String(encoding)}`);
-      }
-      const commitment = commitmentOf(c);
-      if (commitment === 'processed') throw invalidParams('Method does not support commitment below `confirmed`');
-      const maxVersion = c.maxSupportedTransactionVersion;
-      if (maxVersion !== undefined && maxVersion !== null && maxVersion !== 0) {
-        throw invalidParams(`unsupported maxSupportedTransactionVersion ${String(maxVersion)}`);
-      }
+      const encoding = transactionEncoding(c);
+      const commitment = confirmedCommitmentOf(c);
+      const maxVersion = maxVersionOf(c);
       const tx = (await ledger.getTransaction(signature)) as DetailedLedgerTransaction | null;
       if (tx === null || COMMITMENT_RANK[tx.confirmationStatus] < COMMITMENT_RANK[commitment]) return null;
-      const parsed = parseWireTransaction(tx.wire);
-      const version = parsed.message.version;
-      const versioned = maxVersion === 0;
-      if (version === 0 && !versioned) {
-        throw new JsonRpcFailure(
-          -32015,
-          'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0',
-        );
-      }
-      let transaction: unknown;
-      if (encoding === 'base64') transaction = [Buffer.from(tx.wire).toString('base64'), 'base64'];
-      else if (encoding === 'base58') transaction = [encodeBase58(tx.wire), 'base58'];
-      else transaction = messageJson(parsed.message, parsed.signatures);
-      const meta: Record<string, unknown> = {
-        err: tx.err ?? null,
-        status: statusField(tx.err),
-        fee: tx.fee,
-        preBalances: [],
-        postBalances: [],
-        innerInstructions: [],
-        logMessages: tx.logMessages,
-        preTokenBalances: [],
-        postTokenBalances: [],
-        rewards: [],
-      };
-      if (tx.computeUnitsConsumed !== undefined) meta.computeUnitsConsumed = tx.computeUnitsConsumed;
-      if (versioned) meta.loadedAddresses = tx.loadedAddresses ?? { writable: [], readonly: [] };
+      const { transaction, meta, version } = encodeTransaction(tx, encoding, maxVersion);
       const out: Record<string, unknown> = { slot: tx.slot, blockTime: tx.blockTime, transaction, meta };
-      if (versioned) out.version = version;
+      if (version !== undefined) out.version = version;
       return out;
     },
   };

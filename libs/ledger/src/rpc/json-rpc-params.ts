@@ -6,7 +6,7 @@
 import type { Address, Commitment, Signature } from '../ledger.port';
 import { decodeBase58, encodeBase58, isAddressText, isSignatureText } from '../internal/base58';
 import { parseWireTransaction, type WireMessage } from '../internal/wire';
-import { invalidParams } from './json-rpc-errors';
+import { invalidParams, JsonRpcFailure } from './json-rpc-errors';
 
 export type Params = unknown[];
 
@@ -95,12 +95,35 @@ export function messageJson(message: WireMessage, signatures: Uint8Array[]): Rec
     })),
     recentBlockhash: encodeBase58(message.recentBlockhash),
   };
-  if (message.version === 0) {
-    out.addressTableLookups = message.addressTableLookups.map((l) => ({
-      accountKey: encodeBase58(l.accountKey),
-      writableIndexes: [...l.writableIndexes],
-      readonlyIndexes: [...l.readonlyIndexes],
-    }));
-  }
+  if (message.version === 0) out.addressTableLookups = addressTableLookupsJson(message);
   return { signatures: signatures.map(encodeBase58), message: out };
+}
+
+/** A v0 message's `addressTableLookups` as Solana's RPC writes them. */
+export function addressTableLookupsJson(message: WireMessage): Record<string, unknown>[] {
+  return message.addressTableLookups.map((l) => ({
+    accountKey: encodeBase58(l.accountKey),
+    writableIndexes: [...l.writableIndexes],
+    readonlyIndexes: [...l.readonlyIndexes],
+  }));
+}
+
+/** The `id` of a JSON-RPC request (null when absent or not a string/number). */
+export function requestIdOf(request: unknown): string | number | null {
+  const id = (request as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+/**
+ * Reads one JSON-RPC 2.0 request: its method, its params (an array; none = empty) and whether it
+ * is a notification (no `id` member).
+ * @throws JsonRpcFailure -32600 when it is not a request, -32602 when params is not an array.
+ */
+export function readRequest(request: unknown): { method: string; params: Params; notification: boolean } {
+  if (request === null || typeof request !== 'object' || Array.isArray(request)) throw new JsonRpcFailure(-32600, 'Invalid request');
+  const r = request as { jsonrpc?: unknown; method?: unknown; params?: unknown };
+  if (r.jsonrpc !== '2.0' || typeof r.method !== 'string') throw new JsonRpcFailure(-32600, 'Invalid request');
+  const params = r.params === undefined || r.params === null ? [] : r.params;
+  if (!Array.isArray(params)) throw invalidParams('params must be an array');
+  return { method: r.method, params, notification: !('id' in r) };
 }

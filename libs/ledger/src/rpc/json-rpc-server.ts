@@ -7,14 +7,19 @@
  * "Limits"): every call of a batch counts against the caller's budget (`countCalls`, answered by
  * HTTP 429 with `retry-after` and JSON-RPC error 429 when refused); airdrops are capped per request
  * and per minute per recipient and client address.
+ *
+ * With a ledger that can be subscribed to (the embedded one), the same path also serves Solana's
+ * PubSub websocket (pubsub-server.ts), and so does the HTTP port + 1 where web3.js 1.x looks for it.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ledger } from '../ledger.port';
 import type { LedgerInspector } from '../ledger-inspector';
-import { invalidParams, JsonRpcFailure, methodNotFound, toJsonRpcFailure } from './json-rpc-errors';
+import { methodNotFound, toJsonRpcFailure } from './json-rpc-errors';
+import { readRequest, requestIdOf } from './json-rpc-params';
 import { createLedgerRpcMethods, type CallContext } from './json-rpc-methods';
 import { stringifyJson } from './json';
 import { AirdropGuard, DEFAULT_AIRDROP_LIMITS, type AirdropLimits, type CallAllowance } from './rpc-limits';
+import { registerLedgerPubSub, type LedgerPubSubOptions } from './pubsub-server';
 
 export interface LedgerJsonRpcOptions {
   /** Route path, e.g. `/rpc`. */
@@ -35,10 +40,13 @@ export interface LedgerJsonRpcOptions {
    * length); a refusal answers HTTP 429 with `retry-after` and executes nothing. Default: no limit.
    * `callsPerMinutePerClient(n)` (rpc-limits.ts) is a ready one.
    */
-  countCalls?: (request: FastifyRequest, calls: number) => CallAllowance;
+  countCalls?: (client: { ip: string }, calls: number) => CallAllowance;
+  /**
+   * Serve the PubSub websocket on `path` and on the HTTP port + 1 when the ledger can be subscribed
+   * to (default true), with these limits; its calls count through `countCalls` too.
+   */
+  pubsub?: boolean | Omit<LedgerPubSubOptions, 'path' | 'countCalls'>;
 }
-
-type JsonRpcId = string | number | null;
 
 function airdropGuard(option: LedgerJsonRpcOptions['airdrop']): AirdropGuard | null {
   if (option === false) return null;
@@ -55,19 +63,18 @@ function airdropGuard(option: LedgerJsonRpcOptions['airdrop']): AirdropGuard | n
 export function registerLedgerJsonRpc(fastify: FastifyInstance, ledger: Ledger & LedgerInspector, options: LedgerJsonRpcOptions): void {
   const maxBatch = options.maxBatch ?? 100;
   const methods = createLedgerRpcMethods(ledger, { apiVersion: options.solanaVersion ?? '2.2.0', airdrops: airdropGuard(options.airdrop) });
+  if (options.pubsub !== false) {
+    const pubsub = typeof options.pubsub === 'object' ? options.pubsub : {};
+    registerLedgerPubSub(fastify, ledger, { maxBatch, ...pubsub, path: options.path, countCalls: options.countCalls });
+  }
 
   const handleOne = async (request: unknown, call: CallContext): Promise<Record<string, unknown>> => {
-    let id: JsonRpcId = null;
+    const id = requestIdOf(request);
     try {
-      if (request === null || typeof request !== 'object' || Array.isArray(request)) throw new JsonRpcFailure(-32600, 'Invalid request');
-      const r = request as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
-      if (typeof r.id === 'string' || typeof r.id === 'number') id = r.id;
-      if (r.jsonrpc !== '2.0' || typeof r.method !== 'string') throw new JsonRpcFailure(-32600, 'Invalid request');
+      const r = readRequest(request);
       const method = Object.prototype.hasOwnProperty.call(methods, r.method) ? methods[r.method] : undefined;
       if (method === undefined) throw methodNotFound();
-      const params = r.params === undefined || r.params === null ? [] : r.params;
-      if (!Array.isArray(params)) throw invalidParams('params must be an array');
-      return { jsonrpc: '2.0', result: await method(params, call), id };
+      return { jsonrpc: '2.0', result: await method(r.params, call), id };
     } catch (e) {
       return { jsonrpc: '2.0', error: toJsonRpcFailure(e).toJson(), id };
     }

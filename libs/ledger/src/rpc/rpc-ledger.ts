@@ -25,6 +25,7 @@ import {
   type LatestBlockhash,
   type Ledger,
   type SendOptions,
+  type SignaturesForAddressOptions,
   type SignatureStatus,
 } from '../ledger.port';
 import type {
@@ -129,8 +130,8 @@ export class RpcLedger implements Ledger, LedgerInspector {
     return this.genesisHash;
   }
 
-  async getLatestBlockhash(): Promise<LatestBlockhash> {
-    const { value } = await this.call(this.rpc.getLatestBlockhash({ commitment: this.commitment }));
+  async getLatestBlockhash(commitment?: Commitment): Promise<LatestBlockhash> {
+    const { value } = await this.call(this.rpc.getLatestBlockhash({ commitment: commitment ?? this.commitment }));
     return { blockhash: value.blockhash, lastValidBlockHeight: value.lastValidBlockHeight };
   }
 
@@ -278,12 +279,13 @@ export class RpcLedger implements Ledger, LedgerInspector {
   }
 
   /** Newest first; `limit` 1..1000. Entries carry the RPC's `memo`. */
-  async getSignaturesForAddress(address: string, options?: { limit?: number; before?: string }): Promise<AddressSignatureWithMemo[]> {
+  async getSignaturesForAddress(address: string, options?: SignaturesForAddressOptions): Promise<AddressSignatureWithMemo[]> {
     const list = await this.call(
       this.rpc.getSignaturesForAddress(address as Address, {
-        commitment: this.commitment === 'finalized' ? 'finalized' : 'confirmed',
+        commitment: options?.commitment ?? (this.commitment === 'finalized' ? 'finalized' : 'confirmed'),
         limit: options?.limit,
         before: options?.before as Signature | undefined,
+        until: options?.until as Signature | undefined,
       }),
     );
     return list.map(
@@ -298,8 +300,8 @@ export class RpcLedger implements Ledger, LedgerInspector {
     );
   }
 
-  async getBalance(address: string): Promise<bigint> {
-    const { value } = await this.call(this.rpc.getBalance(address as Address, { commitment: this.commitment }));
+  async getBalance(address: string, commitment?: Commitment): Promise<bigint> {
+    const { value } = await this.call(this.rpc.getBalance(address as Address, { commitment: commitment ?? this.commitment }));
     return value;
   }
 
@@ -337,8 +339,8 @@ export class RpcLedger implements Ledger, LedgerInspector {
 
   // ---------------------------------------------------------------- LedgerInspector
 
-  async getAccountInfo(address: string): Promise<LedgerAccountInfo | null> {
-    const { value } = await this.call(this.rpc.getAccountInfo(address as Address, { encoding: 'base64', commitment: this.commitment }));
+  async getAccountInfo(address: string, commitment?: Commitment): Promise<LedgerAccountInfo | null> {
+    const { value } = await this.call(this.rpc.getAccountInfo(address as Address, { encoding: 'base64', commitment: commitment ?? this.commitment }));
     if (value === null) return null;
     return {
       lamports: value.lamports,

@@ -3,7 +3,6 @@
  * windows per key, used to count every call of a batch against the caller's budget and to cap
  * airdrops per recipient and per client address.
  */
-import type { FastifyRequest } from 'fastify';
 
 /** Answer of a limit check; `retryAfterSeconds` is set when refused. */
 export interface CallAllowance {
@@ -67,7 +66,7 @@ export class FixedWindowCounter {
  * Fastify's `trustProxy`).
  * @throws RangeError when `perMinute` is not a positive integer.
  */
-export function callsPerMinutePerClient(perMinute: number): (request: FastifyRequest, calls: number) => CallAllowance {
+export function callsPerMinutePerClient(perMinute: number): (client: { ip: string }, calls: number) => CallAllowance {
   const counter = new FixedWindowCounter(perMinute);
   return (request, calls) => counter.take(request.ip, calls);
 }

@@ -1,0 +1,341 @@
+/**
+ * The embedded ledger's JSON-RPC and PubSub endpoints as standard Solana clients use them, against
+ * a running service: `@solana/web3.js` 1.x `Connection` given only `<base>/rpc` (it finds the
+ * websocket on the port + 1 by itself) and `@solana/kit` (`createSolanaRpc`,
+ * `createSolanaRpcSubscriptions` on `ws://<host>:<port>/rpc`, `sendAndConfirmTransactionFactory`).
+ */
+import { createServer } from 'node:net';
+import { generateKeyPairSync, sign } from 'node:crypto';
+import {
+  Connection,
+  Ed25519Program,
+  Keypair,
+  LAMPORTS_PER_SOL,
+  PublicKey,
+  SystemProgram,
+  Transaction,
+  TransactionInstruction,
+  sendAndConfirmTransaction,
+  type ParsedInstruction,
+  type ParsedTransaction,
+  type PartiallyDecodedInstruction,
+} from '@solana/web3.js';
+import {
+  address,
+  appendTransactionMessageInstructions,
+  createSolanaRpc,
+  createSolanaRpcSubscriptions,
+  createTransactionMessage,
+  generateKeyPairSigner,
+  getSignatureFromTransaction,
+  lamports,
+  pipe,
+  sendAndConfirmTransactionFactory,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+  type Signature,
+} from '@solana/kit';
+import { getTransferSolInstruction } from '@solana-program/system';
+import { getAddMemoInstruction } from '@solana-program/memo';
+import WebSocket from 'ws';
+import { freePort } from '../apps/cli/src/service-process';
+import { startTestService, type TestService } from './support/test-service';
+
+const MEMO = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
+const FINALITY_DEPTH = 32;
+const SLOT_MS = 50;
+
+/** A free port whose successor is free too (web3.js 1.x looks for the websocket on port + 1). */
+async function freePortPair(): Promise<number> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const port = await freePort();
+    const free = await new Promise<boolean>((resolve) => {
+      const probe = createServer();
+      probe.once('error', () => resolve(false));
+      probe.listen(port + 1, '127.0.0.1', () => probe.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+  throw new Error('no two consecutive free ports');
+}
+
+function memo(text: string, signer: PublicKey): TransactionInstruction {
+  return new TransactionInstruction({ programId: MEMO, keys: [{ pubkey: signer, isSigner: true, isWritable: false }], data: Buffer.from(text, 'utf8') });
+}
+
+/** Resolves with the first value `subscribe` hands to its callback (and unsubscribes). */
+function first<T>(subscribe: (cb: (v: T) => void) => number, unsubscribe: (id: number) => Promise<void>, timeoutMs = 15_000): Promise<T> {
+  return new Promise((resolve, reject) => {
+    let id: number | undefined;
+    let done = false;
+    const timer = setTimeout(() => reject(new Error('no notification')), timeoutMs);
+    id = subscribe((v) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      if (id !== undefined) void unsubscribe(id).catch(() => undefined);
+      resolve(v);
+    });
+  });
+}
+
+let service: TestService;
+let connection: Connection;
+let payer: Keypair;
+
+beforeAll(async () => {
+  service = await startTestService({ port: await freePortPair(), env: { LEDGER_SLOT_MS: String(SLOT_MS) } });
+  connection = new Connection(service.rpcUrl);
+  payer = Keypair.generate();
+  // A chain deeper than the finality depth, so the finalized slot is not pinned at 0.
+  const deep = (async () => {
+    while ((await connection.getSlot('processed')) <= FINALITY_DEPTH + 8) await new Promise((r) => setTimeout(r, SLOT_MS));
+  })();
+  const signature = await connection.requestAirdrop(payer.publicKey, LAMPORTS_PER_SOL);
+  const latest = await connection.getLatestBlockhash('confirmed');
+  await connection.confirmTransaction({ signature, ...latest }, 'confirmed');
+  await deep;
+});
+
+afterAll(async () => {
+  // web3.js keeps its websocket open; closing the service ends it.
+  await service?.destroy();
+});
+
+describe('@solana/web3.js 1.x Connection(<base>/rpc), no other option', () => {
+  test('sendAndConfirmTransaction, then getParsedTransaction parses System and Memo, balances add up', async () => {
+    const to = Keypair.generate().publicKey;
+    const before = await connection.getBalance(payer.publicKey, 'confirmed');
+    const tx = new Transaction().add(SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: to, lamports: 1_000_000 }), memo('conformance', payer.publicKey));
+    const signature = await sendAndConfirmTransaction(connection, tx, [payer], { commitment: 'confirmed' });
+
+    const parsed = await connection.getParsedTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 });
+    expect(parsed).not.toBeNull();
+    const [transfer, note] = parsed!.transaction.message.instructions as ParsedInstruction[];
+    expect(transfer).toEqual({
+      program: 'system',
+      programId: SystemProgram.programId,
+      parsed: { type: 'transfer', info: { source: payer.publicKey.toBase58(), destination: to.toBase58(), lamports: 1_000_000 } },
+      stackHeight: null,
+    });
+    expect(note).toMatchObject({ program: 'spl-memo', parsed: 'conformance' });
+    expect(parsed!.transaction.message.accountKeys[0]).toMatchObject({ pubkey: payer.publicKey, signer: true, writable: true, source: 'transaction' });
+    const meta = parsed!.meta!;
+    const keys = parsed!.transaction.message.accountKeys.map((k) => k.pubkey.toBase58());
+    const i = keys.indexOf(to.toBase58());
+    expect(meta.preBalances[0]).toBe(before);
+    expect(meta.postBalances[0]).toBe(before - 1_000_000 - meta.fee);
+    expect(meta.preBalances[i]).toBe(0);
+    expect(meta.postBalances[i]).toBe(1_000_000);
+    expect(await connection.getBalance(to, 'confirmed')).toBe(1_000_000);
+
+    const plain = await connection.getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 });
+    expect(plain!.meta!.postBalances).toEqual(meta.postBalances);
+    expect(plain!.transaction.signatures[0]).toBe(signature);
+  });
+
+  test('the Ed25519 precompile comes back partially decoded, as the real RPC answers it', async () => {
+    const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+    const message = Buffer.from('svc evidence');
+    const instruction = Ed25519Program.createInstructionWithPublicKey({
+      publicKey: publicKey.export({ format: 'der', type: 'spki' }).subarray(12),
+      message,
+      signature: sign(null, message, privateKey),
+    });
+    const signature = await sendAndConfirmTransaction(connection, new Transaction().add(instruction), [payer], { commitment: 'confirmed' });
+    const parsed = await connection.getParsedTransaction(signature, { commitment: 'confirmed' });
+    const ix = parsed!.transaction.message.instructions[0] as PartiallyDecodedInstruction;
+    expect(ix.programId.toBase58()).toBe('Ed25519SigVerify111111111111111111111111111');
+    expect(ix.accounts).toEqual([]);
+    expect('parsed' in ix).toBe(false);
+    expect(typeof ix.data).toBe('string');
+  });
+
+  test('commitment levels: finalized is 32 slots behind and is the default of every read', async () => {
+    const processed = await connection.getSlot('processed');
+    const finalized = await connection.getSlot('finalized');
+    expect(processed - finalized).toBeGreaterThanOrEqual(FINALITY_DEPTH - 1);
+    expect(processed - finalized).toBeLessThanOrEqual(FINALITY_DEPTH + 5);
+    expect(await connection.getBlockHeight('finalized')).toBeLessThan(await connection.getBlockHeight('confirmed'));
+
+    const to = Keypair.generate().publicKey;
+    const tx = new Transaction().add(SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: to, lamports: 2_000_000 }));
+    const signature = await sendAndConfirmTransaction(connection, tx, [payer], { commitment: 'confirmed' });
+    // Landed but not final: the finalized view (the default) does not have it yet.
+    expect(await connection.getBalance(to)).toBe(0);
+    expect(await connection.getAccountInfo(to)).toBeNull();
+    expect((await connection.getAccountInfo(to, 'confirmed'))?.lamports).toBe(2_000_000);
+    expect(await connection.getTransaction(signature, { commitment: 'finalized' })).toBeNull();
+    const status = await connection.getSignatureStatus(signature);
+    expect(status.value?.confirmationStatus).toBe('confirmed');
+
+    const latest = await connection.getLatestBlockhash();
+    await connection.confirmTransaction({ signature, ...latest }, 'finalized');
+    expect((await connection.getSignatureStatus(signature)).value?.confirmationStatus).toBe('finalized');
+    expect(await connection.getBalance(to)).toBe(2_000_000);
+    expect(await connection.getTransaction(signature, { commitment: 'finalized' })).not.toBeNull();
+  });
+
+  test('onSignature, onAccountChange, onLogs, onSlotChange, onRootChange', async () => {
+    const slot = await first<{ slot: number; parent: number; root: number }>(
+      (cb) => connection.onSlotChange(cb),
+      (id) => connection.removeSlotChangeListener(id),
+    );
+    expect(slot.slot).toBeGreaterThan(slot.parent);
+    expect(slot.slot - slot.root).toBe(FINALITY_DEPTH);
+    const root = await first<number>(
+      (cb) => connection.onRootChange(cb),
+      (id) => connection.removeRootChangeListener(id),
+    );
+    expect(root).toBeGreaterThan(0);
+
+    const to = Keypair.generate();
+    const account = first<{ lamports: number }>(
+      (cb) => connection.onAccountChange(to.publicKey, (info) => cb(info), { commitment: 'confirmed' }),
+      (id) => connection.removeAccountChangeListener(id),
+    );
+    const logs = first<{ signature: string; logs: string[]; err: unknown }>(
+      (cb) => connection.onLogs(to.publicKey, (l) => cb(l), 'confirmed'),
+      (id) => connection.removeOnLogsListener(id),
+    );
+    const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash('confirmed');
+    const tx = new Transaction({ blockhash, lastValidBlockHeight, feePayer: payer.publicKey }).add(
+      SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: to.publicKey, lamports: 3_000_000 }),
+    );
+    tx.sign(payer);
+    const signature = await connection.sendRawTransaction(tx.serialize());
+    const confirmed = new Promise<unknown>((resolve) => connection.onSignature(signature, (result) => resolve(result.err), 'confirmed'));
+    const finalizedAt = Date.now();
+    const finalized = new Promise<unknown>((resolve) => connection.onSignature(signature, (result) => resolve(result.err), 'finalized'));
+
+    expect(await confirmed).toBeNull();
+    expect((await account).lamports).toBe(3_000_000);
+    const log = await logs;
+    expect(log).toMatchObject({ signature, err: null });
+    expect(log.logs).toContain('Program 11111111111111111111111111111111 success');
+    expect(await finalized).toBeNull();
+    expect(Date.now() - finalizedAt).toBeGreaterThanOrEqual((FINALITY_DEPTH - 4) * SLOT_MS);
+  });
+
+  test('getBlock, getEpochInfo, getSignaturesForAddress with before / until / limit, getFeeForMessage, isBlockhashValid', async () => {
+    const sender = Keypair.generate();
+    const airdrop = await connection.requestAirdrop(sender.publicKey, LAMPORTS_PER_SOL / 10);
+    await connection.confirmTransaction({ signature: airdrop, ...(await connection.getLatestBlockhash('confirmed')) }, 'confirmed');
+    const signatures: string[] = [airdrop];
+    for (let n = 0; n < 3; n++) {
+      const tx = new Transaction().add(SystemProgram.transfer({ fromPubkey: sender.publicKey, toPubkey: payer.publicKey, lamports: 1_000 + n }));
+      signatures.push(await sendAndConfirmTransaction(connection, tx, [sender], { commitment: 'confirmed' }));
+    }
+    const newestFirst = [...signatures].reverse();
+    const all = await connection.getSignaturesForAddress(sender.publicKey, {}, 'confirmed');
+    expect(all.map((e) => e.signature)).toEqual(newestFirst);
+    const page = await connection.getSignaturesForAddress(sender.publicKey, { before: newestFirst[0], limit: 2 }, 'confirmed');
+    expect(page.map((e) => e.signature)).toEqual(newestFirst.slice(1, 3));
+    const untilOldest = await connection.getSignaturesForAddress(sender.publicKey, { until: newestFirst[3] }, 'confirmed');
+    expect(untilOldest.map((e) => e.signature)).toEqual(newestFirst.slice(0, 3));
+    expect(await connection.getSignaturesForAddress(sender.publicKey, {}, 'finalized')).toEqual([]);
+
+    const landed = await connection.getTransaction(signatures[1]!, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 });
+    const block = await connection.getBlock(landed!.slot, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 });
+    expect(block!.transactions.map((t) => t.transaction.signatures[0])).toContain(signatures[1]);
+    expect(block!.parentSlot).toBe(landed!.slot - 1);
+    expect(block!.blockTime).toBe(landed!.blockTime);
+    const parent = await connection.getBlock(landed!.slot - 1, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 });
+    expect(block!.previousBlockhash).toBe(parent!.blockhash);
+    const parsedBlock = await connection.getParsedBlock(landed!.slot, { commitment: 'confirmed', maxSupportedTransactionVersion: 0, transactionDetails: 'full' });
+    const first = parsedBlock.transactions.find((t) => t.transaction.signatures[0] === signatures[1]);
+    expect(((first!.transaction as unknown as ParsedTransaction).message.instructions[0] as ParsedInstruction).parsed).toMatchObject({ type: 'transfer', info: { lamports: 1_000 } });
+    await expect(connection.getBlock((await connection.getSlot('confirmed')) + 1000, { commitment: 'confirmed' })).rejects.toThrow(/not available/);
+
+    const epoch = await connection.getEpochInfo('confirmed');
+    expect(epoch.absoluteSlot).toBeGreaterThanOrEqual(landed!.slot);
+    expect(epoch.slotIndex).toBeLessThan(epoch.slotsInEpoch);
+    expect(epoch.transactionCount).toBeGreaterThanOrEqual(signatures.length);
+    expect((await connection.getEpochInfo('finalized')).absoluteSlot).toBeLessThan(epoch.absoluteSlot);
+
+    const latest = await connection.getLatestBlockhash('confirmed');
+    const message = new Transaction({ ...latest, feePayer: sender.publicKey }).add(memo('fee', sender.publicKey)).compileMessage();
+    expect((await connection.getFeeForMessage(message, 'confirmed')).value).toBe(5_000);
+    expect((await connection.isBlockhashValid(latest.blockhash, { commitment: 'confirmed' })).value).toBe(true);
+    const finalizedHash = await connection.getLatestBlockhash('finalized');
+    expect(finalizedHash.lastValidBlockHeight).toBeLessThan(latest.lastValidBlockHeight);
+  });
+});
+
+describe('@solana/kit', () => {
+  test('createSolanaRpc + createSolanaRpcSubscriptions + sendAndConfirmTransactionFactory', async () => {
+    const rpc = createSolanaRpc(service.rpcUrl);
+    const rpcSubscriptions = createSolanaRpcSubscriptions(service.rpcUrl.replace('http://', 'ws://'));
+    const signer = await generateKeyPairSigner();
+    await rpc.requestAirdrop(signer.address, lamports(BigInt(LAMPORTS_PER_SOL))).send();
+    const to = address(Keypair.generate().publicKey.toBase58());
+    const sendAndConfirm = sendAndConfirmTransactionFactory({ rpc, rpcSubscriptions });
+    const send = async (amount: bigint, commitment: 'confirmed' | 'finalized'): Promise<Signature> => {
+      const { value: latest } = await rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
+      const message = pipe(
+        createTransactionMessage({ version: 0 }),
+        (m) => setTransactionMessageFeePayerSigner(signer, m),
+        (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
+        (m) =>
+          appendTransactionMessageInstructions(
+            [
+              getTransferSolInstruction({ source: signer, destination: to, amount }),
+              getAddMemoInstruction({ memo: `kit ${amount}` }, { programAddress: address(MEMO.toBase58()) }),
+            ],
+            m,
+          ),
+      );
+      const tx = await signTransactionMessageWithSigners(message);
+      await sendAndConfirm(tx as never, { commitment });
+      return getSignatureFromTransaction(tx);
+    };
+
+    const signature = await send(5_000_000n, 'confirmed');
+    const tx = await rpc.getTransaction(signature, { commitment: 'confirmed', encoding: 'jsonParsed', maxSupportedTransactionVersion: 0 }).send();
+    expect(tx!.version).toBe(0);
+    expect(tx!.transaction.message.instructions[0]).toMatchObject({ program: 'system', parsed: { type: 'transfer', info: { lamports: 5_000_000n } } });
+    expect(tx!.transaction.message.instructions[1]).toMatchObject({ program: 'spl-memo', parsed: 'kit 5000000' });
+    expect((await rpc.getBalance(to, { commitment: 'confirmed' }).send()).value).toBe(5_000_000n);
+
+    const final = await send(1_000_000n, 'finalized');
+    const [status] = (await rpc.getSignatureStatuses([final]).send()).value;
+    expect(status?.confirmationStatus).toBe('finalized');
+    expect((await rpc.getBalance(to, { commitment: 'finalized' }).send()).value).toBe(6_000_000n);
+
+    const abort = new AbortController();
+    const slots = await rpcSubscriptions.slotNotifications().subscribe({ abortSignal: abort.signal });
+    for await (const n of slots) {
+      expect(n.slot - n.root).toBe(BigInt(FINALITY_DEPTH));
+      break;
+    }
+    abort.abort();
+    const epoch = await rpc.getEpochInfo({ commitment: 'confirmed' }).send();
+    expect(epoch.blockHeight).toBe(epoch.absoluteSlot);
+  });
+});
+
+describe('PubSub refusals over a raw websocket', () => {
+  test('unknown subscription ids, bad filters and methods get JSON-RPC errors; a notification gets no answer', async () => {
+    const ws = new WebSocket(service.rpcUrl.replace('http://', 'ws://'));
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    const answers: { id: number | null; error?: { code: number; message: string }; result?: unknown }[] = [];
+    ws.on('message', (data) => answers.push(JSON.parse(String(data))));
+    ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'ping' }));
+    ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'slotUnsubscribe', params: [12345] }));
+    ws.send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'logsSubscribe', params: [{ mentions: [payer.publicKey.toBase58(), MEMO.toBase58()] }] }));
+    ws.send(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'getSlot', params: [] }));
+    ws.send(JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'signatureSubscribe', params: ['not-a-signature'] }));
+    ws.send('{');
+    const deadline = Date.now() + 5_000;
+    while (answers.length < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    ws.close();
+    const byId = new Map(answers.map((a) => [a.id, a.error?.code]));
+    expect(answers).toHaveLength(5);
+    expect(byId.get(1)).toBe(-32602);
+    expect(byId.get(2)).toBe(-32602);
+    expect(byId.get(3)).toBe(-32601);
+    expect(byId.get(4)).toBe(-32602);
+    expect(byId.get(null)).toBe(-32700);
+  });
+});
