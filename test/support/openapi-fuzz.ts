@@ -80,6 +80,8 @@ export function routesOf(doc: OpenApiDocument): Route[] {
   };
   const routes: Route[] = [];
   for (const [path, operations] of Object.entries(doc.paths)) {
+    // A path with a server of its own is outside /api (the receipt pages, which answer HTML): not an API route.
+    if ('servers' in operations) continue;
     for (const [method, operation] of Object.entries(operations)) {
       if (!HTTP_METHODS.has(method)) continue;
       routes.push({ method: method.toUpperCase(), path, operation, body: resolve(operation.requestBody?.content?.['application/json']?.schema) });

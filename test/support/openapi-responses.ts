@@ -11,8 +11,8 @@ interface Document {
 /**
  * Checks every answer of a service against the response its OpenAPI description declares for the route and status
  * (docs/api.md "OpenAPI"): an undeclared status, a JSON body without a declared schema, or a body the schema refuses
- * is a violation. Answers of routes outside the description (404 of unknown paths, `/rpc`, the description itself,
- * receipt pages) and preflights are not checked.
+ * is a violation. Answers of routes outside the description (404 of unknown paths, `/rpc`, the description itself)
+ * and preflights are not checked; the receipt pages, outside `/api`, are (their paths name their own server).
  */
 export class ResponseChecker {
   readonly violations: string[] = [];
@@ -21,18 +21,27 @@ export class ResponseChecker {
 
   constructor(private readonly document: Document) {
     addFormats(this.ajv);
-    this.ajv.addSchema({ components: document.components ?? {} }, 'openapi');
+    this.ajv.addSchema({ components: jsonSchemaOf(document.components ?? {}) }, 'openapi');
   }
 
   /** Installs the check on the server (an `onSend` hook, before the server listens). */
   install(app: FastifyInstance): void {
     app.addHook('onSend', async (request, reply, payload) => {
       const route = request.routeOptions.url;
-      if (route === undefined || request.method === 'OPTIONS' || !route.startsWith('/api/')) return payload;
-      const problem = this.check(request.method, route.slice('/api'.length), reply.statusCode, String(reply.getHeader('content-type') ?? ''), payload);
+      if (route === undefined || request.method === 'OPTIONS') return payload;
+      // Paths under /api are described relative to the /api server; the others (receipt pages) name their own server.
+      const path = route.startsWith('/api/') ? route.slice('/api'.length) : this.ownServerPath(route);
+      if (path === null) return payload;
+      const problem = this.check(request.method, path, reply.statusCode, String(reply.getHeader('content-type') ?? ''), payload);
       if (problem) this.violations.push(`${request.method} ${request.url} → ${reply.statusCode}: ${problem}`);
       return payload;
     });
+  }
+
+  /** A route outside /api that the description lists with a server of its own, else null. */
+  private ownServerPath(route: string): string | null {
+    const item = this.document.paths[route.replace(/:([A-Za-z0-9_]+)/g, '{$1}')];
+    return item && 'servers' in item ? route : null;
   }
 
   /** Why the answer does not match the description, or null when it does (or the route is not described). */
@@ -48,7 +57,7 @@ export class ResponseChecker {
     const key = `${path} ${method} ${status}`;
     let validate = this.compiled.get(key);
     if (!validate) {
-      const text = JSON.stringify(schema).replace(/"#\/components\//g, '"openapi#/components/');
+      const text = JSON.stringify(jsonSchemaOf(schema)).replace(/"#\/components\//g, '"openapi#/components/');
       validate = this.ajv.compile(JSON.parse(text) as object);
       this.compiled.set(key, validate);
     }
@@ -57,4 +66,19 @@ export class ResponseChecker {
     if (validate(JSON.parse(text))) return null;
     return this.ajv.errorsText(validate.errors);
   }
+}
+
+/**
+ * An OpenAPI 3.0 schema as JSON Schema: a nullable `$ref` (written `{nullable: true, type: "object", allOf: [{$ref}]}`
+ * by the generator, which ajv would refuse null for) becomes "null or the schema"; ajv reads `nullable` beside a
+ * plain `type` itself.
+ */
+function jsonSchemaOf(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(jsonSchemaOf);
+  if (node === null || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) out[key] = key === 'example' || key === 'enum' ? value : jsonSchemaOf(value);
+  if (out.nullable !== true || !('allOf' in out || '$ref' in out)) return out;
+  const { nullable: _nullable, type: _type, description, ...rest } = out;
+  return { ...(description === undefined ? {} : { description }), anyOf: [{ type: 'null' }, rest] };
 }

@@ -15,7 +15,7 @@ export interface TestService {
   baseUrl: string;
   rpcUrl: string;
   dataDir: string;
-  /** With `checkResponses`: every answer that broke the OpenAPI description (also reported by `stop`). */
+  /** Every answer that broke the OpenAPI description (also reported by `stop`); empty when the check is off. */
   responseViolations: string[];
   /** Stops the service; the data directory stays (for restarts). */
   stop(): Promise<void>;
@@ -29,12 +29,20 @@ export function tempDataDir(prefix = 'svc-e2e-'): string {
 
 /**
  * Starts the service in this process on a free port, with `env` overriding the defaults. `beforeListen` may add
- * routes a test needs (the HTTP server accepts new routes until it listens). With `checkResponses`, every answer is
- * checked against the served OpenAPI description (test/support/openapi-responses.ts) and `stop` fails listing the
- * answers that broke it.
+ * routes a test needs (the HTTP server accepts new routes until it listens). Every answer is checked against the
+ * served OpenAPI description (test/support/openapi-responses.ts) and `stop` fails listing the answers that broke it,
+ * unless the suite turns the check off with its reason (`checkResponses: {off: why}`).
  */
 export async function startTestService(
-  options: { dataDir?: string; port?: number; env?: Record<string, string>; clock?: Clock; beforeListen?: (app: NestFastifyApplication) => void; checkResponses?: boolean } = {},
+  options: {
+    dataDir?: string;
+    port?: number;
+    env?: Record<string, string>;
+    clock?: Clock;
+    beforeListen?: (app: NestFastifyApplication) => void;
+    /** On unless a suite says why its answers cannot be checked (`{off: reason}`). */
+    checkResponses?: true | { off: string };
+  } = {},
 ): Promise<TestService> {
   const dataDir = options.dataDir ?? tempDataDir();
   const port = options.port ?? (await freePort());
@@ -50,7 +58,7 @@ export async function startTestService(
   });
   const app = await createApp(config, { clock: options.clock });
   options.beforeListen?.(app);
-  const checker = options.checkResponses ? new ResponseChecker(app.get(OpenApiDocument).get() as never) : undefined;
+  const checker = options.checkResponses === undefined || options.checkResponses === true ? new ResponseChecker(app.get(OpenApiDocument).get() as never) : undefined;
   checker?.install(app.getHttpAdapter().getInstance() as never);
   await app.listen({ port, host: '127.0.0.1' });
   let stopped = false;

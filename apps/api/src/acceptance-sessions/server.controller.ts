@@ -3,7 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { DomainError } from '@svc/domain';
-import { Hex64Param, SlugParam } from '@svc/http';
+import { ApiErrors, Hex64Param, SlugParam } from '@svc/http';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { COLLECTIONS, type DocumentDoc } from '@svc/projections';
 import { CLOCK, commandContext, type Clock } from '@svc/application';
@@ -38,6 +38,7 @@ export class ServerController {
   @HttpCode(201)
   @RequireScope('acceptances:write')
   @ApiCreatedResponse({ type: AcceptanceSessionResponse })
+  @ApiErrors('invalid_request', 'unauthorized', 'forbidden', 'not_found')
   createSession(@Body() body: CreateAcceptanceSessionRequest, @CurrentKey() key: AuthenticatedKey, @Req() req: FastifyRequest): Promise<AcceptanceSessionResult> {
     return this.commands.execute(new CreateAcceptanceSession(key, body, commandContext(`api-key:${key.keyId}`, req.id, this.clock.now())));
   }
@@ -46,6 +47,7 @@ export class ServerController {
   @Get('acceptances')
   @RequireScope('acceptances:read')
   @ApiOkResponse({ type: AcceptancePageResponse })
+  @ApiErrors('invalid_request', 'invalid_address', 'invalid_cursor', 'unauthorized', 'forbidden')
   acceptances(@Query() query: AcceptanceSearchQuery, @CurrentKey() key: AuthenticatedKey) {
     return this.search.search(key.organizationId, query);
   }
@@ -54,6 +56,7 @@ export class ServerController {
   @Get('acceptances/:acceptanceId')
   @RequireScope('acceptances:read')
   @ApiOkResponse({ type: AcceptanceResponse })
+  @ApiErrors('invalid_request', 'unauthorized', 'forbidden', 'not_found')
   acceptance(@Param('acceptanceId', Hex64Param('acceptanceId')) acceptanceId: string, @CurrentKey() key: AuthenticatedKey) {
     return this.search.one(key.organizationId, acceptanceId);
   }
@@ -66,6 +69,7 @@ export class ServerController {
   @Get('documents/by-slug/:slug/latest')
   @RequireScope('documents:read')
   @ApiOkResponse({ type: LatestVersionResponse })
+  @ApiErrors('invalid_request', 'unauthorized', 'forbidden', 'not_found', 'no_published_version')
   async latest(@Param('slug', SlugParam()) slug: string, @CurrentKey() key: AuthenticatedKey) {
     const doc = await this.readStore.collection<DocumentDoc>(COLLECTIONS.documents).findOne({ organizationId: key.organizationId, slug });
     if (!doc) throw new DomainError('not_found', 'document not found');

@@ -4,11 +4,12 @@ import { ApiHeader, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '@svc/config';
 import { challengeDecider, DomainError, streams } from '@svc/domain';
-import { UuidParam } from '@svc/http';
+import { ApiErrors, UuidParam } from '@svc/http';
 import { CLOCK, commandContext, Decisions, hashSecret, safeEqual, type Clock } from '@svc/application';
 import { ChallengeRequest, SubmitRequest } from './acceptances.dto';
 import { IssueAcceptanceChallenge, type ChallengeResult } from './challenge.handlers';
 import { SubmitAcceptance, receiptUrlOf, type SubmitResult } from './submit.handler';
+import { ChallengeResponse, ChallengeStatusResponse, SubmitResponse } from './signing.responses';
 
 /** Signing an acceptance (spec §4.4): public endpoints used by the signer's browser. */
 @ApiTags('acceptance signing')
@@ -29,7 +30,20 @@ export class AcceptanceSigningController {
   @Post()
   @HttpCode(200)
   @ApiHeader({ name: 'origin', required: true, description: 'The site asking for the signature' })
-  @ApiOkResponse({ description: 'The challenge (see summary)' })
+  @ApiOkResponse({ type: ChallengeResponse })
+  @ApiErrors(
+    'invalid_request',
+    'invalid_address',
+    'invalid_signer',
+    'invalid_origin',
+    'passkey_required',
+    'sponsorship_unavailable',
+    'forbidden',
+    'not_found',
+    'chain_state',
+    'no_published_version',
+    'already_accepted',
+  )
   challenge(@Body() body: ChallengeRequest, @Headers('origin') origin: string | undefined, @Req() req: FastifyRequest): Promise<ChallengeResult> {
     return this.commands.execute(
       new IssueAcceptanceChallenge({ ...body, signerType: body.signerType ?? 'wallet' }, origin, commandContext(`signer:${body.signer}`, req.id, this.clock.now())),
@@ -42,7 +56,18 @@ export class AcceptanceSigningController {
    */
   @Post(':challengeId/submit')
   @HttpCode(200)
-  @ApiOkResponse({ description: '`{acceptanceId, transactionSignature, slot, status: "confirmed", evidenceMode, signerType, fee: {payer, lamports, sponsor, reimbursedLamports}, receiptUrl}`' })
+  @ApiOkResponse({ type: SubmitResponse })
+  @ApiErrors(
+    'invalid_request',
+    'invalid_signature',
+    'forbidden',
+    'not_found',
+    'challenge_not_open',
+    'challenge_expired',
+    'version_superseded',
+    'already_accepted',
+    'relay_failed',
+  )
   submit(@Param('challengeId', UuidParam('challengeId')) challengeId: string, @Body() body: SubmitRequest, @Req() req: FastifyRequest): Promise<SubmitResult> {
     return this.commands.execute(
       new SubmitAcceptance(challengeId, body.clientBinding, body.signature, body.passkeyAssertion !== undefined, commandContext(`challenge:${challengeId}`, req.id, this.clock.now())),
@@ -56,6 +81,8 @@ export class AcceptanceSigningController {
    */
   @Get(':challengeId')
   @ApiHeader({ name: 'x-client-binding', required: true })
+  @ApiOkResponse({ type: ChallengeStatusResponse })
+  @ApiErrors('invalid_request', 'missing_binding', 'forbidden', 'not_found')
   async status(@Param('challengeId', UuidParam('challengeId')) challengeId: string, @Headers('x-client-binding') binding: string | undefined) {
     if (!binding) throw new DomainError('missing_binding', 'x-client-binding: header required');
     const { issued, completedBy: acceptanceId } = (await this.decisions.load(streams.challenge(challengeId), challengeDecider)).state;

@@ -3,13 +3,15 @@ import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { APP_CONFIG, type AppConfig } from '@svc/config';
 import { DomainError } from '@svc/domain';
 import { parseEvidenceTransaction } from '@svc/evidence';
-import { Hex64Param, SignatureParam, SignerParam } from '@svc/http';
+import { ApiErrors, Hex64Param, SignatureParam, SignerParam } from '@svc/http';
 import { LEDGER, toSignature, type Ledger } from '@svc/ledger';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { COLLECTIONS, type AcceptanceDoc } from '@svc/projections';
 import { ReceiptService } from './receipt.service';
 import { receiptUrlOf } from './submit.handler';
 import { publicAcceptanceRecord } from './views';
+import { AcceptanceResponse } from './acceptance.responses';
+import { ReceiptWithReportResponse, SignerEvidenceResponse, TransactionAcceptanceResponse } from './public-acceptances.responses';
 
 /** Public verification reads (spec §4.3). */
 @ApiTags('public: verification')
@@ -28,7 +30,8 @@ export class PublicAcceptancesController {
 
   /** Public acceptance summary: `{acceptance: record (spec §2.3), receiptUrl}`. */
   @Get('acceptances/:acceptanceId')
-  @ApiOkResponse({ description: '`{acceptance, receiptUrl}`' })
+  @ApiOkResponse({ type: AcceptanceResponse })
+  @ApiErrors('invalid_request', 'not_found')
   async acceptance(@Param('acceptanceId', Hex64Param('acceptanceId')) acceptanceId: string) {
     const a = await this.receipts.acceptance(acceptanceId);
     return { acceptance: publicAcceptanceRecord(a), receiptUrl: receiptUrlOf(this.config.publicBaseUrl, acceptanceId) };
@@ -39,6 +42,8 @@ export class PublicAcceptancesController {
    * receiptUrl|null}`. Read from the ledger's memo when the service holds no record of it.
    */
   @Get('transactions/:signature/acceptance')
+  @ApiOkResponse({ type: TransactionAcceptanceResponse })
+  @ApiErrors('invalid_signature', 'not_found')
   async byTransaction(@Param('signature', SignatureParam()) signature: string) {
     const known = await this.acceptances.findOne({ transactionSignature: signature });
     if (known && known.status === 'confirmed') {
@@ -67,7 +72,8 @@ export class PublicAcceptancesController {
    * made now. 422 verification_failed when it does not verify.
    */
   @Get('acceptances/:acceptanceId/receipt')
-  @ApiOkResponse({ description: '`{receipt, report: {verdict, summary, checks[]}}`' })
+  @ApiOkResponse({ type: ReceiptWithReportResponse })
+  @ApiErrors('invalid_request', 'not_found', 'verification_failed')
   async receipt(@Param('acceptanceId', Hex64Param('acceptanceId')) acceptanceId: string) {
     const result = await this.receipts.receiptWithReport(acceptanceId);
     if (result.report.verdict === 'INVALID') {
@@ -82,6 +88,8 @@ export class PublicAcceptancesController {
    * blockTime}], keyStatements: [], passkeys: [], rotations: []}` (newest first, at most 200).
    */
   @Get('signers/:publicKey')
+  @ApiOkResponse({ type: SignerEvidenceResponse })
+  @ApiErrors('invalid_signer', 'not_found')
   async signer(@Param('publicKey', SignerParam()) publicKey: string) {
     const rows = await this.acceptances.find({ signer: publicKey, status: 'confirmed' }, { sort: { submittedAt: -1 }, limit: 200 });
     if (rows.length === 0) throw new DomainError('not_found', 'no evidence for this signer');

@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '@svc/config';
 import { ApiErrors, SameOriginGuard } from '@svc/http';
 import { CLOCK, commandContext, type Clock } from '@svc/application';
-import { ReauthenticateRequest, SessionResponse, SignInChallengeRequest, SignInChallengeResponse, SignInVerifyRequest } from './auth.dto';
+import { ReauthenticateRequest, SessionResponse, SignedOutResponse, SignInChallengeRequest, SignInChallengeResponse, SignInResponse, SignInVerifyRequest } from './auth.dto';
 import {
   CompleteReauthentication,
   CompleteSignIn,
@@ -33,7 +33,7 @@ export class AuthController {
   @Post('challenge')
   @HttpCode(200)
   @ApiOkResponse({ type: SignInChallengeResponse })
-  @ApiErrors('invalid_address', 'invalid_request')
+  @ApiErrors('invalid_address', 'invalid_request', 'nonce_unavailable')
   challenge(@Body() body: SignInChallengeRequest, @Req() req: FastifyRequest): Promise<SignInChallengeResult> {
     return this.commands.execute(new IssueSignInChallenge(body.address, commandContext(`wallet:${body.address}`, req.id, this.clock.now())));
   }
@@ -47,7 +47,7 @@ export class AuthController {
   @Post('verify')
   @HttpCode(200)
   @UseGuards(SameOriginGuard)
-  @ApiOkResponse({ description: '`{address, signedAt, expiresAt, csrfToken}`; sets cookies svc_session and svc_csrf' })
+  @ApiOkResponse({ type: SignInResponse, description: 'Sets cookies svc_session (HttpOnly) and svc_csrf' })
   @ApiErrors('invalid_signature', 'invalid_address', 'invalid_request', 'unauthorized', 'forbidden')
   async verify(@Body() body: SignInVerifyRequest, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const now = this.clock.now();
@@ -70,7 +70,7 @@ export class AuthController {
   @Authenticated(SessionGuard)
   @ApiCookieAuth()
   @ApiOkResponse({ type: SignInChallengeResponse })
-  @ApiErrors('unauthorized', 'forbidden')
+  @ApiErrors('unauthorized', 'forbidden', 'nonce_unavailable')
   reauthenticationChallenge(@CurrentSession() session: DashboardSession, @Req() req: FastifyRequest): Promise<SignInChallengeResult> {
     return this.commands.execute(new IssueReauthenticationChallenge(session.sessionId, session.address, commandContext(`wallet:${session.address}`, req.id, this.clock.now())));
   }
@@ -98,7 +98,9 @@ export class AuthController {
   @HttpCode(200)
   @Authenticated(SessionGuard)
   @ApiCookieAuth()
-  async logout(@CurrentSession() session: DashboardSession, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  @ApiOkResponse({ type: SignedOutResponse })
+  @ApiErrors('unauthorized', 'forbidden')
+  async logout(@CurrentSession() session: DashboardSession, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<SignedOutResponse> {
     await this.commands.execute(new EndSession(session.sessionId, commandContext(`wallet:${session.address}`, req.id, this.clock.now())));
     reply.clearCookie(SESSION_COOKIE, { path: '/' });
     reply.clearCookie(CSRF_COOKIE, { path: '/' });

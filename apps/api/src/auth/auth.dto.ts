@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, PickType } from '@nestjs/swagger';
 import { SignatureField, StringField, WalletAddressField } from '@svc/http';
 
 /** `POST /v1/auth/challenge` (spec §4.10). */
@@ -50,4 +50,16 @@ export class SessionResponse {
   expiresAt!: string;
   @ApiProperty({ format: 'date-time', description: 'End of the fresh-signature window: signedAt + 10 minutes (spec §5 rule 3)' })
   freshUntil!: string;
+}
+
+/** `POST /v1/auth/verify`: the new session; the session token itself is only in the HttpOnly cookie. */
+export class SignInResponse extends PickType(SessionResponse, ['address', 'signedAt', 'expiresAt'] as const) {
+  @ApiProperty({ description: 'Value of cookie svc_csrf, to send in header x-csrf-token on cookie writes' })
+  csrfToken!: string;
+}
+
+/** `POST /v1/auth/logout` */
+export class SignedOutResponse {
+  @ApiProperty({ enum: [true] })
+  signedOut!: true;
 }

@@ -10,6 +10,7 @@ import { COLLECTIONS, type ContentDoc, type DocumentDoc, type OrganizationDoc, t
 import { versionView } from '../organizations/views';
 import { parseMarkdownBlocks } from './parsed-content';
 import { sendContent, verifiedBytes } from './content-response';
+import { ParsedContentResponse, PublicDocumentResponse, PublicOrganizationResponse, PublicVersionResponse } from './public-documents.responses';
 
 const REF = /^[A-Za-z0-9.-]{1,64}$/;
 
@@ -63,7 +64,8 @@ export class PublicDocumentsController {
    * documents: [{address, slug, title, version}]}}` (version: spec §2.2 plus contentHash, or null).
    */
   @Get('organizations/:ref')
-  @ApiOkResponse({ description: '`{organization: {address, name, domain, signingPolicy, documents}}`' })
+  @ApiOkResponse({ type: PublicOrganizationResponse })
+  @ApiErrors('invalid_request', 'not_found')
   async organization(@Param('ref', new MatchPipe('ref', REF)) ref: string) {
     const org = await this.organizationByRef(ref);
     const docs = await this.documents.find({ organizationId: org.organizationId }, { sort: { slug: 1 } });
@@ -83,7 +85,8 @@ export class PublicDocumentsController {
    * version: {…§2.2, contentHash}|null, contentHash, versions: [version], gatePolicy: null}`.
    */
   @Get('organizations/:ref/documents/:slug')
-  @ApiOkResponse({ description: '`{organization, document, version, contentHash, versions, gatePolicy}`' })
+  @ApiOkResponse({ type: PublicDocumentResponse })
+  @ApiErrors('invalid_request', 'not_found')
   async document(@Param('ref', new MatchPipe('ref', REF)) ref: string, @Param('slug', SlugParam()) slug: string) {
     const org = await this.organizationByRef(ref);
     const doc = await this.documents.findOne({ organization: org.address, slug });
@@ -102,6 +105,8 @@ export class PublicDocumentsController {
 
   /** One version with its document and organization: `{organization: ADDR, document: {address, slug, title}, version, latest: boolean}`. */
   @Get('versions/:address')
+  @ApiOkResponse({ type: PublicVersionResponse })
+  @ApiErrors('invalid_address', 'not_found')
   async version(@Param('address', AddressParam()) address: string) {
     const v = await this.versions.findOne({ _id: address });
     if (!v) throw new DomainError('not_found', 'version not found');
@@ -142,6 +147,7 @@ export class PublicDocumentsController {
 
   /** The same content as structured blocks: `{contentHash, format: "markdown", blocks}` (block shapes: parsed-content.ts). */
   @Get('content/:hash/parsed')
+  @ApiOkResponse({ type: ParsedContentResponse })
   @ApiErrors('invalid_request', 'not_found')
   async parsed(@Param('hash', Hex64Param('hash')) hash: string, @Res({ passthrough: true }) reply: FastifyReply) {
     const bytes = await this.canonicalBytes(hash);

@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Inject, Param, Patch, Post, Req } from
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiCookieAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { UuidParam } from '@svc/http';
+import { ApiErrors, UuidParam } from '@svc/http';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { COLLECTIONS, type VersionDoc } from '@svc/projections';
 import { CurrentSession, SessionGuard, type DashboardSession } from '../auth/session.guard';
@@ -14,6 +14,16 @@ import { RefreshOrganization, SyncOrganization } from './organization.handlers';
 import { AddressRequest, ConfirmPublicationRequest, CreateDraftRequest, UpdateDraftRequest } from './organizations.dto';
 import { ConfirmPublication } from './publication.handlers';
 import { documentView, draftView, organizationView, versionListView, versionView } from './views';
+import {
+  DocumentListResponse,
+  DocumentResponse,
+  DocumentWithVersionsResponse,
+  DraftResponse,
+  OrganizationListResponse,
+  OrganizationResponse,
+  PreparedDraftResponse,
+  PublicationConfirmedResponse,
+} from './dashboard.responses';
 import { Authenticated } from '../auth/authenticated';
 
 const ctxOf = (session: DashboardSession, req: FastifyRequest) => commandContext(`wallet:${session.address}`, req.id);
@@ -36,7 +46,8 @@ export class DashboardController {
 
   /** Organizations where the signed-in wallet is the owner or a member: `{organizations: [organization]}`. */
   @Get('organizations')
-  @ApiOkResponse({ description: '`{organizations: [{id, address, name, domain, authority, members, settings, ...}]}`' })
+  @ApiOkResponse({ type: OrganizationListResponse })
+  @ApiErrors('unauthorized')
   async organizations(@CurrentSession() session: DashboardSession) {
     const ids = (await this.access.memberships.find({ member: session.address })).map((m) => m.organizationId);
     const orgs = ids.length === 0 ? [] : await this.access.organizations.find({ _id: { $in: ids } }, { sort: { syncedAt: 1 } });
@@ -46,6 +57,8 @@ export class DashboardController {
   /** Reads an organization from the ledger and records it: `{organization}`. */
   @Post('organizations/sync')
   @HttpCode(200)
+  @ApiOkResponse({ type: OrganizationResponse })
+  @ApiErrors('invalid_request', 'invalid_address', 'unauthorized', 'forbidden', 'not_found', 'chain_state')
   async syncOrganization(@Body() body: AddressRequest, @CurrentSession() session: DashboardSession, @Req() req: FastifyRequest) {
     const org = await this.commands.execute(new SyncOrganization(body.address, session.address, ctxOf(session, req)));
     return { organization: organizationView(org) };
@@ -53,6 +66,8 @@ export class DashboardController {
 
   /** `{organization}` */
   @Get('organizations/:orgId')
+  @ApiOkResponse({ type: OrganizationResponse })
+  @ApiErrors('invalid_request', 'unauthorized', 'not_found')
   async organization(@Param('orgId', UuidParam('orgId')) orgId: string, @CurrentSession() session: DashboardSession) {
     return { organization: organizationView(await this.access.organization(orgId, session.address)) };
   }
@@ -60,6 +75,8 @@ export class DashboardController {
   /** Re-reads the organization from the ledger: `{organization}`. */
   @Post('organizations/:orgId/refresh')
   @HttpCode(200)
+  @ApiOkResponse({ type: OrganizationResponse })
+  @ApiErrors('invalid_request', 'unauthorized', 'forbidden', 'not_found')
   async refresh(@Param('orgId', UuidParam('orgId')) orgId: string, @CurrentSession() session: DashboardSession, @Req() req: FastifyRequest) {
     const org = await this.commands.execute(new RefreshOrganization(orgId, session.address, ctxOf(session, req)));
     return { organization: organizationView(org) };
@@ -67,6 +84,8 @@ export class DashboardController {
 
   /** `{documents: [document]}` with each document's current version. */
   @Get('organizations/:orgId/documents')
+  @ApiOkResponse({ type: DocumentListResponse })
+  @ApiErrors('invalid_request', 'unauthorized', 'not_found')
   async documents(@Param('orgId', UuidParam('orgId')) orgId: string, @CurrentSession() session: DashboardSession) {
     await this.access.organization(orgId, session.address);
     const docs = await this.access.documents.find({ organizationId: orgId }, { sort: { slug: 1 } });
@@ -76,6 +95,8 @@ export class DashboardController {
   /** Reads a document from the ledger and records it: `{document}`. */
   @Post('organizations/:orgId/documents/sync')
   @HttpCode(200)
+  @ApiOkResponse({ type: DocumentResponse })
+  @ApiErrors('invalid_request', 'invalid_address', 'unauthorized', 'forbidden', 'not_found', 'chain_state')
   async syncDocument(
     @Param('orgId', UuidParam('orgId')) orgId: string,
     @Body() body: AddressRequest,
@@ -88,6 +109,8 @@ export class DashboardController {
 
   /** `{document, versions: [version]}`, versions oldest first. */
   @Get('documents/:documentId')
+  @ApiOkResponse({ type: DocumentWithVersionsResponse })
+  @ApiErrors('invalid_request', 'unauthorized', 'not_found')
   async document(@Param('documentId', UuidParam('documentId')) documentId: string, @CurrentSession() session: DashboardSession) {
     const { document } = await this.access.document(documentId, session.address);
     const versions = await this.readStore.collection<VersionDoc>(COLLECTIONS.versions).find({ documentId }, { sort: { number: 1 } });
@@ -97,6 +120,8 @@ export class DashboardController {
   /** Creates a draft of the next version: `{draft}`. */
   @Post('documents/:documentId/drafts')
   @HttpCode(200)
+  @ApiOkResponse({ type: DraftResponse })
+  @ApiErrors('invalid_request', 'invalid_content', 'invalid_effective_date', 'unauthorized', 'forbidden', 'not_found', 'chain_state')
   async createDraft(
     @Param('documentId', UuidParam('documentId')) documentId: string,
     @Body() body: CreateDraftRequest,
@@ -109,6 +134,8 @@ export class DashboardController {
 
   /** `{draft}` */
   @Get('drafts/:draftId')
+  @ApiOkResponse({ type: DraftResponse })
+  @ApiErrors('invalid_request', 'unauthorized', 'not_found')
   async draft(@Param('draftId', UuidParam('draftId')) draftId: string, @CurrentSession() session: DashboardSession) {
     const { draft } = await this.access.draft(draftId, session.address);
     return { draft: draftView(draft, this.network.network.contentMirror) };
@@ -116,6 +143,8 @@ export class DashboardController {
 
   /** Changes an open draft (a prepared draft returns to open): `{draft}`. */
   @Patch('drafts/:draftId')
+  @ApiOkResponse({ type: DraftResponse })
+  @ApiErrors('invalid_request', 'invalid_content', 'invalid_effective_date', 'unauthorized', 'forbidden', 'not_found', 'draft_published', 'draft_closed', 'chain_state')
   async updateDraft(
     @Param('draftId', UuidParam('draftId')) draftId: string,
     @Body() body: UpdateDraftRequest,
@@ -129,6 +158,8 @@ export class DashboardController {
   /** `{draft}` with status `abandoned`. */
   @Post('drafts/:draftId/abandon')
   @HttpCode(200)
+  @ApiOkResponse({ type: DraftResponse })
+  @ApiErrors('invalid_request', 'unauthorized', 'forbidden', 'not_found', 'draft_published', 'draft_closed')
   async abandonDraft(@Param('draftId', UuidParam('draftId')) draftId: string, @CurrentSession() session: DashboardSession, @Req() req: FastifyRequest) {
     const draft = await this.commands.execute(new AbandonDraft(draftId, session.address, ctxOf(session, req)));
     return { draft: draftView(draft, this.network.network.contentMirror) };
@@ -141,6 +172,8 @@ export class DashboardController {
    */
   @Post('drafts/:draftId/prepare')
   @HttpCode(200)
+  @ApiOkResponse({ type: PreparedDraftResponse })
+  @ApiErrors('invalid_request', 'unauthorized', 'forbidden', 'not_found', 'draft_published', 'draft_closed')
   async prepareDraft(@Param('draftId', UuidParam('draftId')) draftId: string, @CurrentSession() session: DashboardSession, @Req() req: FastifyRequest) {
     const { draft, publication } = await this.commands.execute(new PrepareDraft(draftId, session.address, ctxOf(session, req)));
     return { draft: draftView(draft, this.network.network.contentMirror), publication };
@@ -149,6 +182,8 @@ export class DashboardController {
   /** Reads the publication transaction from the ledger and records the version: `{version, document}`. */
   @Post('publications/confirm')
   @HttpCode(200)
+  @ApiOkResponse({ type: PublicationConfirmedResponse })
+  @ApiErrors('invalid_request', 'invalid_signature', 'unauthorized', 'forbidden', 'not_found', 'not_a_publication', 'transaction_failed', 'version_superseded', 'chain_state')
   async confirmPublication(@Body() body: ConfirmPublicationRequest, @CurrentSession() session: DashboardSession, @Req() req: FastifyRequest) {
     const { version, document } = await this.commands.execute(new ConfirmPublication(body.signature, session.address, ctxOf(session, req)));
     return { version: versionView(version), document: documentView(document) };

@@ -2,12 +2,13 @@ import { Body, Controller, Param, Patch, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiCookieAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { AddressParam, UuidParam } from '@svc/http';
+import { AddressParam, ApiErrors, UuidParam } from '@svc/http';
 import { commandContext } from '@svc/application';
 import { CurrentSession, SessionGuard, type DashboardSession } from '../auth/session.guard';
 import { SetMemberLabel } from './members.handlers';
 import { MemberLabelRequest } from './members.dto';
 import { organizationView } from './views';
+import { OrganizationResponse } from './dashboard.responses';
 import { Authenticated } from '../auth/authenticated';
 
 /**
@@ -23,7 +24,8 @@ export class MembersController {
 
   /** Sets or clears a member's dashboard label (owner or admin): `{organization}`. */
   @Patch(':memberAddress')
-  @ApiOkResponse({ description: '`{organization}` with `members[].label` updated' })
+  @ApiOkResponse({ type: OrganizationResponse, description: '`{organization}` with `members[].label` updated' })
+  @ApiErrors('invalid_request', 'invalid_address', 'unauthorized', 'forbidden', 'not_found')
   async setLabel(
     @Param('orgId', UuidParam('orgId')) orgId: string,
     @Param('memberAddress', AddressParam('memberAddress')) memberAddress: string,

@@ -2,12 +2,13 @@ import { Body, Controller, Inject, Param, Patch, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiCookieAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { UuidParam } from '@svc/http';
+import { ApiErrors, UuidParam } from '@svc/http';
 import { CLOCK, commandContext, type Clock } from '@svc/application';
 import { CurrentSession, SessionGuard, type DashboardSession } from '../auth/session.guard';
 import { SettingsRequest } from './settings.dto';
 import { ChangeSettings } from './settings.handlers';
 import { organizationView } from './views';
+import { OrganizationResponse } from './dashboard.responses';
 import { Authenticated } from '../auth/authenticated';
 
 /** Organization settings (spec §2.8, §4.10). */
@@ -26,7 +27,8 @@ export class SettingsController {
    * the acceptance policy (signingPolicy, requireAcceptanceSessions, allowedRequestDomains) needs a fresh signature.
    */
   @Patch()
-  @ApiOkResponse({ description: '`{organization}`' })
+  @ApiOkResponse({ type: OrganizationResponse })
+  @ApiErrors('invalid_request', 'unauthorized', 'forbidden', 'reauthentication_required', 'not_found')
   async change(@Param('orgId', UuidParam('orgId')) orgId: string, @Body() body: SettingsRequest, @CurrentSession() session: DashboardSession, @Req() req: FastifyRequest) {
     const changes = { ...body, ...(body.products ? { products: { gate: body.products.gate } } : {}) };
     const org = await this.commands.execute(new ChangeSettings(orgId, changes, session, commandContext(`wallet:${session.address}`, req.id, this.clock.now())));

@@ -1,8 +1,9 @@
 import { Controller, Get, Param, Res, UseFilters } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { ApiOkResponse, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { serializeReceipt, type VerificationReport } from '@svc/evidence';
-import { Hex64Param } from '@svc/http';
+import { ApiErrors, Hex64Param } from '@svc/http';
+import { ReceiptView } from '../acceptances/public-acceptances.responses';
 import { ReceiptService } from '../acceptances/receipt.service';
 import { NetworkService } from '@svc/application';
 import { ReceiptPageErrorFilter } from './receipt-page.filter';
@@ -16,9 +17,9 @@ export const receiptFileName = (acceptanceId: string) => `receipt-${acceptanceId
 /**
  * The public receipt of an acceptance, for people: `GET /receipts/:acceptanceId` (HTML page with the service's
  * verification made now) and `GET /receipts/:acceptanceId.json` (the canonical `svc-receipt-v1` file).
- * Served outside the `/api` prefix (bootstrap.ts).
+ * Served outside the `/api` prefix (bootstrap.ts; their OpenAPI paths name the service's base URL as their server).
  */
-@ApiExcludeController()
+@ApiTags('public: receipts')
 @Controller('receipts')
 export class ReceiptPageController {
   constructor(
@@ -28,6 +29,9 @@ export class ReceiptPageController {
 
   /** The receipt as a download: RFC 8785 canonical JSON. 400/404 use the API's JSON error body. */
   @Get(':acceptanceId.json')
+  @ApiProduces('application/json')
+  @ApiOkResponse({ type: ReceiptView, description: 'RFC 8785 canonical JSON, as an attachment' })
+  @ApiErrors('invalid_request', 'not_found')
   async download(@Param('acceptanceId', Hex64Param('acceptanceId')) acceptanceId: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
     const receipt = await this.receipts.receipt(acceptanceId);
     void reply.headers({
@@ -42,6 +46,11 @@ export class ReceiptPageController {
   /** The receipt page. 400 (malformed ID) and 404 (unknown acceptance) are HTML pages too. */
   @Get(':acceptanceId')
   @UseFilters(ReceiptPageErrorFilter)
+  @ApiProduces('text/html')
+  @ApiOkResponse({ description: 'The receipt page with its verification', content: { 'text/html': { schema: { type: 'string' } } } })
+  @ApiResponse({ status: 400, description: 'An HTML page: not a receipt address', content: { 'text/html': { schema: { type: 'string' } } } })
+  @ApiResponse({ status: 404, description: 'An HTML page: no confirmed acceptance with this ID', content: { 'text/html': { schema: { type: 'string' } } } })
+  @ApiResponse({ status: 500, description: 'An HTML page: the receipt cannot be shown', content: { 'text/html': { schema: { type: 'string' } } } })
   async page(@Param('acceptanceId', Hex64Param('acceptanceId')) acceptanceId: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
     const [{ receipt, report }, acceptance] = await Promise.all([this.receipts.receiptWithReport(acceptanceId), this.receipts.acceptance(acceptanceId)]);
     void reply.headers({ ...PAGE_SECURITY_HEADERS, 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });

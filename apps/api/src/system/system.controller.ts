@@ -1,11 +1,12 @@
 import { Controller, Get, HttpCode, Inject, Res } from '@nestjs/common';
-import { ApiExcludeEndpoint, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiExcludeEndpoint, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { EVENT_STORE, type EventStore } from '@svc/event-store';
 import { LEDGER, type Ledger } from '@svc/ledger';
 import { READ_STORE, type ProjectionFault, type ProjectionRunner, type ReadStore } from '@svc/read-store';
 import { NetworkService, Processors, PROJECTION_RUNNER, type NetworkInfo, type ProcessorFault } from '@svc/application';
 import { OpenApiDocument } from './openapi.document';
+import { HealthResponse, NetworkResponse, ReadyResponse } from './system.responses';
 
 /** Service and network endpoints (spec §4.1). */
 @ApiTags('service')
@@ -23,11 +24,8 @@ export class SystemController {
 
   /** Liveness: the process answers. Body `{status: "ok"}`. */
   @Get('health')
-  @ApiOkResponse({
-    description: '`{status: "ok"}`',
-    schema: { type: 'object', required: ['status'], additionalProperties: false, properties: { status: { type: 'string', enum: ['ok'] } } },
-  })
-  health(): { status: 'ok' } {
+  @ApiOkResponse({ type: HealthResponse })
+  health(): HealthResponse {
     return { status: 'ok' };
   }
 
@@ -39,10 +37,8 @@ export class SystemController {
    */
   @Get('ready')
   @HttpCode(200)
-  @ApiOkResponse({
-    description:
-      '`{status: "ready"|"not_ready", components: {eventStore, readStore, ledger, projections, processors}, projectionFaults: [{projection, streamId, position, reason}], processorFaults: [{processor, streamId, position, reason}]}`, each component `up` or `down`',
-  })
+  @ApiOkResponse({ type: ReadyResponse, description: 'Every component `up`' })
+  @ApiResponse({ status: 503, type: ReadyResponse, description: 'A component is `down`' })
   async ready(@Res({ passthrough: true }) reply: FastifyReply) {
     const check = (p: Promise<boolean>) =>
       Promise.race([p.catch(() => false), new Promise<boolean>((r) => setTimeout(() => r(false), 3_000).unref())]);
@@ -64,7 +60,7 @@ export class SystemController {
 
   /** Network info (spec §2.1). */
   @Get('v1/network')
-  @ApiOkResponse({ description: 'Network info (spec §2.1)' })
+  @ApiOkResponse({ type: NetworkResponse })
   networkInfo(): NetworkInfo {
     return this.network.network;
   }

@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiCookieAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { UuidParam } from '@svc/http';
+import { ApiErrors, UuidParam } from '@svc/http';
 import { CurrentSession, SessionGuard, type DashboardSession } from '../../auth/session.guard';
 import { DashboardAccess } from '../../organizations/access.service';
 import { AcceptancePageResponse } from '../acceptance.responses';
@@ -22,6 +22,7 @@ export class DashboardAcceptancesController {
   /** `{acceptances: [record], nextCursor}`, newest first. */
   @Get()
   @ApiOkResponse({ type: AcceptancePageResponse })
+  @ApiErrors('invalid_request', 'invalid_address', 'invalid_cursor', 'unauthorized', 'not_found')
   async acceptances(@Param('orgId', UuidParam('orgId')) orgId: string, @Query() query: AcceptanceSearchQuery, @CurrentSession() session: DashboardSession) {
     await this.access.organization(orgId, session.address);
     return this.search.search(orgId, query);

@@ -1,0 +1,54 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { ADDR } from '@svc/http';
+
+/** `{status: "ok"}` */
+export class HealthResponse {
+  @ApiProperty({ enum: ['ok'] }) status!: 'ok';
+}
+
+/** The state of each dependency of readiness. */
+export class ReadyComponentsView {
+  @ApiProperty({ enum: ['up', 'down'] }) eventStore!: string;
+  @ApiProperty({ enum: ['up', 'down'] }) readStore!: string;
+  @ApiProperty({ enum: ['up', 'down'] }) ledger!: string;
+  @ApiProperty({ enum: ['up', 'down'], description: 'down: a projection stopped on an event' }) projections!: string;
+  @ApiProperty({ enum: ['up', 'down'], description: 'down: a processor stopped on an event' }) processors!: string;
+}
+
+/** A projection stopped on a stored event it cannot apply. */
+export class ProjectionFaultView {
+  @ApiProperty({ type: String, example: 'acceptances.v1' }) projection!: string;
+  @ApiProperty({ type: String }) streamId!: string;
+  @ApiProperty({ type: String, pattern: '^-?[0-9]+$', description: 'Global log position, decimal (-1: unknown)' }) position!: string;
+  @ApiProperty({ type: String }) reason!: string;
+}
+
+/** A processor stopped on an event it keeps failing to handle. */
+export class ProcessorFaultView {
+  @ApiProperty({ type: String }) processor!: string;
+  @ApiProperty({ type: String }) streamId!: string;
+  @ApiProperty({ type: String, pattern: '^-?[0-9]+$', description: 'Global log position, decimal' }) position!: string;
+  @ApiProperty({ type: String }) reason!: string;
+}
+
+/** Readiness: the same body with 200 (`ready`) and 503 (`not_ready`). */
+export class ReadyResponse {
+  @ApiProperty({ enum: ['ready', 'not_ready'] }) status!: string;
+  @ApiProperty({ type: ReadyComponentsView }) components!: ReadyComponentsView;
+  @ApiProperty({ type: [ProjectionFaultView] }) projectionFaults!: ProjectionFaultView[];
+  @ApiProperty({ type: [ProcessorFaultView] }) processorFaults!: ProcessorFaultView[];
+}
+
+/** The ledger network the service records on (spec §2.1). */
+export class NetworkResponse {
+  @ApiProperty({ type: String, example: 'devnet' }) cluster!: string;
+  @ApiProperty({ type: String, pattern: '^solana:[1-9A-HJ-NP-Za-km-z]{32}$', description: 'CAIP-2: `solana:` + the first 32 characters of the genesis hash' }) chainId!: string;
+  @ApiProperty({ type: String }) label!: string;
+  @ApiProperty({ type: String, description: 'Chain id of Wallet Standard sign-in (docs/api.md "Dashboard sign-in")' }) walletChain!: string;
+  @ApiProperty({ type: String, pattern: ADDR.source, description: 'The program carrying the records (Memo v2)' }) programId!: string;
+  @ApiProperty({ type: String, pattern: ADDR.source, description: 'Fee payer of relayed acceptances' }) relayer!: string;
+  @ApiProperty({ type: String, pattern: ADDR.source }) attestor!: string;
+  @ApiProperty({ type: String }) hostedAcceptDomain!: string;
+  @ApiProperty({ type: [String], description: 'JSON-RPC endpoints of the ledger' }) publicRpcUrls!: string[];
+  @ApiProperty({ type: String, format: 'uri', description: 'Base of the public content routes, ending in /v1/public/content/' }) contentMirror!: string;
+}
