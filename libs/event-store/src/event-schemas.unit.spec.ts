@@ -253,6 +253,42 @@ const SAMPLES: { [T in DomainEventType]: Required<DataOf<T>> } = {
     syncedBy: A2,
   },
   DashboardSessionReauthenticated: { sessionId: U2, nonce: NONCE, signedAt: T2 },
+  WebhookEndpointCreated: {
+    webhookId: U2,
+    organizationId: U1,
+    organization: A1,
+    url: 'https://hooks.example.com/svc',
+    description: null,
+    events: ['agreement.accepted'],
+    sealedSecret: `v1.${'A'.repeat(16)}.${'B'.repeat(22)}.${'C'.repeat(60)}`,
+    secretPrefix: 'whsec_Ab3d',
+    createdAt: T1,
+    createdBy: A2,
+  },
+  WebhookEndpointUpdated: { webhookId: U2, organizationId: U1, changes: { status: 'disabled' }, status: 'disabled', events: ['agreement.accepted'], updatedAt: T2, updatedBy: A2 },
+  WebhookSecretRotated: { webhookId: U2, organizationId: U1, sealedSecret: `v1.${'A'.repeat(16)}.${'B'.repeat(22)}.${'D'.repeat(60)}`, secretPrefix: 'whsec_Zz9_', rotatedAt: T2, rotatedBy: A2 },
+  WebhookEndpointDeleted: { webhookId: U2, organizationId: U1, deletedAt: T2, deletedBy: A2 },
+  WebhookTestRequested: { webhookId: U2, organizationId: U1, requestedAt: T2, requestedBy: A2 },
+  WebhookDeliveryScheduled: {
+    deliveryId: U3,
+    webhookId: U2,
+    organizationId: U1,
+    payload: { id: `evt_${'0f'.repeat(16)}`, type: 'webhook.test', createdAt: T1, organizationId: U1, data: { message: 'test' } },
+    dueAt: T1,
+  },
+  WebhookDeliveryAttempted: {
+    deliveryId: U3,
+    webhookId: U2,
+    organizationId: U1,
+    attempt: 1,
+    attemptedAt: T1,
+    durationMs: 12,
+    statusCode: 500,
+    error: 'answered 500',
+    succeeded: false,
+    nextAttemptAt: T2,
+  },
+  WebhookDeliveryCancelled: { deliveryId: U3, webhookId: U2, organizationId: U1, reason: 'endpoint_disabled', cancelledAt: T2 },
 };
 
 const OPTIONAL: { [T in DomainEventType]: KeySet<OptionalKeys<DataOf<T>>> } = {
@@ -290,6 +326,14 @@ const OPTIONAL: { [T in DomainEventType]: KeySet<OptionalKeys<DataOf<T>>> } = {
   DomainVerificationRevoked: {},
   ShardSynced: {},
   DashboardSessionReauthenticated: {},
+  WebhookEndpointCreated: {},
+  WebhookEndpointUpdated: {},
+  WebhookSecretRotated: {},
+  WebhookEndpointDeleted: {},
+  WebhookTestRequested: {},
+  WebhookDeliveryScheduled: {},
+  WebhookDeliveryAttempted: {},
+  WebhookDeliveryCancelled: {},
 };
 
 const NULLABLE: { [T in DomainEventType]: KeySet<NullableKeys<DataOf<T>>> } = {
@@ -327,6 +371,14 @@ const NULLABLE: { [T in DomainEventType]: KeySet<NullableKeys<DataOf<T>>> } = {
   DomainVerificationRevoked: {},
   ShardSynced: { blockTime: true },
   DashboardSessionReauthenticated: {},
+  WebhookEndpointCreated: { description: true },
+  WebhookEndpointUpdated: {},
+  WebhookSecretRotated: {},
+  WebhookEndpointDeleted: {},
+  WebhookTestRequested: {},
+  WebhookDeliveryScheduled: {},
+  WebhookDeliveryAttempted: { statusCode: true, error: true, nextAttemptAt: true },
+  WebhookDeliveryCancelled: {},
 };
 
 /** Per type, a value that must fail for some field (a format or pattern the schema enforces). */
@@ -344,6 +396,8 @@ const BAD_FIELD: { [T in DomainEventType]?: [keyof DataOf<T> & string, unknown] 
   MemberLabelSet: ['label', 'x'.repeat(81)],
   DomainVerified: ['domain', 'Acme.Example'],
   DashboardSessionReauthenticated: ['nonce', 'xyz'],
+  WebhookEndpointCreated: ['url', 'http://hooks.example.com/svc'],
+  WebhookDeliveryAttempted: ['attempt', 11],
 };
 
 const SCHEMA_DIR = EventSchemaRegistry.defaultDirectory();

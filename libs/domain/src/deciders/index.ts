@@ -13,3 +13,5 @@ export * from './api-key.decider';
 export * from './acceptance-session.decider';
 export * from './domain.decider';
 export * from './shard.decider';
+export * from './webhook.decider';
+export * from './webhook-delivery.decider';
