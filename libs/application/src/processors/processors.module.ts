@@ -1,5 +1,8 @@
 import { Module } from '@nestjs/common';
 import { SharedModule } from '../shared/shared.module';
+import { DeliverWebhookWhenDue } from './deliver-webhook-when-due.processor';
+import { ScheduleWebhookDeliveriesWhenRecorded } from './schedule-webhook-deliveries-when-recorded.processor';
+import { WebhookClient } from '../webhooks/webhook-client';
 import { CompleteChallengeWhenAcceptanceRelayed } from './complete-challenge-when-acceptance-relayed.processor';
 import { FinalityWatcher } from './finality-watcher';
 import { Processors } from './processors.service';
@@ -12,7 +15,16 @@ import { RelayAcceptanceWhenSubmitted } from './relay-acceptance-when-submitted.
  */
 @Module({
   imports: [SharedModule],
-  providers: [RelayAcceptanceWhenSubmitted, CompleteChallengeWhenAcceptanceRelayed, RecordFinalityWhenRelayed, FinalityWatcher, Processors],
+  providers: [
+    RelayAcceptanceWhenSubmitted,
+    CompleteChallengeWhenAcceptanceRelayed,
+    RecordFinalityWhenRelayed,
+    FinalityWatcher,
+    ScheduleWebhookDeliveriesWhenRecorded,
+    DeliverWebhookWhenDue,
+    WebhookClient,
+    Processors,
+  ],
   exports: [Processors],
 })
 export class ProcessorsModule {}
