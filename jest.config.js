@@ -12,7 +12,9 @@ const transform = {
 };
 // @noble/curves and @noble/hashes ship ECMAScript modules only: compiled to CommonJS like the sources.
 transform['^.+/node_modules/@noble/.+\\.js$'] = transform['^.+\\.ts$'];
-const transformIgnorePatterns = ['/node_modules/(?!@noble/)'];
+// request-filtering-agent too (the webhook client's connection-time address filter).
+transform['^.+/node_modules/request-filtering-agent/.+\\.js$'] = transform['^.+\\.ts$'];
+const transformIgnorePatterns = ['/node_modules/(?!@noble/|request-filtering-agent/)'];
 const common = { rootDir: __dirname, moduleNameMapper, transform, transformIgnorePatterns, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'] };
 module.exports = {
   // End-to-end suites start real services and wait for ledger finality; unit suites finish far sooner.

@@ -9,6 +9,7 @@ import { sessionsProjection } from './sessions.projection';
 import { membershipsProjection } from './members.projection';
 import { domainVerificationsProjection, shardsProjection } from './domains.projection';
 import { statsProjection } from './stats.projection';
+import { webhookDeliveriesProjection, webhooksProjection } from './webhooks.projection';
 
 export * from './read-models';
 export { defineProjection, toDomainEvent, type ProjectionHandlers, type StoredDomainEvent } from './define-projection';
@@ -24,6 +25,8 @@ export {
   domainVerificationsProjection,
   shardsProjection,
   statsProjection,
+  webhooksProjection,
+  webhookDeliveriesProjection,
 };
 
 /** Every projection the service runs, one per read model. */
@@ -39,4 +42,6 @@ export const ALL_PROJECTIONS: readonly Projection[] = [
   shardsProjection,
   statsProjection,
   auditLogProjection,
+  webhooksProjection,
+  webhookDeliveriesProjection,
 ];

@@ -2,7 +2,7 @@
  * Shapes of the read models the projections write and the API reads.
  * Collection names carry the projection's version, so a changed projection rebuilds into fresh ones.
  */
-import { DEFAULT_ORGANIZATION_SETTINGS, type ApiKeyScope, type AuditEntryAppendedData, type OrganizationSettingsValues } from '@svc/domain';
+import { DEFAULT_ORGANIZATION_SETTINGS, type ApiKeyScope, type AuditEntryAppendedData, type OrganizationSettingsValues, type SubscribableWebhookEventType } from '@svc/domain';
 import type { Doc } from '@svc/read-store';
 
 export const COLLECTIONS = {
@@ -23,7 +23,51 @@ export const COLLECTIONS = {
   acceptanceStats: 'acceptance_stats_v1',
   signerStats: 'signer_stats_v1',
   statsPending: 'stats_pending_v1',
+  webhooks: 'webhooks_v1',
+  webhookDeliveries: 'webhook_deliveries_v1',
 } as const;
+
+/** A webhook endpoint as the dashboard lists it (docs/api.md "Webhooks"); never its secret, sealed or not. */
+export interface WebhookDoc extends Doc {
+  webhookId: string;
+  organizationId: string;
+  url: string;
+  description: string | null;
+  events: SubscribableWebhookEventType[];
+  status: 'active' | 'disabled';
+  secretPrefix: string;
+  createdAt: string;
+  createdBy: string;
+  /** Log position of the creation: events before it are not sent to the endpoint. */
+  createdPosition: string;
+  updatedAt: string | null;
+  secretRotatedAt: string | null;
+  deleted: boolean;
+}
+
+/** One attempt of a delivery, as the delivery log shows it. */
+export interface WebhookAttemptView {
+  attempt: number;
+  attemptedAt: string;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+  succeeded: boolean;
+}
+
+/** A delivery of one event to one endpoint, with every attempt (the delivery log, docs/api.md "Webhooks"). */
+export interface WebhookDeliveryDoc extends Doc {
+  deliveryId: string;
+  webhookId: string;
+  organizationId: string;
+  eventId: string;
+  eventType: string;
+  scheduledAt: string;
+  status: 'pending' | 'delivered' | 'failed' | 'cancelled';
+  nextAttemptAt: string | null;
+  attempts: WebhookAttemptView[];
+  cancelReason: string | null;
+}
 
 /** Settings of spec §2.8, every key with its value in force (defaults: docs/api.md "Organization settings"). */
 export type OrganizationSettings = OrganizationSettingsValues;

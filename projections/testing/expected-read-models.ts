@@ -315,4 +315,37 @@ export const EXPECTED_READ_MODELS: Record<string, Record<string, unknown>[]> = {
   audit_anchors_v1: [
     { _id: F.sigAnchor, organizationId: F.orgId, sequence: 2, head: 'e2'.repeat(32), transactionSignature: F.sigAnchor, slot: 70, anchoredAt: '2024-01-03T16:40:00.000Z' },
   ],
+  webhooks_v1: [
+    {
+      _id: '0e6b7a3c-2d1f-4c5b-9a8e-7f6d5c4b3a21',
+      webhookId: '0e6b7a3c-2d1f-4c5b-9a8e-7f6d5c4b3a21',
+      organizationId: F.orgId,
+      url: 'https://hooks.shop.example/svc',
+      description: null,
+      events: ['agreement.accepted'],
+      status: 'disabled',
+      secretPrefix: 'whsec_Zz9_',
+      createdAt: '2024-01-01T00:28:00.000Z',
+      createdBy: F.authority,
+      createdPosition: '33',
+      updatedAt: '2024-01-01T00:29:00.000Z',
+      secretRotatedAt: '2024-01-01T00:30:00.000Z',
+      deleted: false,
+    },
+  ],
+  webhook_deliveries_v1: [
+    {
+      _id: '5a4b3c2d-1e0f-8a9b-8c7d-6e5f4a3b2c1d',
+      deliveryId: '5a4b3c2d-1e0f-8a9b-8c7d-6e5f4a3b2c1d',
+      webhookId: '0e6b7a3c-2d1f-4c5b-9a8e-7f6d5c4b3a21',
+      organizationId: F.orgId,
+      eventId: `evt_${'1'.repeat(32)}`,
+      eventType: 'webhook.test',
+      scheduledAt: '2024-01-01T00:28:00.000Z',
+      status: 'cancelled',
+      nextAttemptAt: null,
+      attempts: [{ attempt: 1, attemptedAt: '2024-01-01T00:28:00.000Z', durationMs: 40, statusCode: 500, error: 'answered 500', succeeded: false }],
+      cancelReason: 'endpoint_disabled',
+    },
+  ],
 };

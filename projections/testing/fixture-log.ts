@@ -235,6 +235,22 @@ export const FIXTURE_LOG: readonly { stream: string; events: NewEvent[] }[] = [
     ],
   },
   {
+    stream: 'webhook-0e6b7a3c-2d1f-4c5b-9a8e-7f6d5c4b3a21',
+    events: [
+      event('WebhookEndpointCreated', { webhookId: '0e6b7a3c-2d1f-4c5b-9a8e-7f6d5c4b3a21', organizationId: F.orgId, organization: F.org, url: 'https://hooks.shop.example/svc', description: null, events: ['agreement.accepted'], sealedSecret: `v1.${'A'.repeat(16)}.${'B'.repeat(22)}.${'C'.repeat(66)}`, secretPrefix: 'whsec_Ab3d', createdAt: at(28), createdBy: F.authority }, 28),
+      event('WebhookEndpointUpdated', { webhookId: '0e6b7a3c-2d1f-4c5b-9a8e-7f6d5c4b3a21', organizationId: F.orgId, changes: { status: 'disabled' }, status: 'disabled', events: ['agreement.accepted'], updatedAt: at(29), updatedBy: F.authority }, 29),
+      event('WebhookSecretRotated', { webhookId: '0e6b7a3c-2d1f-4c5b-9a8e-7f6d5c4b3a21', organizationId: F.orgId, sealedSecret: `v1.${'D'.repeat(16)}.${'E'.repeat(22)}.${'F'.repeat(66)}`, secretPrefix: 'whsec_Zz9_', rotatedAt: at(30), rotatedBy: F.authority }, 30),
+    ],
+  },
+  {
+    stream: 'webhookdelivery-5a4b3c2d-1e0f-8a9b-8c7d-6e5f4a3b2c1d',
+    events: [
+      event('WebhookDeliveryScheduled', { deliveryId: '5a4b3c2d-1e0f-8a9b-8c7d-6e5f4a3b2c1d', webhookId: '0e6b7a3c-2d1f-4c5b-9a8e-7f6d5c4b3a21', organizationId: F.orgId, payload: { id: `evt_${'1'.repeat(32)}`, type: 'webhook.test', createdAt: at(28), organizationId: F.orgId, data: { message: 'test' } }, dueAt: at(28) }, 28),
+      event('WebhookDeliveryAttempted', { deliveryId: '5a4b3c2d-1e0f-8a9b-8c7d-6e5f4a3b2c1d', webhookId: '0e6b7a3c-2d1f-4c5b-9a8e-7f6d5c4b3a21', organizationId: F.orgId, attempt: 1, attemptedAt: at(28), durationMs: 40, statusCode: 500, error: 'answered 500', succeeded: false, nextAttemptAt: at(29) }, 28),
+      event('WebhookDeliveryCancelled', { deliveryId: '5a4b3c2d-1e0f-8a9b-8c7d-6e5f4a3b2c1d', webhookId: '0e6b7a3c-2d1f-4c5b-9a8e-7f6d5c4b3a21', organizationId: F.orgId, reason: 'endpoint_disabled', cancelledAt: at(29) }, 29),
+    ],
+  },
+  {
     stream: `audit-${F.orgId}`,
     events: [
       event('AuditEntryAppended', { organizationId: F.orgId, sequence: 1, occurredAt: at(24), actor: `wallet:${F.authority}`, action: 'api_key.created', subject: F.keyA, details: { name: 'Checkout' }, sourceEventId: 'source-1', previousHash: '0'.repeat(64), hash: 'e1'.repeat(32) }, 28),

@@ -15,6 +15,7 @@ import { ReceiptsModule } from './receipts/receipts.module';
 import { IdempotencyModule } from './system/idempotency.module';
 import { OpenApiDocument } from './system/openapi.document';
 import { SystemController } from './system/system.controller';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 /** Log levels at which every request is logged (pino-http writes request lines at `info`). */
 const REQUEST_LOG_LEVELS: ReadonlySet<string> = new Set(['info', 'debug', 'trace']);
@@ -58,6 +59,7 @@ export class AppModule {
         DocumentsModule,
         AcceptancesModule,
         ApiKeysModule,
+        WebhooksModule,
         ServerModule,
         ProcessorsModule,
         ReceiptsModule,

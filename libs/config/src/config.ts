@@ -87,6 +87,60 @@ export interface AppConfig {
    * `Resolver.setServers` takes them (`1.2.3.4`, `1.2.3.4:5353`, `::1`, `[::1]:5353`); undefined: the system's resolvers.
    */
   dnsServers: string[] | undefined;
+  /** Webhook delivery settings (docs/api.md "Webhooks"). */
+  webhooks: WebhookConfig;
+}
+
+/**
+ * Webhook delivery (spec §6.1, §8; docs/api.md "Webhooks"). The last four settings exist for tests only: they are
+ * refused at start-up unless `NODE_ENV=test`, so no production configuration can enable them by accident.
+ */
+export interface WebhookConfig {
+  /**
+   * `WEBHOOK_SECRETS_KEY`: base64 of the 32-byte key that seals webhook signing secrets (AES-256-GCM); undefined:
+   * the key file `secretsKeyPath`, created (mode 0600) at first start.
+   */
+  secretsKey: Buffer | undefined;
+  /** `WEBHOOK_SECRETS_KEY_FILE`, default `DATA_DIR/keys/webhook-secrets.key`. */
+  secretsKeyPath: string;
+  /** `WEBHOOK_ALLOW_LOOPBACK` (tests only): loopback receivers (127.0.0.0/8, ::1) are allowed; default false. */
+  allowLoopback: boolean;
+  /** `WEBHOOK_TEST_CA_FILE` (tests only): PEM certificates trusted for receivers besides the system's. */
+  testCaFile: string | undefined;
+  /** `WEBHOOK_RETRY_SCALE` (tests only other than 1): multiplies the retry delays of spec §8. */
+  retryScale: number;
+  /** `WEBHOOK_TIMEOUT_MS` (tests only other than 10000): how long a receiver has to answer (spec §8: 10 s). */
+  timeoutMs: number;
+}
+
+/** Reads the webhook settings; the test-only ones are refused outside `NODE_ENV=test`. */
+function webhookConfig(env: NodeJS.ProcessEnv, dataDir: string): WebhookConfig {
+  // The process's own environment decides, not the map being read: a configuration cannot declare itself a test.
+  const testing = process.env.NODE_ENV === 'test';
+  const testOnly = (name: string, isDefault: boolean) => {
+    if (!isDefault && !testing) throw new Error(`invalid configuration: ${name} is a test setting, honoured only with NODE_ENV=test`);
+  };
+  const key = env.WEBHOOK_SECRETS_KEY ? Buffer.from(env.WEBHOOK_SECRETS_KEY, 'base64') : undefined;
+  if (key && key.length !== 32) throw new Error('invalid configuration: WEBHOOK_SECRETS_KEY must be the base64 of 32 bytes');
+  const allowLoopback = (env.WEBHOOK_ALLOW_LOOPBACK ?? 'false').trim() === 'true';
+  if (!['true', 'false'].includes((env.WEBHOOK_ALLOW_LOOPBACK ?? 'false').trim())) throw new Error('invalid configuration: WEBHOOK_ALLOW_LOOPBACK must be true or false');
+  testOnly('WEBHOOK_ALLOW_LOOPBACK', !allowLoopback);
+  const testCaFile = env.WEBHOOK_TEST_CA_FILE?.trim() || undefined;
+  testOnly('WEBHOOK_TEST_CA_FILE', testCaFile === undefined);
+  const retryScale = Number(env.WEBHOOK_RETRY_SCALE ?? 1);
+  if (!(retryScale > 0 && retryScale <= 1)) throw new Error('invalid configuration: WEBHOOK_RETRY_SCALE must be a number above 0, at most 1');
+  testOnly('WEBHOOK_RETRY_SCALE', retryScale === 1);
+  const timeoutMs = Number(env.WEBHOOK_TIMEOUT_MS ?? 10_000);
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 10_000) throw new Error('invalid configuration: WEBHOOK_TIMEOUT_MS must be a whole number of milliseconds from 1 to 10000');
+  testOnly('WEBHOOK_TIMEOUT_MS', timeoutMs === 10_000);
+  return {
+    secretsKey: key,
+    secretsKeyPath: path.resolve(dataDir, env.WEBHOOK_SECRETS_KEY_FILE ?? 'keys/webhook-secrets.key'),
+    allowLoopback,
+    testCaFile,
+    retryScale,
+    timeoutMs,
+  };
 }
 
 const trustProxyValidator = makeValidator<boolean | number | string>((input: string) => {
@@ -232,6 +286,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     draftBytesPerOrganization: positiveInteger('DRAFT_BYTES_PER_ORGANIZATION', e.DRAFT_BYTES_PER_ORGANIZATION),
     runProjections: e.RUN_PROJECTIONS,
     dnsServers: e.DNS_SERVERS,
+    webhooks: webhookConfig(env, dataDir),
   };
 }
 

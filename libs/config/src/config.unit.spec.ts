@@ -46,4 +46,21 @@ describe('configuration', () => {
     expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/);
     expect(() => loadConfig({ RELAYER_MIN_BALANCE_LAMPORTS: '-1' })).toThrow(/RELAYER_MIN_BALANCE_LAMPORTS/);
   });
+
+  it('reads the webhook settings; the test-only ones are honoured under NODE_ENV=test and refused otherwise', () => {
+    const c = loadConfig({ DATA_DIR: '/srv/svc' });
+    expect(c.webhooks).toEqual({ secretsKey: undefined, secretsKeyPath: '/srv/svc/keys/webhook-secrets.key', allowLoopback: false, testCaFile: undefined, retryScale: 1, timeoutMs: 10_000 });
+    const test = { WEBHOOK_ALLOW_LOOPBACK: 'true', WEBHOOK_TEST_CA_FILE: '/tmp/ca.pem', WEBHOOK_RETRY_SCALE: '0.001', WEBHOOK_TIMEOUT_MS: '400' };
+    expect(loadConfig(test).webhooks).toMatchObject({ allowLoopback: true, testCaFile: '/tmp/ca.pem', retryScale: 0.001, timeoutMs: 400 });
+    expect(() => loadConfig({ WEBHOOK_SECRETS_KEY: Buffer.alloc(16).toString('base64') })).toThrow(/WEBHOOK_SECRETS_KEY/);
+    expect(() => loadConfig({ WEBHOOK_TIMEOUT_MS: '20000' })).toThrow(/WEBHOOK_TIMEOUT_MS/);
+    const previous = process.env.NODE_ENV;
+    process.env.NODE_ENV = 'production';
+    try {
+      for (const [name, value] of Object.entries(test)) expect(() => loadConfig({ [name]: value, NODE_ENV: 'test' })).toThrow(new RegExp(`${name} is a test setting`));
+      expect(loadConfig({ WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 7).toString('base64') }).webhooks.secretsKey).toEqual(Buffer.alloc(32, 7));
+    } finally {
+      process.env.NODE_ENV = previous;
+    }
+  });
 });

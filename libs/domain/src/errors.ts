@@ -13,6 +13,7 @@ export const ERROR_STATUS = {
   invalid_signature: 400,
   invalid_origin: 400,
   invalid_domain: 400,
+  invalid_url: 400,
   invalid_effective_date: 400,
   invalid_cursor: 400,
   invalid_idempotency_key: 400,

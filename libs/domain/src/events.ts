@@ -21,6 +21,10 @@
  * - `shard-<ADDR>`: ShardSynced
  * - `audit-<orgUUID>`: AuditEntryAppended, AuditAnchorRequested, AuditHeadAnchored, AuditAnchorFailed (the organization's
  *   hash-chained audit log, docs/api.md "Audit log")
+ * - `webhook-<UUID>`: WebhookEndpointCreated, WebhookEndpointUpdated, WebhookSecretRotated, WebhookEndpointDeleted,
+ *   WebhookTestRequested (an organization's webhook endpoint, spec §4.10, §6.1)
+ * - `webhookdelivery-<UUID>`: WebhookDeliveryScheduled, WebhookDeliveryAttempted, WebhookDeliveryCancelled (one
+ *   event sent to one endpoint, with every attempt; its id is derived from the endpoint and the event)
  *
  * Each type has a JSON Schema per version in `event-schemas/<Type>.v<N>.json`, checked on append and on read; older
  * versions are upcast on read (upcasters.ts).
@@ -401,6 +405,109 @@ export interface AuditAnchorFailedData {
   transactionSignature: string;
   reason: string;
 }
+/** The webhook event types an endpoint may subscribe to (spec §6.1: every type but `webhook.test`). */
+export type SubscribableWebhookEventType =
+  | 'agreement.accepted'
+  | 'agreement.finalized'
+  | 'document.version_published'
+  | 'organization.domain_verified'
+  | 'organization.member_changed'
+  | 'proof.recorded'
+  | 'signer.registered'
+  | 'signer.changed'
+  | 'sponsorship.low_balance';
+/** Every webhook event type of spec §6.1. */
+export type WebhookEventType = SubscribableWebhookEventType | 'webhook.test';
+
+export interface WebhookEndpointCreatedData {
+  webhookId: string;
+  organizationId: string;
+  organization: Address;
+  /** HTTPS URL, at most 2048 characters, checked to name a public address when created. */
+  url: string;
+  description: string | null;
+  events: SubscribableWebhookEventType[];
+  /**
+   * The signing secret (`whsec_…`) sealed with the deployment's webhook key (AES-256-GCM, docs/api.md "Webhooks"):
+   * `v1.<iv>.<tag>.<ciphertext>`, base64url parts. Never the secret in clear.
+   */
+  sealedSecret: string;
+  /** The first characters of the secret (`whsec_` and four more), to recognise it in lists. */
+  secretPrefix: string;
+  createdAt: IsoTime;
+  createdBy: Address;
+}
+export interface WebhookEndpointUpdatedData {
+  webhookId: string;
+  organizationId: string;
+  /** The keys the change set, with their new values. */
+  changes: { status?: 'active' | 'disabled'; events?: SubscribableWebhookEventType[] };
+  status: 'active' | 'disabled';
+  events: SubscribableWebhookEventType[];
+  updatedAt: IsoTime;
+  updatedBy: Address;
+}
+export interface WebhookSecretRotatedData {
+  webhookId: string;
+  organizationId: string;
+  sealedSecret: string;
+  secretPrefix: string;
+  rotatedAt: IsoTime;
+  rotatedBy: Address;
+}
+export interface WebhookEndpointDeletedData {
+  webhookId: string;
+  organizationId: string;
+  deletedAt: IsoTime;
+  deletedBy: Address;
+}
+export interface WebhookTestRequestedData {
+  webhookId: string;
+  organizationId: string;
+  requestedAt: IsoTime;
+  requestedBy: Address;
+}
+/** The body of a delivery (spec §6.1), the same bytes for every attempt. */
+export interface WebhookPayload {
+  /** `evt_` and 32 hex digits derived from the id of the domain event that caused it. */
+  id: string;
+  type: WebhookEventType;
+  createdAt: IsoTime;
+  organizationId: string;
+  data: Record<string, unknown>;
+}
+export interface WebhookDeliveryScheduledData {
+  deliveryId: string;
+  webhookId: string;
+  organizationId: string;
+  payload: WebhookPayload;
+  /** When the first attempt is due. */
+  dueAt: IsoTime;
+}
+export interface WebhookDeliveryAttemptedData {
+  deliveryId: string;
+  webhookId: string;
+  organizationId: string;
+  /** 1 to 10. */
+  attempt: number;
+  attemptedAt: IsoTime;
+  /** Milliseconds from sending the request to the answer's status line (or the failure). */
+  durationMs: number;
+  /** HTTP status answered, or null when none came (refused address, connection error, timeout). */
+  statusCode: number | null;
+  /** Why the attempt failed, or null when it succeeded. */
+  error: string | null;
+  succeeded: boolean;
+  /** When the next attempt is due (spec §8 schedule), or null: delivered, or the tenth attempt failed. */
+  nextAttemptAt: IsoTime | null;
+}
+export interface WebhookDeliveryCancelledData {
+  deliveryId: string;
+  webhookId: string;
+  organizationId: string;
+  reason: 'endpoint_disabled' | 'endpoint_deleted';
+  cancelledAt: IsoTime;
+}
 
 export type DomainEvent =
   | { type: 'OrganizationSynced'; data: OrganizationSyncedData }
@@ -440,7 +547,15 @@ export type DomainEvent =
   | { type: 'AuditAnchorRequested'; data: AuditAnchorRequestedData }
   | { type: 'AuditHeadAnchored'; data: AuditHeadAnchoredData }
   | { type: 'AuditAnchorFailed'; data: AuditAnchorFailedData }
-  | { type: 'DashboardSessionReauthenticated'; data: DashboardSessionReauthenticatedData };
+  | { type: 'DashboardSessionReauthenticated'; data: DashboardSessionReauthenticatedData }
+  | { type: 'WebhookEndpointCreated'; data: WebhookEndpointCreatedData }
+  | { type: 'WebhookEndpointUpdated'; data: WebhookEndpointUpdatedData }
+  | { type: 'WebhookSecretRotated'; data: WebhookSecretRotatedData }
+  | { type: 'WebhookEndpointDeleted'; data: WebhookEndpointDeletedData }
+  | { type: 'WebhookTestRequested'; data: WebhookTestRequestedData }
+  | { type: 'WebhookDeliveryScheduled'; data: WebhookDeliveryScheduledData }
+  | { type: 'WebhookDeliveryAttempted'; data: WebhookDeliveryAttemptedData }
+  | { type: 'WebhookDeliveryCancelled'; data: WebhookDeliveryCancelledData };
 
 export type DomainEventType = DomainEvent['type'];
 export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;
@@ -457,6 +572,8 @@ export const EVENT_TYPES: readonly DomainEventType[] = [
   'AcceptanceSessionCreated', 'AcceptanceSessionConsumed', 'AcceptanceSessionReleased',
   'MemberChanged', 'MemberLabelSet', 'DomainVerificationStarted', 'DomainVerified', 'DomainVerificationRevoked', 'ShardSynced',
   'AuditEntryAppended', 'AuditAnchorRequested', 'AuditHeadAnchored', 'AuditAnchorFailed',
+  'WebhookEndpointCreated', 'WebhookEndpointUpdated', 'WebhookSecretRotated', 'WebhookEndpointDeleted', 'WebhookTestRequested',
+  'WebhookDeliveryScheduled', 'WebhookDeliveryAttempted', 'WebhookDeliveryCancelled',
 ];
 
 /** Stream names, in one place so that a typo cannot split a stream. */
@@ -475,4 +592,6 @@ export const streams = {
   domain: (host: string) => `domain-${host}`,
   shard: (address: Address) => `shard-${address}`,
   audit: (organizationId: string) => `audit-${organizationId}`,
+  webhook: (webhookId: string) => `webhook-${webhookId}`,
+  webhookDelivery: (deliveryId: string) => `webhookdelivery-${deliveryId}`,
 } as const;

@@ -5,3 +5,4 @@ export * from './version';
 export * from './deciders';
 export * from './schema-versions';
 export * from './upcasters';
+export * from './webhook-events';

@@ -49,6 +49,14 @@ export const CURRENT_SCHEMA_VERSION: Readonly<Record<DomainEventType, number>> =
   AuditHeadAnchored: 1,
   AuditAnchorFailed: 1,
   DashboardSessionReauthenticated: 1,
+  WebhookEndpointCreated: 1,
+  WebhookEndpointUpdated: 1,
+  WebhookSecretRotated: 1,
+  WebhookEndpointDeleted: 1,
+  WebhookTestRequested: 1,
+  WebhookDeliveryScheduled: 1,
+  WebhookDeliveryAttempted: 1,
+  WebhookDeliveryCancelled: 1,
 };
 
 /** Whether `type` names a domain event type (a key of {@link CURRENT_SCHEMA_VERSION}). */

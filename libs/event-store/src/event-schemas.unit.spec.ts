@@ -268,6 +268,42 @@ const SAMPLES: { [T in DomainEventType]: Required<DataOf<T>> } = {
   AuditAnchorRequested: { organizationId: U1, organization: A1, sequence: 3, head: H2, transactionSignature: SIG, transactionWire: 'AQID', lastValidBlockHeight: '150' },
   AuditHeadAnchored: { organizationId: U1, sequence: 3, head: H2, transactionSignature: SIG, slot: 42, blockTime: null },
   AuditAnchorFailed: { organizationId: U1, sequence: 3, transactionSignature: SIG, reason: 'blockhash expired' },
+  WebhookEndpointCreated: {
+    webhookId: U2,
+    organizationId: U1,
+    organization: A1,
+    url: 'https://hooks.example.com/svc',
+    description: null,
+    events: ['agreement.accepted'],
+    sealedSecret: `v1.${'A'.repeat(16)}.${'B'.repeat(22)}.${'C'.repeat(60)}`,
+    secretPrefix: 'whsec_Ab3d',
+    createdAt: T1,
+    createdBy: A2,
+  },
+  WebhookEndpointUpdated: { webhookId: U2, organizationId: U1, changes: { status: 'disabled' }, status: 'disabled', events: ['agreement.accepted'], updatedAt: T2, updatedBy: A2 },
+  WebhookSecretRotated: { webhookId: U2, organizationId: U1, sealedSecret: `v1.${'A'.repeat(16)}.${'B'.repeat(22)}.${'D'.repeat(60)}`, secretPrefix: 'whsec_Zz9_', rotatedAt: T2, rotatedBy: A2 },
+  WebhookEndpointDeleted: { webhookId: U2, organizationId: U1, deletedAt: T2, deletedBy: A2 },
+  WebhookTestRequested: { webhookId: U2, organizationId: U1, requestedAt: T2, requestedBy: A2 },
+  WebhookDeliveryScheduled: {
+    deliveryId: U3,
+    webhookId: U2,
+    organizationId: U1,
+    payload: { id: `evt_${'0f'.repeat(16)}`, type: 'webhook.test', createdAt: T1, organizationId: U1, data: { message: 'test' } },
+    dueAt: T1,
+  },
+  WebhookDeliveryAttempted: {
+    deliveryId: U3,
+    webhookId: U2,
+    organizationId: U1,
+    attempt: 1,
+    attemptedAt: T1,
+    durationMs: 12,
+    statusCode: 500,
+    error: 'answered 500',
+    succeeded: false,
+    nextAttemptAt: T2,
+  },
+  WebhookDeliveryCancelled: { deliveryId: U3, webhookId: U2, organizationId: U1, reason: 'endpoint_disabled', cancelledAt: T2 },
 };
 
 const OPTIONAL: { [T in DomainEventType]: KeySet<OptionalKeys<DataOf<T>>> } = {
@@ -309,6 +345,14 @@ const OPTIONAL: { [T in DomainEventType]: KeySet<OptionalKeys<DataOf<T>>> } = {
   AuditAnchorRequested: {},
   AuditHeadAnchored: {},
   AuditAnchorFailed: {},
+  WebhookEndpointCreated: {},
+  WebhookEndpointUpdated: {},
+  WebhookSecretRotated: {},
+  WebhookEndpointDeleted: {},
+  WebhookTestRequested: {},
+  WebhookDeliveryScheduled: {},
+  WebhookDeliveryAttempted: {},
+  WebhookDeliveryCancelled: {},
 };
 
 const NULLABLE: { [T in DomainEventType]: KeySet<NullableKeys<DataOf<T>>> } = {
@@ -350,6 +394,14 @@ const NULLABLE: { [T in DomainEventType]: KeySet<NullableKeys<DataOf<T>>> } = {
   AuditAnchorRequested: {},
   AuditHeadAnchored: { blockTime: true },
   AuditAnchorFailed: {},
+  WebhookEndpointCreated: { description: true },
+  WebhookEndpointUpdated: {},
+  WebhookSecretRotated: {},
+  WebhookEndpointDeleted: {},
+  WebhookTestRequested: {},
+  WebhookDeliveryScheduled: {},
+  WebhookDeliveryAttempted: { statusCode: true, error: true, nextAttemptAt: true },
+  WebhookDeliveryCancelled: {},
 };
 
 /** Per type, a value that must fail for some field (a format or pattern the schema enforces). */
@@ -368,6 +420,8 @@ const BAD_FIELD: { [T in DomainEventType]?: [keyof DataOf<T> & string, unknown] 
   DomainVerified: ['domain', 'Acme.Example'],
   DashboardSessionReauthenticated: ['nonce', 'xyz'],
   AuditEntryAppended: ['sequence', 0],
+  WebhookEndpointCreated: ['url', 'http://hooks.example.com/svc'],
+  WebhookDeliveryAttempted: ['attempt', 11],
 };
 
 const SCHEMA_DIR = EventSchemaRegistry.defaultDirectory();

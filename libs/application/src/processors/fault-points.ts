@@ -5,9 +5,10 @@
  * ignored, so no production configuration can arm it by accident.
  *
  * Points: `relay:before-send` (the transaction is recorded, not sent), `relay:after-send` (sent and landed,
- * outcome not recorded).
+ * outcome not recorded), `webhook:before-send` (a due webhook attempt, not sent), `webhook:after-send` (sent and
+ * answered, the attempt not recorded).
  */
-export type FaultPoint = 'relay:before-send' | 'relay:after-send';
+export type FaultPoint = 'relay:before-send' | 'relay:after-send' | 'webhook:before-send' | 'webhook:after-send';
 
 const spec = process.env.NODE_ENV === 'test' ? process.env.SVC_TEST_KILL_AT : undefined;
 const [armedPoint, armedAt] = spec ? [spec.split('@')[0], Number(spec.split('@')[1] ?? 1)] : [undefined, 0];

@@ -42,6 +42,8 @@ export class ProcessorRunner<E extends DomainEvent> {
   private saving: Promise<void> = Promise.resolve();
   private slotFreed: (() => void) | undefined;
   private stopped = false;
+  /** Lowest position of an event whose handler gave up because the runner stopped: the checkpoint stays below it. */
+  private unfinished: bigint | undefined;
   private fault: ProcessorFault | undefined;
 
   constructor(
@@ -121,7 +123,11 @@ export class ProcessorRunner<E extends DomainEvent> {
         await this.processor.handle(event);
         return;
       } catch (err) {
-        if (this.stopped) return;
+        if (this.stopped) {
+          // Not handled: a restart must deliver it again.
+          if (this.unfinished === undefined || event.position < this.unfinished) this.unfinished = event.position;
+          return;
+        }
         this.logger.warn(`event ${event.type} at position ${event.position} (stream ${event.streamId}): ${(err as Error).message}; retrying in ${delay} ms`);
         await new Promise((resolve) => setTimeout(resolve, delay));
         delay = Math.min(maxDelay, delay * 2);
@@ -133,6 +139,7 @@ export class ProcessorRunner<E extends DomainEvent> {
   private safePosition(): bigint {
     let lowest: bigint | undefined;
     for (const position of this.inFlight.keys()) if (lowest === undefined || position < lowest) lowest = position;
+    if (this.unfinished !== undefined && (lowest === undefined || this.unfinished < lowest)) lowest = this.unfinished;
     return lowest === undefined ? this.delivered : lowest - 1n;
   }
 

@@ -1,5 +1,8 @@
 import { Module } from '@nestjs/common';
 import { SharedModule } from '../shared/shared.module';
+import { DeliverWebhookWhenDue } from './deliver-webhook-when-due.processor';
+import { ScheduleWebhookDeliveriesWhenRecorded } from './schedule-webhook-deliveries-when-recorded.processor';
+import { WebhookClient } from '../webhooks/webhook-client';
 import { CompleteChallengeWhenAcceptanceRelayed } from './complete-challenge-when-acceptance-relayed.processor';
 import { AppendAuditEntryWhenRecorded } from './audit/append-audit-entry-when-recorded.processor';
 import { AuditAnchors } from './audit/audit-anchors';
@@ -23,6 +26,9 @@ import { RelayAcceptanceWhenSubmitted } from './relay-acceptance-when-submitted.
     AppendAuditEntryWhenRecorded,
     SendAuditAnchorWhenRequested,
     AuditAnchors,
+    ScheduleWebhookDeliveriesWhenRecorded,
+    DeliverWebhookWhenDue,
+    WebhookClient,
     Processors,
   ],
   exports: [Processors, AuditAnchors],

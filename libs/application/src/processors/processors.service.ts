@@ -10,6 +10,8 @@ import type { Processor } from './processor';
 import { ProcessorRunner, type ProcessorFault } from './processor-runner';
 import { RecordFinalityWhenRelayed } from './record-finality-when-relayed.processor';
 import { RelayAcceptanceWhenSubmitted } from './relay-acceptance-when-submitted.processor';
+import { DeliverWebhookWhenDue } from './deliver-webhook-when-due.processor';
+import { ScheduleWebhookDeliveriesWhenRecorded } from './schedule-webhook-deliveries-when-recorded.processor';
 
 /**
  * Starts every processor from its checkpoint once the application is up (in processes that run reactions:
@@ -29,9 +31,11 @@ export class Processors implements OnApplicationBootstrap, OnApplicationShutdown
     finality: RecordFinalityWhenRelayed,
     auditLog: AppendAuditEntryWhenRecorded,
     auditAnchor: SendAuditAnchorWhenRequested,
+    scheduleWebhooks: ScheduleWebhookDeliveriesWhenRecorded,
+    deliverWebhooks: DeliverWebhookWhenDue,
   ) {
     const run = <E extends DomainEvent>(processor: Processor<E>) => new ProcessorRunner(processor, store, readStore);
-    this.runners = [run(relay), run(completeChallenge), run(finality), run(auditLog), run(auditAnchor)];
+    this.runners = [run(relay), run(completeChallenge), run(finality), run(auditLog), run(auditAnchor), run(scheduleWebhooks), run(deliverWebhooks)];
   }
 
   async onApplicationBootstrap(): Promise<void> {

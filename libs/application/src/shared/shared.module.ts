@@ -5,8 +5,9 @@ import { EventLog } from './event-log.service';
 import { LedgerHistory } from './ledger-history.service';
 import { OrganizationFactsReader } from './organization-facts.service';
 import { RelayOutcomes } from './relay-outcomes';
+import { WebhookSecrets } from '../webhooks/webhook-secrets';
 
-const SHARED = [AcceptanceRelay, Decisions, EventLog, LedgerHistory, OrganizationFactsReader, RelayOutcomes];
+const SHARED = [AcceptanceRelay, Decisions, EventLog, LedgerHistory, OrganizationFactsReader, RelayOutcomes, WebhookSecrets];
 
 @Module({ providers: SHARED, exports: SHARED })
 export class SharedModule {}

@@ -14,3 +14,5 @@ export * from './acceptance-session.decider';
 export * from './domain.decider';
 export * from './shard.decider';
 export * from './audit-log.decider';
+export * from './webhook.decider';
+export * from './webhook-delivery.decider';

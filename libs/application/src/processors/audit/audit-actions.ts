@@ -25,6 +25,11 @@ export const AUDITED_EVENT_TYPES = [
   'DraftAbandoned',
   'DashboardSessionStarted',
   'DashboardSessionReauthenticated',
+  'WebhookEndpointCreated',
+  'WebhookEndpointUpdated',
+  'WebhookSecretRotated',
+  'WebhookEndpointDeleted',
+  'WebhookTestRequested',
 ] as const;
 
 export type AuditedEvent = EventOf<(typeof AUDITED_EVENT_TYPES)[number]>;
@@ -92,5 +97,17 @@ export function auditActionOf(event: StoredDomainEvent<AuditedEvent>): AuditActi
       return { target: { memberOf: event.data.address }, action: 'session.signed_in', subject: event.data.address, details: { sessionId: event.data.sessionId } };
     case 'DashboardSessionReauthenticated':
       return { target: { sessionId: event.data.sessionId }, action: 'session.reauthenticated', subject: null, details: { sessionId: event.data.sessionId } };
+    case 'WebhookEndpointCreated': {
+      const d = event.data;
+      return { target: { organizationId: d.organizationId }, action: 'webhook.created', subject: d.webhookId, details: { url: d.url, events: d.events, secretPrefix: d.secretPrefix } };
+    }
+    case 'WebhookEndpointUpdated':
+      return { target: { organizationId: event.data.organizationId }, action: 'webhook.updated', subject: event.data.webhookId, details: { changes: event.data.changes } };
+    case 'WebhookSecretRotated':
+      return { target: { organizationId: event.data.organizationId }, action: 'webhook.secret_rotated', subject: event.data.webhookId, details: { secretPrefix: event.data.secretPrefix } };
+    case 'WebhookEndpointDeleted':
+      return { target: { organizationId: event.data.organizationId }, action: 'webhook.deleted', subject: event.data.webhookId, details: {} };
+    case 'WebhookTestRequested':
+      return { target: { organizationId: event.data.organizationId }, action: 'webhook.test_requested', subject: event.data.webhookId, details: {} };
   }
 }

@@ -1,0 +1,81 @@
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { readFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { performance } from 'node:perf_hooks';
+import { rootCertificates } from 'node:tls';
+import { RequestFilteringHttpsAgent } from 'request-filtering-agent';
+import { APP_CONFIG, type AppConfig } from '@svc/config';
+import { LOOPBACK_RANGES } from './public-address';
+
+/** What one POST to a receiver came to. */
+export interface WebhookResponse {
+  /** The status answered, or null when none came within the time limit. */
+  statusCode: number | null;
+  /** Milliseconds from sending to the status line (or to the failure). */
+  durationMs: number;
+  /** Why no answer came (refused address, TLS, connection, time limit), or null. */
+  error: string | null;
+}
+
+/** Longest error text recorded for an attempt. */
+const MAX_ERROR = 300;
+
+/**
+ * Sends webhook deliveries (spec §6.1, §8): HTTPS POST through an agent that checks the address actually connected
+ * to (after DNS resolution, IPv4 and IPv6) against the public-address rule (`request-filtering-agent`), so a host
+ * that resolves to a private address at delivery time is refused even if it was public when added. Redirects are
+ * not followed (any 3xx is a failed attempt); the answer must start within `WEBHOOK_TIMEOUT_MS` (10 s). Test
+ * settings may allow loopback and trust a test CA (libs/config "WebhookConfig").
+ */
+@Injectable()
+export class WebhookClient implements OnApplicationShutdown {
+  private readonly agent: RequestFilteringHttpsAgent;
+  private readonly timeoutMs: number;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    const { allowLoopback, testCaFile, timeoutMs } = config.webhooks;
+    this.timeoutMs = timeoutMs;
+    this.agent = new RequestFilteringHttpsAgent({
+      keepAlive: false,
+      ca: testCaFile ? [...rootCertificates, readFileSync(testCaFile, 'utf8')] : undefined,
+      allowIPAddressList: allowLoopback ? [...LOOPBACK_RANGES] : [],
+    });
+  }
+
+  onApplicationShutdown(): void {
+    this.agent.destroy();
+  }
+
+  /** POSTs `body` (sent as is: the signed bytes) to `url`; never rejects. */
+  post(url: string, body: string, headers: Record<string, string>): Promise<WebhookResponse> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    return new Promise<WebhookResponse>((resolve) => {
+      let settled = false;
+      const finish = (result: WebhookResponse) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(result);
+      };
+      const req = request(url, {
+        method: 'POST',
+        agent: this.agent,
+        headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+      });
+      const timer = setTimeout(() => {
+        finish({ statusCode: null, durationMs: elapsed(), error: `no answer within ${this.timeoutMs} ms` });
+        req.destroy();
+      }, this.timeoutMs);
+      req.on('response', (res) => {
+        finish({ statusCode: res.statusCode ?? null, durationMs: elapsed(), error: null });
+        res.resume();
+        res.on('error', () => undefined);
+        // The body is not read: only the status counts.
+        setImmediate(() => res.destroy());
+      });
+      req.on('error', (err) => finish({ statusCode: null, durationMs: elapsed(), error: err.message.slice(0, MAX_ERROR) }));
+      req.end(body);
+    });
+  }
+}

@@ -1,0 +1,72 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { APP_CONFIG, type AppConfig } from '@svc/config';
+
+/** Characters of a secret shown in lists: `whsec_` and four more. */
+export const WEBHOOK_SECRET_PREFIX_LENGTH = 10;
+
+/**
+ * Webhook signing secrets (`whsec_` + 32 random bytes in base64url; spec §6.1). Signing needs the secret itself,
+ * so it cannot be stored as a hash: it is sealed with the deployment's webhook key (AES-256-GCM, a fresh 96-bit IV
+ * each time, the endpoint id as associated data so a sealed secret cannot be moved to another endpoint) and only
+ * the sealed form reaches the log. The key is `WEBHOOK_SECRETS_KEY`, else a key file created with mode 0600 at
+ * first start (docs/api.md "Webhooks").
+ */
+@Injectable()
+export class WebhookSecrets {
+  private readonly key: Buffer;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.key = config.webhooks.secretsKey ?? loadOrCreateKey(config.webhooks.secretsKeyPath);
+  }
+
+  /** A new secret, its sealed form for endpoint `webhookId`, and its shown prefix. */
+  create(webhookId: string): { secret: string; sealed: string; prefix: string } {
+    const secret = `whsec_${randomBytes(32).toString('base64url')}`;
+    return { secret, sealed: this.seal(secret, webhookId), prefix: secret.slice(0, WEBHOOK_SECRET_PREFIX_LENGTH) };
+  }
+
+  /** `v1.<iv>.<tag>.<ciphertext>`, base64url parts. */
+  seal(secret: string, webhookId: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    cipher.setAAD(Buffer.from(webhookId, 'utf8'));
+    const ciphertext = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
+    return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ciphertext.toString('base64url')].join('.');
+  }
+
+  /**
+   * The secret sealed by {@link seal} for `webhookId`.
+   * @throws Error when the sealed text is malformed, sealed for another endpoint or with another key.
+   */
+  open(sealed: string, webhookId: string): string {
+    const [version, iv, tag, ciphertext] = sealed.split('.');
+    if (version !== 'v1' || !iv || !tag || !ciphertext) throw new Error('not a sealed webhook secret');
+    const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
+    decipher.setAAD(Buffer.from(webhookId, 'utf8'));
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
+  }
+}
+
+function loadOrCreateKey(file: string): Buffer {
+  try {
+    const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+    if (key.length !== 32) throw new Error(`webhook secrets key file ${file} does not hold the base64 of 32 bytes`);
+    return key;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const key = randomBytes(32);
+  try {
+    writeFileSync(file, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+    return key;
+  } catch (err) {
+    // Another process created it first: use that one.
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return loadOrCreateKey(file);
+    throw err;
+  }
+}

@@ -1,0 +1,268 @@
+/**
+ * Webhooks over real HTTP (spec §4.10, §6.1, §8; docs/api.md "Webhooks"): endpoints added, changed, rotated, tested
+ * and deleted through the dashboard API; deliveries sent to real HTTPS receivers on loopback whose certificate comes
+ * from a test CA trusted only by this configuration (`WEBHOOK_TEST_CA_FILE`, `WEBHOOK_ALLOW_LOOPBACK`, both refused
+ * outside NODE_ENV=test). The retry schedule is scaled (`WEBHOOK_RETRY_SCALE`) so no test waits minutes. Deliveries
+ * are verified with Stripe's own library, whose scheme is the same `t=…,v1=…` HMAC.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { generateKeyPairSigner } from '@solana/kit';
+import { generate } from 'selfsigned';
+import Stripe from 'stripe';
+import { AdjustableClock } from '@svc/application';
+import { ApiClient, ApiError } from '../apps/cli/src/api-client';
+import { signIn } from '../apps/cli/src/operations';
+import { eventually, publishedDocument, type PublishedDocument } from './support/fixtures';
+import { startTestService, type TestService } from './support/test-service';
+
+interface Webhook {
+  id: string;
+  url: string;
+  description: string | null;
+  events: string[];
+  status: string;
+  secretPrefix: string;
+}
+interface Attempt {
+  attempt: number;
+  attemptedAt: string;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+  succeeded: boolean;
+}
+interface Delivery {
+  id: string;
+  eventId: string;
+  eventType: string;
+  status: string;
+  nextAttemptAt: string | null;
+  cancelReason: string | null;
+  attempts: Attempt[];
+}
+interface Received {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+const stripe = new Stripe('sk_test_unused');
+
+describe('webhooks', () => {
+  const clock = new AdjustableClock();
+  const received: Received[] = [];
+  const calls = new Map<string, number>();
+  let downFailing = true;
+  let receiver: Server;
+  let receiverBase: string;
+  let certDir: string;
+  let env: Record<string, string>;
+  let service: TestService;
+  let org: PublishedDocument;
+  const failures: string[] = [];
+
+  beforeAll(async () => {
+    const ca = await generate([{ name: 'commonName', value: 'Webhook test CA' }], {
+      keyType: 'ec',
+      curve: 'P-256',
+      algorithm: 'sha256',
+      extensions: [{ name: 'basicConstraints', cA: true, critical: true }, { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true }],
+    });
+    const leaf = await generate([{ name: 'commonName', value: 'localhost' }], {
+      keyType: 'ec',
+      curve: 'P-256',
+      algorithm: 'sha256',
+      ca: { key: ca.private, cert: ca.cert },
+      extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }, { type: 2, value: 'localhost' }] }],
+    });
+    certDir = mkdtempSync(path.join(tmpdir(), 'svc-webhook-ca-'));
+    writeFileSync(path.join(certDir, 'ca.pem'), ca.cert);
+    receiver = createServer({ key: leaf.private, cert: leaf.cert }, (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const route = req.url ?? '/';
+        received.push({ path: route, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+        const n = (calls.get(route) ?? 0) + 1;
+        calls.set(route, n);
+        if (route === '/slow') return; // never answers
+        if (route === '/redirect') return void res.writeHead(302, { location: `${receiverBase}/redirected` }).end();
+        if (route === '/flaky' && n <= 3) return void res.writeHead(500).end('not yet');
+        if (route === '/down' && downFailing) return void res.writeHead(503).end();
+        res.writeHead(route === '/flaky' ? 204 : 200).end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    receiverBase = `https://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    env = {
+      WEBHOOK_ALLOW_LOOPBACK: 'true',
+      WEBHOOK_TEST_CA_FILE: path.join(certDir, 'ca.pem'),
+      WEBHOOK_RETRY_SCALE: '0.001',
+      WEBHOOK_TIMEOUT_MS: '400',
+      RATE_LIMIT_SIGNIN_PER_MINUTE: '1000',
+    };
+    service = await startTestService({ clock, env, checkResponses: true });
+    org = await publishedDocument(service, []);
+  });
+
+  afterAll(async () => {
+    await stopChecked().catch((err: Error) => failures.push(err.message));
+    rmSync(service.dataDir, { recursive: true, force: true });
+    receiver?.closeAllConnections();
+    await new Promise((resolve) => receiver?.close(resolve));
+    if (certDir) rmSync(certDir, { recursive: true, force: true });
+    expect(failures).toEqual([]);
+  });
+
+  /**
+   * Stops the service; the answers of the webhook routes must match the OpenAPI description (other routes are
+   * checked by their own suites).
+   */
+  const stopChecked = async () => {
+    try {
+      await service.stop();
+    } catch (err) {
+      const ours = (err as Error).message.split('\n').filter((line) => line.includes('/webhooks'));
+      if (ours.length > 0) throw new Error(ours.join('\n'));
+    }
+  };
+  const hooks = () => `/v1/organizations/${org.organization.id}/webhooks`;
+  const add = (route: string, events = ['document.version_published'], client = org.dashboard) =>
+    client.request<{ webhook: Webhook; secret: string }>('POST', hooks(), { url: `${receiverBase}${route}`, events, description: `receiver ${route}` });
+  const deliveries = async (id: string) => (await org.dashboard.request<{ deliveries: Delivery[] }>('GET', `${hooks()}/${id}/deliveries`)).deliveries;
+  const codeOf = async (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => (e instanceof ApiError ? `${e.status} ${e.code}` : String(e)));
+  const arrivals = (route: string) => received.filter((r) => r.path === route);
+  /** The delivery log of `id` once its only delivery has ended (or has `attempts` attempts). */
+  const settled = (id: string, attempts?: number) =>
+    eventually(async () => {
+      const [d] = await deliveries(id);
+      if (!d) return undefined;
+      return (attempts === undefined ? d.status !== 'pending' : d.attempts.length >= attempts) ? d : undefined;
+    }, 20_000, 50);
+
+  it('refuses URLs that are not HTTPS or not on a public address with 400 invalid_url, and bad fields with invalid_request', async () => {
+    for (const url of ['http://hooks.example.com/x', 'https://10.0.0.8/x', 'https://192.168.1.20/x', 'https://169.254.169.254/latest', 'https://[fd00::1]/x', 'https://[fe80::1]/x', 'https://[::ffff:10.0.0.1]/x', 'not a url', `https://example.com/${'a'.repeat(2048)}`]) {
+      expect([url.slice(0, 40), await codeOf(org.dashboard.request('POST', hooks(), { url, events: ['agreement.accepted'] }))]).toEqual([url.slice(0, 40), '400 invalid_url']);
+    }
+    for (const body of [{ url: `${receiverBase}/ok`, events: [] }, { url: `${receiverBase}/ok`, events: ['webhook.test'] }, { url: `${receiverBase}/ok`, events: ['agreement.accepted'], extra: 1 }, { url: `${receiverBase}/ok`, events: ['agreement.accepted'], description: 'x'.repeat(201) }]) {
+      expect(await codeOf(org.dashboard.request('POST', hooks(), body))).toBe('400 invalid_request');
+    }
+    expect((await org.dashboard.request<{ webhooks: Webhook[] }>('GET', hooks())).webhooks).toEqual([]);
+  });
+
+  it('delivers a published version to subscribed endpoints: signed (verified with Stripe), retried on the schedule, never redirected, nothing to a disabled one', async () => {
+    const ok = await add('/ok', ['document.version_published', 'agreement.accepted']);
+    const flaky = await add('/flaky');
+    const slow = await add('/slow');
+    const redirect = await add('/redirect');
+    const disabled = await add('/disabled');
+    const other = await add('/other-type', ['agreement.finalized']);
+    expect(ok.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(ok.webhook).toMatchObject({ status: 'active', secretPrefix: ok.secret.slice(0, 10), events: ['document.version_published', 'agreement.accepted'] });
+    expect(JSON.stringify(await org.dashboard.request('GET', hooks()))).not.toContain(ok.secret);
+    expect((await org.dashboard.request<{ webhook: Webhook }>('PATCH', `${hooks()}/${disabled.webhook.id}`, { status: 'disabled' })).webhook.status).toBe('disabled');
+
+    const version = await org.publish(1);
+
+    const delivered = await settled(ok.webhook.id);
+    expect(delivered).toMatchObject({ status: 'delivered', eventType: 'document.version_published', attempts: [{ attempt: 1, statusCode: 200, error: null, succeeded: true }] });
+    const [arrival] = arrivals('/ok');
+    expect(arrival!.headers).toMatchObject({ 'svc-event': 'document.version_published', 'svc-event-id': delivered.eventId, 'svc-delivery-id': delivered.id, 'user-agent': 'Svc-Webhooks/1.0' });
+    const event = stripe.webhooks.constructEvent(arrival!.body, arrival!.headers['svc-signature'] as string, ok.secret);
+    expect(event).toMatchObject({ id: delivered.eventId, type: 'document.version_published', organizationId: org.organization.id });
+    expect((event as unknown as { data: Record<string, unknown> }).data).toMatchObject({ document: org.document.address, versionNumber: 1, versionLabel: 'v1', transactionSignature: version.transactionSignature });
+    expect(() => stripe.webhooks.constructEvent(arrival!.body, arrival!.headers['svc-signature'] as string, flaky.secret)).toThrow();
+
+    const flakyLog = await settled(flaky.webhook.id);
+    expect(flakyLog.status).toBe('delivered');
+    expect(flakyLog.attempts.map((a) => [a.attempt, a.statusCode, a.succeeded])).toEqual([[1, 500, false], [2, 500, false], [3, 500, false], [4, 204, true]]);
+    const gaps = flakyLog.attempts.slice(1).map((a, i) => Date.parse(a.attemptedAt) - Date.parse(flakyLog.attempts[i]!.attemptedAt));
+    expect(gaps.map((g, i) => g >= [60, 300, 900][i]!)).toEqual([true, true, true]);
+    const flakyArrivals = arrivals('/flaky');
+    expect(new Set(flakyArrivals.map((r) => r.headers['svc-event-id']))).toEqual(new Set([flakyLog.eventId]));
+    expect(new Set(flakyArrivals.map((r) => r.body)).size).toBe(1);
+    for (const r of flakyArrivals) expect(stripe.webhooks.constructEvent(r.body, r.headers['svc-signature'] as string, flaky.secret).id).toBe(flakyLog.eventId);
+
+    const slowLog = await settled(slow.webhook.id, 2);
+    expect(slowLog.attempts[0]).toMatchObject({ statusCode: null, succeeded: false, error: 'no answer within 400 ms' });
+    expect(slowLog.attempts[0]!.durationMs).toBeGreaterThanOrEqual(390);
+
+    const redirectLog = await settled(redirect.webhook.id, 1);
+    expect(redirectLog.attempts[0]).toMatchObject({ statusCode: 302, succeeded: false, error: 'answered 302' });
+    expect(arrivals('/redirected')).toEqual([]);
+
+    expect(await deliveries(disabled.webhook.id)).toEqual([]);
+    expect(arrivals('/disabled')).toEqual([]);
+    expect(await deliveries(other.webhook.id)).toEqual([]);
+    expect(delivered.eventId).toBe(flakyLog.eventId);
+  });
+
+  it('sends webhook.test, signs with a rotated secret only, and forgets a deleted endpoint', async () => {
+    const hook = await add('/ok');
+    const test = await org.dashboard.request<{ eventId: string; deliveryId: string }>('POST', `${hooks()}/${hook.webhook.id}/test`);
+    expect(test.eventId).toMatch(/^evt_[0-9a-f]{32}$/);
+    await eventually(async () => (received.some((r) => r.headers['svc-event-id'] === test.eventId) ? true : undefined), 10_000, 50);
+    const first = received.find((r) => r.headers['svc-event-id'] === test.eventId)!;
+    expect(first.headers['svc-delivery-id']).toBe(test.deliveryId);
+    expect(stripe.webhooks.constructEvent(first.body, first.headers['svc-signature'] as string, hook.secret)).toMatchObject({ type: 'webhook.test', data: { message: expect.any(String) } });
+
+    const rotated = await org.dashboard.request<{ webhook: Webhook; secret: string }>('POST', `${hooks()}/${hook.webhook.id}/rotate-secret`);
+    expect(rotated.secret).not.toBe(hook.secret);
+    expect(rotated.webhook.secretPrefix).toBe(rotated.secret.slice(0, 10));
+    const again = await org.dashboard.request<{ eventId: string }>('POST', `${hooks()}/${hook.webhook.id}/test`);
+    expect(again.eventId).not.toBe(test.eventId);
+    await eventually(async () => (received.some((r) => r.headers['svc-event-id'] === again.eventId) ? true : undefined), 10_000, 50);
+    const second = received.find((r) => r.headers['svc-event-id'] === again.eventId)!;
+    expect(stripe.webhooks.constructEvent(second.body, second.headers['svc-signature'] as string, rotated.secret).id).toBe(again.eventId);
+    expect(() => stripe.webhooks.constructEvent(second.body, second.headers['svc-signature'] as string, hook.secret)).toThrow();
+
+    const disabled = await add('/disabled');
+    await org.dashboard.request('PATCH', `${hooks()}/${disabled.webhook.id}`, { status: 'disabled' });
+    expect(await codeOf(org.dashboard.request('POST', `${hooks()}/${disabled.webhook.id}/test`))).toBe('409 chain_state');
+
+    await org.dashboard.request('DELETE', `${hooks()}/${hook.webhook.id}`);
+    await org.dashboard.request('DELETE', `${hooks()}/${hook.webhook.id}`);
+    expect((await org.dashboard.request<{ webhooks: Webhook[] }>('GET', hooks())).webhooks.map((w) => w.id)).not.toContain(hook.webhook.id);
+    expect(await codeOf(deliveries(hook.webhook.id))).toBe('404 not_found');
+    expect(await codeOf(org.dashboard.request('POST', `${hooks()}/${hook.webhook.id}/test`))).toBe('404 not_found');
+  });
+
+  it('keeps other organizations and plain members out, and needs a fresh signature to add or rotate', async () => {
+    const stranger = new ApiClient(service.baseUrl).useSession(await signIn(new ApiClient(service.baseUrl), await generateKeyPairSigner()));
+    expect(await codeOf(stranger.request('GET', hooks()))).toBe('404 not_found');
+    expect(await codeOf(stranger.request('POST', hooks(), { url: `${receiverBase}/ok`, events: ['agreement.accepted'] }))).toBe('404 not_found');
+    const hook = await add('/ok');
+    clock.advance(601);
+    expect(await codeOf(add('/ok'))).toBe('403 reauthentication_required');
+    expect(await codeOf(org.dashboard.request('POST', `${hooks()}/${hook.webhook.id}/rotate-secret`))).toBe('403 reauthentication_required');
+    const fresh = new ApiClient(service.baseUrl).useSession(await signIn(new ApiClient(service.baseUrl), org.owner));
+    expect((await add('/ok', ['agreement.accepted'], fresh)).webhook.status).toBe('active');
+    org.dashboard = fresh;
+  });
+
+  it('sends a pending retry after a restart, at its due time, with the same event id', async () => {
+    await stopChecked();
+    const port = Number(new URL(service.baseUrl).port);
+    const restartEnv = { ...env, WEBHOOK_RETRY_SCALE: '0.05' }; // first retry after 3 s
+    service = await startTestService({ clock, env: restartEnv, dataDir: service.dataDir, port, checkResponses: true });
+    const hook = await add('/down');
+    const test = await org.dashboard.request<{ eventId: string; deliveryId: string }>('POST', `${hooks()}/${hook.webhook.id}/test`);
+    const failed = await settled(hook.webhook.id, 1);
+    expect(failed.attempts[0]).toMatchObject({ statusCode: 503, succeeded: false });
+    await stopChecked();
+    downFailing = false;
+    service = await startTestService({ clock, env: restartEnv, dataDir: service.dataDir, port, checkResponses: true });
+    const done = await settled(hook.webhook.id);
+    expect(done).toMatchObject({ id: test.deliveryId, eventId: test.eventId, status: 'delivered' });
+    expect(done.attempts.map((a) => [a.attempt, a.statusCode])).toEqual([[1, 503], [2, 200]]);
+    expect(Date.parse(done.attempts[1]!.attemptedAt)).toBeGreaterThanOrEqual(Date.parse(failed.nextAttemptAt!));
+    const downArrivals = arrivals('/down');
+    expect(downArrivals.map((r) => r.headers['svc-event-id'])).toEqual([test.eventId, test.eventId]);
+    expect(stripe.webhooks.constructEvent(downArrivals[1]!.body, downArrivals[1]!.headers['svc-signature'] as string, hook.secret).id).toBe(test.eventId);
+  });
+});
