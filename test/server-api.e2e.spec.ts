@@ -441,24 +441,26 @@ describe('the fresh-signature window and expiries (injected clock)', () => {
   });
 });
 
-describe('two API replicas sharing one data store', () => {
+const apiBuilt = existsSync(apiMain());
+
+(apiBuilt ? describe : describe.skip)(`two API processes sharing one data store${apiBuilt ? '' : ' (skipped: run "npm run build" first; npm test does)'}`, () => {
   let primary: TestService;
-  let replica: TestService;
+  let replica: RunningService;
   let doc: PublishedDocument;
 
   beforeAll(async () => {
     primary = await startTestService({ env: GENEROUS_LIMITS });
-    // The replica reads and writes the same event store and read store, uses the primary's ledger, and leaves the
-    // projections to the primary (as API replicas beside a worker do).
-    replica = await startTestService({ dataDir: primary.dataDir, env: { ...GENEROUS_LIMITS, RUN_PROJECTIONS: 'false', LEDGER_RPC_URL: primary.rpcUrl } });
+    // The replica is another process: it reads and writes the same event store and read store, uses the primary's
+    // ledger, and leaves the projections to the primary (as API replicas beside a worker do).
+    replica = await startService({ dataDir: primary.dataDir, env: { ...GENEROUS_LIMITS, RUN_PROJECTIONS: 'false', LEDGER_RPC_URL: primary.rpcUrl } });
     doc = await publishedDocument(primary, [1]);
   });
   afterAll(async () => {
-    await replica.stop();
-    await primary.destroy();
+    await replica?.stop();
+    await primary?.destroy();
   });
 
-  it('a key revoked through one replica is refused by the other on the next request', async () => {
+  it('a key revoked through one process is refused by the other on the next request', async () => {
     const { key, apiKey } = await createKey(doc, ['acceptances:read', 'acceptances:write']);
     const onReplica = server(replica, key);
     expect(await codeOf(onReplica.request('GET', '/v1/acceptances'))).toBe('ok');
@@ -467,6 +469,8 @@ describe('two API replicas sharing one data store', () => {
     const signer = await generateKeyPairSigner();
     const outcome = await acceptWithSession(new ApiClient(primary.baseUrl), doc, signer, session.sessionToken);
     expect(outcome.kind).toBe('ok');
+    const found = await onReplica.request<AcceptancePage>('GET', '/v1/acceptances?externalUserRef=replica-user');
+    expect(found.acceptances).toHaveLength(1);
 
     await doc.dashboard.request('DELETE', `/v1/organizations/${doc.organization.id}/api-keys/${apiKey.id}`);
     expect(await codeOf(onReplica.request('GET', '/v1/acceptances'))).toBe('401 unauthorized');
@@ -474,7 +478,44 @@ describe('two API replicas sharing one data store', () => {
   });
 });
 
-const apiBuilt = existsSync(apiMain());
+(apiBuilt ? describe : describe.skip)(`one rate-limit budget for two API processes${apiBuilt ? '' : ' (skipped: run "npm run build" first; npm test does)'}`, () => {
+  let primary: TestService;
+  let replica: RunningService;
+  const LIMIT = 6;
+
+  beforeAll(async () => {
+    const env = { ...GENEROUS_LIMITS, RATE_LIMIT_SIGNIN_PER_MINUTE: String(LIMIT) };
+    primary = await startTestService({ env });
+    replica = await startService({ dataDir: primary.dataDir, env: { ...env, RUN_PROJECTIONS: 'false', LEDGER_RPC_URL: primary.rpcUrl } });
+  });
+  afterAll(async () => {
+    await replica?.stop();
+    await primary?.destroy();
+  });
+
+  it('sign-in requests alternating between the processes share the per-minute budget (docs/api.md bound: limit + 1 here)', async () => {
+    // Windows are whole minutes: start well inside one, so that the run does not straddle two.
+    const probe = await fetch(`${primary.baseUrl}/api/v1/network`);
+    await probe.arrayBuffer();
+    const reset = Number(probe.headers.get('x-ratelimit-reset'));
+    if (reset < 3) await new Promise((r) => setTimeout(r, (reset + 1) * 1000));
+    const statuses: number[] = [];
+    for (let i = 0; i < 2 * LIMIT; i++) {
+      const base = i % 2 === 0 ? primary.baseUrl : replica.baseUrl;
+      const wallet = await generateKeyPairSigner();
+      const res = await fetch(`${base}/api/v1/auth/challenge`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address: wallet.address }) });
+      await res.arrayBuffer();
+      statuses.push(res.status);
+    }
+    const admitted = statuses.filter((s) => s === 200).length;
+    // Alone, each process would admit all of its 6; together they admit the budget, at most one more (the bound).
+    expect(admitted).toBeGreaterThanOrEqual(LIMIT);
+    expect(admitted).toBeLessThanOrEqual(LIMIT + 1);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
+  });
+});
+
+
 
 (apiBuilt ? describe : describe.skip)(`secrets stay out of the logs${apiBuilt ? '' : ' (skipped: run "npm run build" first; npm test does)'}`, () => {
   let service: RunningService;
