@@ -76,11 +76,12 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
     exposedHeaders: ['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after', 'x-batch-transaction', 'idempotent-replayed'],
     maxAge: 600,
   };
+  // Built once: the delegator runs on every request.
+  const appOriginCors = { ...cors, origin: true, credentials: true };
+  const anyOriginCors = { ...cors, origin: '*', credentials: false };
   await app.register(fastifyCors as never, {
     delegator: (req: { headers: Record<string, string | undefined> }, cb: (e: Error | null, o: object) => void) => {
-      const origin = req.headers.origin;
-      if (origin === config.appOrigin) cb(null, { ...cors, origin: true, credentials: true });
-      else cb(null, { ...cors, origin: '*', credentials: false });
+      cb(null, req.headers.origin === config.appOrigin ? appOriginCors : anyOriginCors);
     },
   } as never);
   await registerRateLimits(
