@@ -1,0 +1,130 @@
+/**
+ * Webhook delivery survives a crash (issue "durability proof"; docs/api.md "Webhooks"): the service is killed with
+ * SIGKILL (armed with `SVC_TEST_KILL_AT`) right before sending an `agreement.accepted` delivery, or right after
+ * sending it but before recording the attempt, then restarted on the same data. The receiver gets the event at
+ * least once, always under the same event id, signed so that Stripe's verifier accepts it, with the data of §6.1.
+ */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { generateKeyPairSigner } from '@solana/kit';
+import { generate } from 'selfsigned';
+import Stripe from 'stripe';
+import { ApiClient } from '../apps/cli/src/api-client';
+import { acceptAsWallet } from '../apps/cli/src/operations';
+import { apiMain } from '../apps/cli/src/paths';
+import { startService, type RunningService } from '../apps/cli/src/service-process';
+import { exited, ORIGIN } from './support/durability';
+import { eventually, publishedDocument } from './support/fixtures';
+import { tempDataDir } from './support/test-service';
+
+const built = existsSync(apiMain());
+const stripe = new Stripe('sk_test_unused');
+
+interface Received {
+  eventId: string;
+  signature: string;
+  body: string;
+}
+
+(built ? describe : describe.skip)(`webhook delivery resumed after a crash${built ? '' : ' (skipped: run "npm run build" first; npm test does)'}`, () => {
+  const received: Received[] = [];
+  let receiver: Server;
+  let receiverBase: string;
+  let certDir: string;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    const ca = await generate([{ name: 'commonName', value: 'Webhook crash test CA' }], {
+      keyType: 'ec',
+      curve: 'P-256',
+      algorithm: 'sha256',
+      extensions: [{ name: 'basicConstraints', cA: true, critical: true }, { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true }],
+    });
+    const leaf = await generate([{ name: 'commonName', value: 'localhost' }], {
+      keyType: 'ec',
+      curve: 'P-256',
+      algorithm: 'sha256',
+      ca: { key: ca.private, cert: ca.cert },
+      extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }],
+    });
+    certDir = mkdtempSync(path.join(tmpdir(), 'svc-webhook-crash-ca-'));
+    writeFileSync(path.join(certDir, 'ca.pem'), ca.cert);
+    receiver = createServer({ key: leaf.private, cert: leaf.cert }, (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        received.push({ eventId: String(req.headers['svc-event-id']), signature: String(req.headers['svc-signature']), body: Buffer.concat(chunks).toString('utf8') });
+        res.writeHead(200).end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    receiverBase = `https://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    env = {
+      LEDGER_SLOT_MS: '100',
+      NODE_ENV: 'test',
+      WEBHOOK_ALLOW_LOOPBACK: 'true',
+      WEBHOOK_TEST_CA_FILE: path.join(certDir, 'ca.pem'),
+      WEBHOOK_RETRY_SCALE: '0.001',
+      RATE_LIMIT_SIGNIN_PER_MINUTE: '1000',
+    };
+  });
+  afterAll(async () => {
+    receiver?.closeAllConnections();
+    await new Promise((resolve) => receiver?.close(resolve));
+    if (certDir) rmSync(certDir, { recursive: true, force: true });
+  });
+
+  it.each(['webhook:before-send', 'webhook:after-send'] as const)('killed at %s: agreement.accepted arrives, always under one event id', async (point) => {
+    received.length = 0;
+    const dataDir = tempDataDir('svc-webhook-crash-');
+    let first: RunningService | undefined;
+    let second: RunningService | undefined;
+    try {
+      first = await startService({ dataDir, env: { ...env, SVC_TEST_KILL_AT: point } });
+      const port = Number(new URL(first.baseUrl).port);
+      const doc = await publishedDocument(first, [1]);
+      const { secret } = await doc.dashboard.request<{ secret: string }>('POST', `/v1/organizations/${doc.organization.id}/webhooks`, {
+        url: `${receiverBase}/hooks`,
+        events: ['agreement.accepted'],
+      });
+      const signer = await generateKeyPairSigner();
+      const accepted = await acceptAsWallet(new ApiClient(first.baseUrl), signer, { organization: doc.organization.address, document: doc.document.address, origin: ORIGIN });
+      // The first delivery attempt kills the service.
+      await exited(first.process);
+      expect(first.process.signalCode).toBe('SIGKILL');
+      expect(received.length).toBe(point === 'webhook:after-send' ? 1 : 0);
+
+      second = await startService({ dataDir, port, env });
+      const deliveries = await eventually(async () => (received.length >= (point === 'webhook:after-send' ? 2 : 1) ? [...received] : undefined), 30_000);
+      // At least once, never under another id: the receiver de-duplicates on it (spec §6.1 rule 5).
+      expect(new Set(deliveries.map((d) => d.eventId)).size).toBe(1);
+      for (const d of deliveries) {
+        const event = stripe.webhooks.constructEvent(d.body, d.signature, secret) as unknown as { id: string; type: string; organizationId: string; data: Record<string, unknown> };
+        expect(event.id).toBe(d.eventId);
+        expect(event).toMatchObject({ type: 'agreement.accepted', organizationId: doc.organization.id });
+        expect(event.data).toMatchObject({
+          acceptanceId: accepted.acceptanceId,
+          transactionSignature: accepted.transactionSignature,
+          signer: signer.address,
+          signerType: 'wallet',
+          document: doc.document.address,
+          documentSlug: doc.document.slug,
+          version: doc.versions[0]!.address,
+          versionNumber: 1,
+          externalUserRef: null,
+        });
+        expect(Object.keys(event.data)).toEqual(expect.arrayContaining(['slot', 'commitment', 'protocol', 'fee', 'receiptUrl', 'verify']));
+      }
+      // The restarted service records the delivery as done: nothing more arrives.
+      await new Promise((r) => setTimeout(r, 1_500));
+      expect(received.length).toBe(deliveries.length);
+    } finally {
+      if (first && first.process.exitCode === null && first.process.signalCode === null) first.process.kill('SIGKILL');
+      await second?.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
