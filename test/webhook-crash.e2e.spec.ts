@@ -4,13 +4,10 @@
  * sending it but before recording the attempt, then restarted on the same data. The receiver gets the event at
  * least once, always under the same event id, signed so that Stripe's verifier accepts it, with the data of §6.1.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
 import { generateKeyPairSigner } from '@solana/kit';
-import { generate } from 'selfsigned';
 import Stripe from 'stripe';
 import { ApiClient } from '../apps/cli/src/api-client';
 import { acceptAsWallet } from '../apps/cli/src/operations';
@@ -18,6 +15,7 @@ import { apiMain } from '../apps/cli/src/paths';
 import { startService, type RunningService } from '../apps/cli/src/service-process';
 import { exited, ORIGIN } from './support/durability';
 import { eventually, publishedDocument } from './support/fixtures';
+import { testCertificates } from './support/test-certificates';
 import { tempDataDir } from './support/test-service';
 
 const built = existsSync(apiMain());
@@ -37,22 +35,9 @@ interface Received {
   let env: Record<string, string>;
 
   beforeAll(async () => {
-    const ca = await generate([{ name: 'commonName', value: 'Webhook crash test CA' }], {
-      keyType: 'ec',
-      curve: 'P-256',
-      algorithm: 'sha256',
-      extensions: [{ name: 'basicConstraints', cA: true, critical: true }, { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true }],
-    });
-    const leaf = await generate([{ name: 'commonName', value: 'localhost' }], {
-      keyType: 'ec',
-      curve: 'P-256',
-      algorithm: 'sha256',
-      ca: { key: ca.private, cert: ca.cert },
-      extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }],
-    });
-    certDir = mkdtempSync(path.join(tmpdir(), 'svc-webhook-crash-ca-'));
-    writeFileSync(path.join(certDir, 'ca.pem'), ca.cert);
-    receiver = createServer({ key: leaf.private, cert: leaf.cert }, (req, res) => {
+    const certs = await testCertificates();
+    certDir = certs.dir;
+    receiver = createServer({ key: certs.key, cert: certs.cert }, (req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
@@ -66,7 +51,7 @@ interface Received {
       LEDGER_SLOT_MS: '100',
       NODE_ENV: 'test',
       WEBHOOK_ALLOW_LOOPBACK: 'true',
-      WEBHOOK_TEST_CA_FILE: path.join(certDir, 'ca.pem'),
+      WEBHOOK_TEST_CA_FILE: certs.caFile,
       WEBHOOK_RETRY_SCALE: '0.001',
       RATE_LIMIT_SIGNIN_PER_MINUTE: '1000',
     };

@@ -5,19 +5,17 @@
  * outside NODE_ENV=test). The retry schedule is scaled (`WEBHOOK_RETRY_SCALE`) so no test waits minutes. Deliveries
  * are verified with Stripe's own library, whose scheme is the same `t=…,v1=…` HMAC.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
 import { generateKeyPairSigner } from '@solana/kit';
-import { generate } from 'selfsigned';
 import Stripe from 'stripe';
 import { AdjustableClock } from '@svc/application';
 import { ApiClient, ApiError } from '../apps/cli/src/api-client';
 import { signIn } from '../apps/cli/src/operations';
 import { eventually, publishedDocument, type PublishedDocument } from './support/fixtures';
+import { testCertificates } from './support/test-certificates';
 import { startTestService, type TestService } from './support/test-service';
 
 interface Webhook {
@@ -67,22 +65,9 @@ describe('webhooks', () => {
   const failures: string[] = [];
 
   beforeAll(async () => {
-    const ca = await generate([{ name: 'commonName', value: 'Webhook test CA' }], {
-      keyType: 'ec',
-      curve: 'P-256',
-      algorithm: 'sha256',
-      extensions: [{ name: 'basicConstraints', cA: true, critical: true }, { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true }],
-    });
-    const leaf = await generate([{ name: 'commonName', value: 'localhost' }], {
-      keyType: 'ec',
-      curve: 'P-256',
-      algorithm: 'sha256',
-      ca: { key: ca.private, cert: ca.cert },
-      extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }, { type: 2, value: 'localhost' }] }],
-    });
-    certDir = mkdtempSync(path.join(tmpdir(), 'svc-webhook-ca-'));
-    writeFileSync(path.join(certDir, 'ca.pem'), ca.cert);
-    receiver = createServer({ key: leaf.private, cert: leaf.cert }, (req, res) => {
+    const certs = await testCertificates();
+    certDir = certs.dir;
+    receiver = createServer({ key: certs.key, cert: certs.cert }, (req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
@@ -101,7 +86,7 @@ describe('webhooks', () => {
     receiverBase = `https://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
     env = {
       WEBHOOK_ALLOW_LOOPBACK: 'true',
-      WEBHOOK_TEST_CA_FILE: path.join(certDir, 'ca.pem'),
+      WEBHOOK_TEST_CA_FILE: certs.caFile,
       WEBHOOK_RETRY_SCALE: '0.001',
       WEBHOOK_TIMEOUT_MS: '400',
       RATE_LIMIT_SIGNIN_PER_MINUTE: '1000',
