@@ -1,4 +1,6 @@
 import { existsSync, rmSync } from 'node:fs';
+import * as path from 'node:path';
+import Database from 'better-sqlite3';
 import { generateKeyPairSigner } from '@solana/kit';
 import { acceptanceIdOf } from '@svc/evidence';
 import { RpcLedger, toSignature } from '@svc/ledger';
@@ -76,6 +78,51 @@ const env = { LEDGER_SLOT_MS: '100' };
       }, 10_000);
       expect(status.acceptanceId).toBe(pending.acceptanceId);
       await expect(issueChallenge(after, target, signer)).rejects.toMatchObject({ status: 409, code: 'already_accepted' });
+    } finally {
+      if (first && first.process.exitCode === null && first.process.signalCode === null) first.process.kill('SIGKILL');
+      await second?.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+/**
+ * Finality is observed by a processor (RecordFinalityWhenRelayed), not by a read: a service killed between the
+ * relay's outcome and the ledger's finality records `AcceptanceFinalized` exactly once after its restart.
+ */
+(built ? describe : describe.skip)(`finality recorded after a crash${built ? '' : ' (skipped: run "npm run build" first; npm test does)'}`, () => {
+  it('killed while the acceptance is only confirmed: after the restart it turns finalized, recorded once', async () => {
+    const dataDir = tempDataDir('svc-finality-crash-');
+    let first: RunningService | undefined;
+    let second: RunningService | undefined;
+    try {
+      first = await startService({ dataDir, env });
+      const port = Number(new URL(first.baseUrl).port);
+      const doc = await publishedDocument(first, [1]);
+      const client = new ApiClient(first.baseUrl);
+      const signer = await generateKeyPairSigner();
+      const outcome = await submitSigned(client, await issueChallenge(client, { organization: doc.organization.address, document: doc.document.address }, signer), signer);
+      if (outcome.kind !== 'ok') throw new Error(`submit failed: ${JSON.stringify(outcome)}`);
+      // Finality is 32 slots away (about 3 s at 100 ms slots): kill the service now.
+      first.process.kill('SIGKILL');
+      await exited(first.process);
+      const finalizedEvents = () => {
+        const db = new Database(path.join(dataDir, 'events.sqlite'), { readonly: true, fileMustExist: true });
+        try {
+          return db.prepare<[string], { n: number }>(`SELECT COUNT(*) AS n FROM events WHERE type = 'AcceptanceFinalized' AND data LIKE '%' || ? || '%'`).get(outcome.result.acceptanceId)!.n;
+        } finally {
+          db.close();
+        }
+      };
+      expect(finalizedEvents()).toBe(0);
+
+      second = await startService({ dataDir, port, env });
+      const after = new ApiClient(second.baseUrl);
+      await eventually(async () => {
+        const { acceptance } = await after.request<{ acceptance: { commitment: string } }>('GET', `/v1/public/acceptances/${outcome.result.acceptanceId}`);
+        return acceptance.commitment === 'finalized' ? true : undefined;
+      }, 20_000);
+      expect(finalizedEvents()).toBe(1);
     } finally {
       if (first && first.process.exitCode === null && first.process.signalCode === null) first.process.kill('SIGKILL');
       await second?.stop();
