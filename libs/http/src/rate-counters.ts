@@ -121,7 +121,6 @@ export class SharedRateCounters {
   }
 
   private async reconcile(): Promise<boolean> {
-    const collection = this.store.collection<RateCounterDoc>(RATE_COUNTERS_COLLECTION);
     const now = this.now();
     const batch: { key: string; entry: Entry; delta: number }[] = [];
     for (const [key, entry] of this.entries) {
@@ -134,7 +133,9 @@ export class SharedRateCounters {
       }
     }
     if (batch.length === 0) return true;
-    const write = async () => {
+    // Writes through the store it is given: inside a transaction, that transaction's store.
+    const write = async (store: ReadStore) => {
+      const collection = store.collection<RateCounterDoc>(RATE_COUNTERS_COLLECTION);
       this.indexed ??= collection.ensureIndex({ fields: { window: 1 } });
       await this.indexed;
       const totals: number[] = [];
@@ -150,7 +151,7 @@ export class SharedRateCounters {
       return totals;
     };
     try {
-      const totals = this.store.transaction ? await this.store.transaction(write) : await write();
+      const totals = this.store.transaction ? await this.store.transaction(write) : await write(this.store);
       batch.forEach(({ entry, delta }, i) => {
         entry.inflight -= delta;
         entry.shared = Math.max(entry.shared, totals[i] - entry.inflight);

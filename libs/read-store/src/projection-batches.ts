@@ -88,18 +88,19 @@ export class BatchApplier {
 
   /** One batch: every event, then the checkpoint; inside one transaction when the store has them. */
   private async applyBatch(s: ProjectionState, batch: StoredEvent[], last: bigint): Promise<void> {
-    const run = async () => {
+    const run = async (store: ReadStore) => {
+      const scoped = s.storeFor(store);
       for (const event of batch) {
         try {
-          await s.projection.handle(event, s.store);
+          await s.projection.handle(event, scoped);
         } catch (err) {
           throw new HandlerError(event, err);
         }
       }
-      await this.readStore.saveCheckpoint(s.key, last);
+      await store.saveCheckpoint(s.key, last);
     };
     if (this.readStore.transaction) await this.readStore.transaction(run);
-    else await run();
+    else await run(this.readStore);
   }
 
 }

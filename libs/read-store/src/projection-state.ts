@@ -53,15 +53,24 @@ export class ProjectionState {
   readonly undeclared = new Set<string>();
   readonly store: ReadStore;
   private waiters: { position: bigint; resolve: () => void }[] = [];
+  /** The handler's view of the last transaction store seen (the SQLite store hands out the same one each time). */
+  private txView: { inner: ReadStore; scoped: ReadStore } | undefined;
 
   constructor(
     readonly projection: Projection,
-    readStore: ReadStore,
-    onUndeclared: (state: ProjectionState, collection: string) => void,
+    private readonly readStore: ReadStore,
+    private readonly onUndeclared: (state: ProjectionState, collection: string) => void,
   ) {
     this.key = checkpointKey(projection);
     this.types = new Set(projection.eventTypes);
     this.store = scopedStore(readStore, this, onUndeclared);
+  }
+
+  /** The handler's view of `store`: of the read store itself, or of the store a transaction's work received. */
+  storeFor(store: ReadStore): ReadStore {
+    if (store === this.readStore) return this.store;
+    if (this.txView?.inner !== store) this.txView = { inner: store, scoped: scopedStore(store, this, this.onUndeclared) };
+    return this.txView.scoped;
   }
 
   setSub(sub: Subscription | undefined): void {

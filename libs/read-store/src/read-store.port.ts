@@ -127,12 +127,14 @@ export interface ReadStore {
   /** Every stored checkpoint, sorted by key (status pages, the CLI). */
   listCheckpoints(): Promise<Checkpoint[]>;
   /**
-   * Optional (SQLite): runs `work` with the writes it makes through this store in one transaction,
-   * committed when it resolves, rolled back when it rejects (the rejection is rethrown). Transactions
-   * run one at a time; a call inside `work` joins the open one. Adapters without it (MongoDB) write
-   * as they go: callers fall back to plain sequential writes, which idempotent projections absorb.
+   * Optional (SQLite): runs `work` in one transaction, committed when it resolves, rolled back when it rejects
+   * (the rejection is rethrown). The writes of the transaction are those made through the store `work` receives;
+   * writes through this store meanwhile wait until it ends (so a rollback never takes them along), and so would a
+   * `transaction` call on this store from inside `work`: nest through the received store (it joins). Transactions
+   * run one at a time. Adapters without it (MongoDB) write as they go: callers fall back to plain sequential writes,
+   * which idempotent projections absorb.
    */
-  transaction?<R>(work: () => Promise<R>): Promise<R>;
+  transaction?<R>(work: (store: ReadStore) => Promise<R>): Promise<R>;
   /** Whether the backing store answers (readiness); never throws. */
   ping(): Promise<boolean>;
   /** Flushes and releases the store; later calls reject. */

@@ -156,8 +156,9 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy {
 
   /** Takes over a key whose holder's lease ran out (one taker wins: the update is conditional on the old holder). */
   private async takeOver(row: IdempotencyDoc, owner: string, now: number): Promise<boolean> {
-    const swap = () => this.rows().updateOne({ _id: row._id, owner: row.owner, state: 'pending' }, { $set: { owner, lockedUntil: now + IDEMPOTENCY_LEASE_MS } });
-    const result = this.store.transaction ? await this.store.transaction(swap) : await swap();
+    const swap = (store: ReadStore) =>
+      store.collection<IdempotencyDoc>(IDEMPOTENCY_COLLECTION).updateOne({ _id: row._id, owner: row.owner, state: 'pending' }, { $set: { owner, lockedUntil: now + IDEMPOTENCY_LEASE_MS } });
+    const result = this.store.transaction ? await this.store.transaction(swap) : await swap(this.store);
     return result.matched === 1;
   }
 }

@@ -119,14 +119,15 @@ describe('SQLite read store', () => {
 
   it('a transaction commits its writes together, rolls them back on failure, and keeps other writers out', async () => {
     const c = store.collection('t');
-    await store.transaction(async () => {
-      await c.insertOne({ _id: '1' });
-      await store.saveCheckpoint('p.v1', 5n);
+    await store.transaction(async (tx) => {
+      await tx.collection('t').insertOne({ _id: '1' });
+      await tx.saveCheckpoint('p.v1', 5n);
     });
     await expect(
-      store.transaction(async () => {
-        await c.insertOne({ _id: '2' });
-        await store.saveCheckpoint('p.v1', 6n);
+      store.transaction(async (tx) => {
+        await tx.collection('t').insertOne({ _id: '2' });
+        // A nested transaction on the received store joins the open one.
+        await tx.transaction!(async (inner) => inner.saveCheckpoint('p.v1', 6n));
         throw new Error('handler failed');
       }),
     ).rejects.toThrow('handler failed');
@@ -136,8 +137,8 @@ describe('SQLite read store', () => {
     // A write from outside waits for the open transaction, so its rollback does not take the write along.
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    const failing = store.transaction(async () => {
-      await c.insertOne({ _id: 'inside' });
+    const failing = store.transaction(async (tx) => {
+      await tx.collection('t').insertOne({ _id: 'inside' });
       await gate;
       throw new Error('rolled back');
     });
@@ -150,8 +151,8 @@ describe('SQLite read store', () => {
   });
 
   it('keeps no document in memory: a reopened store finds its data on disk', async () => {
-    const c = store.collection<Row>('big');
-    await store.transaction(async () => {
+    await store.transaction(async (tx) => {
+      const c = tx.collection<Row>('big');
       for (let i = 0; i < 2_000; i++) await c.insertOne({ _id: `k${i}`, s: 'x'.repeat(100) });
     });
     await store.close();

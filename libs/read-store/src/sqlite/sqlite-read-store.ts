@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
@@ -17,7 +16,6 @@ export interface SqliteReadStoreOptions {
 }
 
 interface OpenTransaction {
-  token: object;
   ended: Promise<void>;
 }
 
@@ -35,9 +33,16 @@ interface OpenTransaction {
 export class SqliteReadStore implements ReadStore {
   private readonly db: Database.Database;
   private readonly collections = new Map<string, SqliteCollection<Doc>>();
-  private readonly als = new AsyncLocalStorage<object>();
   private readonly context: SqliteStoreContext;
   private tx: OpenTransaction | undefined;
+  /**
+   * True while a write of the open transaction's store starts: its gate check runs synchronously at the start of
+   * the call (every write method awaits the gate first), so the flag marks exactly that call as the transaction's.
+   */
+  private ungated = false;
+  /** The store a transaction's work writes through (one for all transactions: they run one at a time). */
+  private readonly txStore: ReadStore;
+  private readonly txCollections = new Map<string, Collection<Doc>>();
   private closed = false;
   private readonly stmtGetCheckpoint: Database.Statement<[string], CheckpointDoc>;
   private readonly stmtSaveCheckpoint: Database.Statement<[string, string, string]>;
@@ -77,8 +82,51 @@ export class SqliteReadStore implements ReadStore {
     this.context = {
       db: this.db,
       assertOpen: () => this.assertOpen(),
-      writeGate: () => (this.tx && this.als.getStore() !== this.tx.token ? this.waitForOthers() : undefined),
+      writeGate: () => (this.tx && !this.ungated ? this.waitForOthers() : undefined),
     };
+    this.txStore = {
+      collection: <T extends Doc = Doc>(name: string) => this.txCollection(name) as Collection<Doc> as Collection<T>,
+      getCheckpoint: (projection) => this.getCheckpoint(projection),
+      saveCheckpoint: (projection, position) => this.asTransaction(() => this.saveCheckpoint(projection, position)),
+      deleteCheckpoint: (projection) => this.asTransaction(() => this.deleteCheckpoint(projection)),
+      listCheckpoints: () => this.listCheckpoints(),
+      transaction: (work) => work(this.txStore),
+      ping: () => this.ping(),
+      close: () => Promise.reject(new Error('close the read store, not the store of a transaction')),
+    };
+  }
+
+  /** Starts `call` (a write) as the open transaction's: past the write gate. */
+  private asTransaction<R>(call: () => R): R {
+    this.ungated = true;
+    try {
+      return call();
+    } finally {
+      this.ungated = false;
+    }
+  }
+
+  /** The collection as a transaction's work sees it: the same collection, its writes past the gate. */
+  private txCollection(name: string): Collection<Doc> {
+    let c = this.txCollections.get(name);
+    if (!c) {
+      const inner = this.collection(name);
+      c = {
+        name: inner.name,
+        find: (filter, options) => inner.find(filter, options),
+        findOne: (filter) => inner.findOne(filter),
+        count: (filter) => inner.count(filter),
+        insertOne: (doc) => this.asTransaction(() => inner.insertOne(doc)),
+        updateOne: (filter, update, options) => this.asTransaction(() => inner.updateOne(filter, update, options)),
+        updateMany: (filter, update) => this.asTransaction(() => inner.updateMany(filter, update)),
+        replaceOne: (doc) => this.asTransaction(() => inner.replaceOne(doc)),
+        deleteMany: (filter) => this.asTransaction(() => inner.deleteMany(filter)),
+        ensureIndex: (index) => this.asTransaction(() => inner.ensureIndex(index)),
+        drop: () => this.asTransaction(() => inner.drop()),
+      };
+      this.txCollections.set(name, c);
+    }
+    return c;
   }
 
   /** Opens the store (see the constructor); async for symmetry with the MongoDB adapter. */
@@ -123,23 +171,22 @@ export class SqliteReadStore implements ReadStore {
   }
 
   /**
-   * Runs `work` inside one SQLite transaction: its writes (and checkpoint saves) commit together when
-   * it resolves and are rolled back when it rejects (the rejection is rethrown). Transactions run one
-   * at a time; a call made inside `work` joins the open transaction. Writes from outside `work` wait
-   * until it ends, so a rollback never takes them along. Reads are not held back: a reader of this
-   * process may see a transaction's writes before it commits.
+   * Runs `work` inside one SQLite transaction: the writes (and checkpoint saves) it makes through the store it
+   * receives commit together when it resolves and are rolled back when it rejects (the rejection is rethrown).
+   * Transactions run one at a time; `transaction` on the received store joins the open one. Writes through this
+   * store meanwhile wait until it ends, so a rollback never takes them along. Reads are not held back: a reader of
+   * this process may see a transaction's writes before it commits. (No async context is tracked: the received
+   * store is what marks a write as the transaction's.)
    * @throws Error `read store closed` when the store is closed.
    */
-  async transaction<R>(work: () => Promise<R>): Promise<R> {
-    if (this.tx && this.als.getStore() === this.tx.token) return work();
+  async transaction<R>(work: (store: ReadStore) => Promise<R>): Promise<R> {
     while (this.tx) await this.tx.ended;
     this.assertOpen();
-    const token = {};
     let end!: () => void;
-    this.tx = { token, ended: new Promise<void>((resolve) => (end = resolve)) };
+    this.tx = { ended: new Promise<void>((resolve) => (end = resolve)) };
     try {
       this.db.exec('BEGIN IMMEDIATE');
-      const result = await this.als.run(token, work);
+      const result = await work(this.txStore);
       this.db.exec('COMMIT');
       return result;
     } catch (err) {
@@ -171,7 +218,7 @@ export class SqliteReadStore implements ReadStore {
   }
 
   private async waitForOthers(): Promise<void> {
-    while (this.tx && this.als.getStore() !== this.tx.token) await this.tx.ended;
+    while (this.tx) await this.tx.ended;
   }
 
   private assertOpen(): void {
