@@ -22,6 +22,7 @@ export interface IssuedChallenge {
   message: string;
   clientBinding: string;
   expiresAt: string;
+  evidenceMode: 'DIRECT_ONCHAIN' | 'MERKLE_BATCHED';
 }
 
 export interface SubmitResponse {
