@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
 import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
-import { buildPublicationTransaction, parseEvidenceTransaction } from '@svc/evidence';
+import { buildPublicationTransaction, parseEvidenceTransaction, type EvidenceTransaction } from '@svc/evidence';
 import { toAddress, toSignature, type Ledger, type Signature } from '@svc/ledger';
 import { ApiClient, ApiError } from '../../apps/cli/src/api-client';
 import { signText, type PublishedVersion } from '../../apps/cli/src/operations';
@@ -89,6 +89,40 @@ export interface AcceptanceOnLedger {
  * acceptance memo, read back from the ledger and decoded with the evidence library.
  */
 export async function acceptancesOnLedger(ledger: Ledger, address: string): Promise<AcceptanceOnLedger[]> {
+  const found: AcceptanceOnLedger[] = [];
+  for (const { signature, parsed } of await successfulTransactions(ledger, address)) {
+    for (const memo of parsed.memos) {
+      if (memo.record?.kind !== 'accept') continue;
+      found.push({ transactionSignature: signature, acceptanceId: memo.record.acceptanceId, versionAddress: memo.record.versionAddress, feePayer: parsed.feePayer });
+    }
+  }
+  return found;
+}
+
+/** A batch anchor memo (`svc/1 batch …`) carried by a successful transaction on the ledger. */
+export interface BatchAnchorOnLedger {
+  transactionSignature: string;
+  lane: number;
+  sequence: number;
+  size: number;
+  root: string;
+}
+
+/** Every batch anchor memo in the successful transactions referencing `address` (the relayer). */
+export async function batchAnchorsOnLedger(ledger: Ledger, address: string): Promise<BatchAnchorOnLedger[]> {
+  const found: BatchAnchorOnLedger[] = [];
+  for (const { signature, parsed } of await successfulTransactions(ledger, address)) {
+    for (const memo of parsed.memos) {
+      if (memo.record?.kind !== 'batch') continue;
+      const { lane, sequence, size, root } = memo.record;
+      found.push({ transactionSignature: signature, lane, sequence, size, root });
+    }
+  }
+  return found;
+}
+
+/** Every successful transaction referencing `address` (all pages of getSignaturesForAddress), decoded. */
+async function successfulTransactions(ledger: Ledger, address: string): Promise<{ signature: Signature; parsed: EvidenceTransaction }[]> {
   const signatures: Signature[] = [];
   let before: Signature | undefined;
   for (;;) {
@@ -97,15 +131,10 @@ export async function acceptancesOnLedger(ledger: Ledger, address: string): Prom
     if (page.length < 1000) break;
     before = page[page.length - 1].signature;
   }
-  const found: AcceptanceOnLedger[] = [];
+  const found: { signature: Signature; parsed: EvidenceTransaction }[] = [];
   for (const signature of signatures) {
     const tx = await ledger.getTransaction(toSignature(signature));
-    if (!tx || tx.err !== null) continue;
-    const parsed = parseEvidenceTransaction(tx.wire);
-    for (const memo of parsed.memos) {
-      if (memo.record?.kind !== 'accept') continue;
-      found.push({ transactionSignature: signature, acceptanceId: memo.record.acceptanceId, versionAddress: memo.record.versionAddress, feePayer: parsed.feePayer });
-    }
+    if (tx && tx.err === null) found.push({ signature, parsed: parseEvidenceTransaction(tx.wire) });
   }
   return found;
 }
