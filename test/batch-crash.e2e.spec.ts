@@ -1,12 +1,10 @@
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { generateKeyPairSigner } from '@solana/kit';
 import { RpcLedger } from '@svc/ledger';
 import { ApiClient } from '../apps/cli/src/api-client';
 import { apiMain } from '../apps/cli/src/paths';
-import { startService, type RunningService } from '../apps/cli/src/service-process';
-import { batchAnchorsOnLedger, exited, issueChallenge, submitSigned } from './support/durability';
-import { eventually, publishedDocument } from './support/fixtures';
-import { tempDataDir } from './support/test-service';
+import { batchAnchorsOnLedger, crashScenario, exited, issueChallenge, submitSigned } from './support/durability';
+import { eventually } from './support/fixtures';
 
 const built = existsSync(apiMain());
 // One lane, so that the three acceptances share one batch; a window long enough for the three answers to come first.
@@ -19,14 +17,8 @@ const env = { LEDGER_SLOT_MS: '100', BATCH_WINDOW_MS: '1500', BATCH_LANES: '1' }
  * each acceptance ends in exactly one anchored batch, anchored by exactly one transaction on the ledger.
  */
 (built ? describe : describe.skip)(`batches resumed after a crash between their steps${built ? '' : ' (skipped: run "npm run build" first; npm test does)'}`, () => {
-  it.each(['batch:before-close', 'batch:before-send', 'batch:after-send'])('killed at %s: the restart anchors the three acceptances once', async (point) => {
-    const dataDir = tempDataDir('svc-batch-crash-');
-    let first: RunningService | undefined;
-    let second: RunningService | undefined;
-    try {
-      first = await startService({ dataDir, env: { ...env, NODE_ENV: 'test', SVC_TEST_KILL_AT: point } });
-      const port = Number(new URL(first.baseUrl).port);
-      const doc = await publishedDocument(first, [1]);
+  it.each(['batch:before-close', 'batch:before-send', 'batch:after-send'])('killed at %s: the restart anchors the three acceptances once', (point) =>
+    crashScenario('svc-batch-crash-', env, point, async ({ first, doc, restart }) => {
       await doc.dashboard.request('PATCH', `/v1/organizations/${doc.organization.id}/settings`, { evidenceMode: 'MERKLE_BATCHED' });
       const target = { organization: doc.organization.address, document: doc.document.address };
       const client = new ApiClient(first.baseUrl);
@@ -42,7 +34,7 @@ const env = { LEDGER_SLOT_MS: '100', BATCH_WINDOW_MS: '1500', BATCH_LANES: '1' }
       await exited(first.process);
       expect(first.process.signalCode).toBe('SIGKILL');
 
-      second = await startService({ dataDir, port, env });
+      const second = await restart();
       const after = new ApiClient(second.baseUrl);
       const records = await eventually(async () => {
         const all = await Promise.all(ids.map((id) => after.request<{ acceptance: { transactionSignature: string | null } }>('GET', `/v1/public/acceptances/${id}`)));
@@ -56,10 +48,6 @@ const env = { LEDGER_SLOT_MS: '100', BATCH_WINDOW_MS: '1500', BATCH_LANES: '1' }
       expect(onLedger[0]).toMatchObject({ transactionSignature: [...anchors][0], lane: 0, sequence: 1, size: 3 });
       const manifest = await after.request<{ leaves: { acceptanceId: string }[] }>('GET', `/v1/public/batches/${onLedger[0]!.root}`);
       expect(manifest.leaves.map((l) => l.acceptanceId).sort()).toEqual([...ids].sort());
-    } finally {
-      if (first && first.process.exitCode === null && first.process.signalCode === null) first.process.kill('SIGKILL');
-      await second?.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  });
+    }),
+  );
 });

@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
 import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
@@ -6,7 +7,9 @@ import { buildPublicationTransaction, parseEvidenceTransaction, type EvidenceTra
 import { toAddress, toSignature, type Ledger, type Signature } from '@svc/ledger';
 import { ApiClient, ApiError } from '../../apps/cli/src/api-client';
 import { signText, type PublishedVersion } from '../../apps/cli/src/operations';
-import { termsOfService, type PublishedDocument } from './fixtures';
+import { startService, type RunningService } from '../../apps/cli/src/service-process';
+import { publishedDocument, termsOfService, type PublishedDocument } from './fixtures';
+import { tempDataDir } from './test-service';
 
 /** The site asking for signatures in these tests. */
 export const ORIGIN = 'https://shop.example.com';
@@ -215,4 +218,33 @@ export function watchRelayLog(dataDir: string): { progress(): RelayProgress; pen
       if (db.open) db.close();
     },
   };
+}
+
+/** What a crash scenario gets: the first service (armed to die at the point) with a published document, and a restart. */
+export interface CrashScenario {
+  dataDir: string;
+  first: RunningService;
+  doc: PublishedDocument;
+  /** Starts the service again on the same data and port, unarmed (stopped by the scenario's cleanup). */
+  restart(): Promise<RunningService>;
+}
+
+/**
+ * Runs `body` against a real service process armed with `SVC_TEST_KILL_AT=<point>` (NODE_ENV=test), on a fresh data
+ * directory removed afterwards, with a document published; kills and stops whatever is still running at the end.
+ */
+export async function crashScenario(prefix: string, env: Record<string, string>, point: string, body: (scenario: CrashScenario) => Promise<void>): Promise<void> {
+  const dataDir = tempDataDir(prefix);
+  let first: RunningService | undefined;
+  let second: RunningService | undefined;
+  try {
+    first = await startService({ dataDir, env: { ...env, NODE_ENV: 'test', SVC_TEST_KILL_AT: point } });
+    const port = Number(new URL(first.baseUrl).port);
+    const doc = await publishedDocument(first, [1]);
+    await body({ dataDir, first, doc, restart: async () => (second = await startService({ dataDir, port, env })) });
+  } finally {
+    if (first && first.process.exitCode === null && first.process.signalCode === null) first.process.kill('SIGKILL');
+    await second?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 }
