@@ -12,7 +12,7 @@ const acceptances = (store: ReadStore) => store.collection<AcceptanceDoc>(COLLEC
  */
 export const acceptancesProjection = defineProjection({
   name: 'acceptances',
-  version: 2,
+  version: 3,
   indexes: {
     [COLLECTIONS.acceptances]: [
       { fields: { versionAddress: 1, signer: 1 } },
@@ -55,6 +55,7 @@ export const acceptancesProjection = defineProjection({
         feeSponsor: d.feeSponsor,
         feeLamports: null,
         transactionSignature: d.transactionSignature,
+        batch: null,
         slot: null,
         blockTime: null,
         commitment: null,
@@ -77,6 +78,7 @@ export const acceptancesProjection = defineProjection({
             blockTime: d.blockTime,
             feeLamports: d.feeLamports,
             commitment: d.commitment,
+            batch: d.batch,
             confirmedSeq: Number(position),
           },
         },

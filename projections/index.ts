@@ -1,5 +1,6 @@
 import type { Projection } from '@svc/read-store';
 import { acceptancesProjection } from './acceptances.projection';
+import { batchesProjection } from './batches.projection';
 import { apiKeysProjection } from './api-keys.projection';
 import { auditLogProjection } from './audit-log.projection';
 import { contentsProjection } from './contents.projection';
@@ -15,6 +16,7 @@ export * from './read-models';
 export { defineProjection, toDomainEvent, type ProjectionHandlers, type StoredDomainEvent } from './define-projection';
 export {
   acceptancesProjection,
+  batchesProjection,
   apiKeysProjection,
   auditLogProjection,
   contentsProjection,
@@ -35,6 +37,7 @@ export const ALL_PROJECTIONS: readonly Projection[] = [
   documentsProjection,
   contentsProjection,
   acceptancesProjection,
+  batchesProjection,
   sessionsProjection,
   apiKeysProjection,
   membershipsProjection,

@@ -2,7 +2,7 @@
  * Shapes of the read models the projections write and the API reads.
  * Collection names carry the projection's version, so a changed projection rebuilds into fresh ones.
  */
-import { DEFAULT_ORGANIZATION_SETTINGS, type ApiKeyScope, type AuditEntryAppendedData, type OrganizationSettingsValues, type SubscribableWebhookEventType } from '@svc/domain';
+import { DEFAULT_ORGANIZATION_SETTINGS, type ApiKeyScope, type AuditEntryAppendedData, type BatchPlacement, type OrganizationSettingsValues, type SubscribableWebhookEventType } from '@svc/domain';
 import type { Doc } from '@svc/read-store';
 
 export const COLLECTIONS = {
@@ -11,7 +11,8 @@ export const COLLECTIONS = {
   versions: 'versions_v1',
   drafts: 'drafts_v1',
   contents: 'contents_v2',
-  acceptances: 'acceptances_v2',
+  acceptances: 'acceptances_v3',
+  batches: 'batches_v1',
   sessions: 'sessions_v1',
   apiKeys: 'api_keys_v1',
   auditEntries: 'audit_entries_v1',
@@ -26,6 +27,26 @@ export const COLLECTIONS = {
   webhooks: 'webhooks_v1',
   webhookDeliveries: 'webhook_deliveries_v1',
 } as const;
+
+/**
+ * A Merkle batch of acceptances (docs/protocol.md §7.7): its leaves' evidence in tree order and its anchoring
+ * transaction; `_id` is the root. Serves `GET /v1/public/batches/{root}` once `status` is `anchored`.
+ */
+export interface BatchDoc extends Doc {
+  stream: string;
+  lane: number;
+  sequence: number;
+  root: string;
+  size: number;
+  leaves: Array<{ acceptanceId: string; message: string; signature: string; signer: string; versionAddress: string }>;
+  status: 'closed' | 'anchored';
+  feePayer: string;
+  transactionSignature: string;
+  slot: number | null;
+  blockTime: number | null;
+  feeLamports: number | null;
+  closedAt: string;
+}
 
 /** A webhook endpoint as the dashboard lists it (docs/api.md "Webhooks"); never its secret, sealed or not. */
 export interface WebhookDoc extends Doc {
@@ -174,8 +195,12 @@ export interface AcceptanceDoc extends Doc {
   evidenceMode: string;
   feePayer: string;
   feeSponsor: string;
+  /** Network fee, or for a batched acceptance its share of the anchoring fee (docs/protocol.md §7.7); null until recorded. */
   feeLamports: number | null;
-  transactionSignature: string;
+  /** Null while a batched acceptance waits for its batch to be anchored (spec §2.3). */
+  transactionSignature: string | null;
+  /** Where a batched acceptance's leaf is, once its batch is anchored; null in direct mode and before. */
+  batch: BatchPlacement | null;
   slot: number | null;
   blockTime: number | null;
   commitment: 'confirmed' | 'finalized' | null;

@@ -17,6 +17,7 @@ const FIGURES = [
   'ceiling: bare Fastify JSON GET',
   'wallet acceptances, direct mode',
   'wallet acceptances, one client',
+  'wallet acceptances, batched',
   'GET /v1/public/acceptances/{id}',
   'GET /v1/public/acceptances/{id}/receipt',
   'scale 200: synthesize acceptances',

@@ -98,7 +98,7 @@ async function stoppedServiceData() {
       (err: { code?: number; stderr?: string; stdout?: string }) => err,
     );
     expect(failed?.code).not.toBe(0);
-    expect(`${failed?.stderr ?? ''}${failed?.stdout ?? ''}`).toMatch(new RegExp(`acceptances\\.v2.*position ${row.position}`));
+    expect(`${failed?.stderr ?? ''}${failed?.stdout ?? ''}`).toMatch(new RegExp(`acceptances\\.v3.*position ${row.position}`));
 
     const service = await startTestService({ dataDir, port });
     try {
@@ -107,7 +107,7 @@ async function stoppedServiceData() {
       const body = (await res.json()) as { status: string; components: Record<string, string>; projectionFaults: { projection: string; streamId: string; position: string; reason: string }[] };
       expect(body.status).toBe('not_ready');
       expect(body.components['projections']).toBe('down');
-      expect(body.projectionFaults).toContainEqual({ projection: 'acceptances.v2', streamId: row.streamId, position: String(row.position), reason: expect.stringMatching(/hash/) });
+      expect(body.projectionFaults).toContainEqual({ projection: 'acceptances.v3', streamId: row.streamId, position: String(row.position), reason: expect.stringMatching(/hash/) });
       expect(accepted.acceptanceId).toBeTruthy();
     } finally {
       await service.destroy();

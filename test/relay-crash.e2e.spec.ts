@@ -6,10 +6,10 @@ import { acceptanceIdOf } from '@svc/evidence';
 import { RpcLedger, toSignature } from '@svc/ledger';
 import { ApiClient } from '../apps/cli/src/api-client';
 import { apiMain } from '../apps/cli/src/paths';
-import { startService, type RunningService } from '../apps/cli/src/service-process';
-import { acceptancesOnLedger, exited, issueChallenge, submitSigned, watchRelayLog } from './support/durability';
+import { acceptancesOnLedger, crashScenario, exited, issueChallenge, submitSigned, watchRelayLog } from './support/durability';
 import { eventually, publishedDocument } from './support/fixtures';
 import { tempDataDir } from './support/test-service';
+import { startService, type RunningService } from '../apps/cli/src/service-process';
 
 const built = existsSync(apiMain());
 const env = { LEDGER_SLOT_MS: '100' };
@@ -26,14 +26,8 @@ const env = { LEDGER_SLOT_MS: '100' };
     { point: 'relay:after-send', landedBeforeCrash: true },
   ] as const;
 
-  it.each(cases)('killed at $point: the restart relays the recorded transaction once', async ({ point, landedBeforeCrash }) => {
-    const dataDir = tempDataDir('svc-relay-crash-');
-    let first: RunningService | undefined;
-    let second: RunningService | undefined;
-    try {
-      first = await startService({ dataDir, env: { ...env, NODE_ENV: 'test', SVC_TEST_KILL_AT: point } });
-      const port = Number(new URL(first.baseUrl).port);
-      const doc = await publishedDocument(first, [1]);
+  it.each(cases)('killed at $point: the restart relays the recorded transaction once', ({ point, landedBeforeCrash }) =>
+    crashScenario('svc-relay-crash-', env, point, async ({ first, doc, restart, dataDir }) => {
       const target = { organization: doc.organization.address, document: doc.document.address };
       const client = new ApiClient(first.baseUrl);
       const { relayer } = await client.request<{ relayer: string }>('GET', '/v1/network');
@@ -52,7 +46,7 @@ const env = { LEDGER_SLOT_MS: '100' };
       expect(more).toEqual([]);
       expect(pending).toMatchObject({ acceptanceId: acceptanceIdOf(challenge.message), signer: signer.address });
 
-      second = await startService({ dataDir, port, env });
+      const second = await restart();
       const after = new ApiClient(second.baseUrl);
       const ledger = new RpcLedger({ url: second.rpcUrl });
       if (!landedBeforeCrash) {
@@ -78,12 +72,8 @@ const env = { LEDGER_SLOT_MS: '100' };
       }, 10_000);
       expect(status.acceptanceId).toBe(pending.acceptanceId);
       await expect(issueChallenge(after, target, signer)).rejects.toMatchObject({ status: 409, code: 'already_accepted' });
-    } finally {
-      if (first && first.process.exitCode === null && first.process.signalCode === null) first.process.kill('SIGKILL');
-      await second?.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  });
+    }),
+  );
 });
 
 /**

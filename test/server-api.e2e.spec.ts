@@ -380,7 +380,6 @@ describe('organization settings', () => {
   it('stores settings this deployment does not offer yet, and refuses them at challenge time with a clear error', async () => {
     const target = { organization: doc.organization.address, document: doc.document.address };
     for (const [setting, expected] of [
-      [{ evidenceMode: 'MERKLE_BATCHED' }, '409 chain_state'],
       [{ feeSponsor: 'organization' }, '402 sponsorship_unavailable'],
       [{ signingPolicy: 'PASSKEY_ONLY' }, '400 passkey_required'],
     ] as const) {
@@ -391,6 +390,10 @@ describe('organization settings', () => {
     }
     await patch({ signingPolicy: 'WALLET_OR_PASSKEY' });
     expect(await codeOf(issueChallenge(client, target, await generateKeyPairSigner()))).toBe('ok');
+    // Batched evidence is offered: the challenge says so.
+    await patch({ evidenceMode: 'MERKLE_BATCHED' });
+    expect((await issueChallenge(client, target, await generateKeyPairSigner())).evidenceMode).toBe('MERKLE_BATCHED');
+    await patch({ evidenceMode: 'DIRECT_ONCHAIN' });
   });
 
   it('lets only members change settings, and wants the CSRF header', async () => {

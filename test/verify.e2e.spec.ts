@@ -53,7 +53,7 @@ const built = existsSync(cliMain());
       const { acceptance } = await client.request<{ acceptance: { commitment: string } }>('GET', `/v1/public/acceptances/${result.acceptanceId}`);
       return acceptance.commitment === 'finalized' ? true : undefined;
     });
-    ({ receipt } = await fetchReceipt(client, result.acceptanceId));
+    receipt = (await fetchReceipt(client, result.acceptanceId)).receipt as AcceptanceReceiptV1;
   });
   afterAll(() => service.destroy());
 

@@ -45,6 +45,7 @@ const acceptance = {
   evidenceMode: 'DIRECT_ONCHAIN',
   feePayer: F.relayer,
   feeSponsor: 'svc',
+  batch: null,
 };
 
 /** Every collection, documents sorted by `_id`. */
@@ -140,7 +141,7 @@ export const EXPECTED_READ_MODELS: Record<string, Record<string, unknown>[]> = {
     { _id: F.hash1, contentHash: F.hash1, text: 'Be nice.', byteLength: 8, mediaType: 'text/markdown', published: true },
     { _id: F.hash2, contentHash: F.hash2, text: 'Be very nice.', byteLength: 13, mediaType: 'text/markdown', published: true },
   ],
-  acceptances_v2: [
+  acceptances_v3: [
     {
       _id: F.accA,
       acceptanceId: F.accA,
@@ -346,6 +347,24 @@ export const EXPECTED_READ_MODELS: Record<string, Record<string, unknown>[]> = {
       nextAttemptAt: null,
       attempts: [{ attempt: 1, attemptedAt: '2024-01-01T00:28:00.000Z', durationMs: 40, statusCode: 500, error: 'answered 500', succeeded: false }],
       cancelReason: 'endpoint_disabled',
+    },
+  ],
+  batches_v1: [
+    {
+      _id: F.root,
+      stream: 'batch-0-1',
+      lane: 0,
+      sequence: 1,
+      root: F.root,
+      size: 1,
+      leaves: [{ acceptanceId: F.accC, message: 'I accept version 2', signature: 'signature-of-SignerA', signer: F.signerA, versionAddress: F.v2 }],
+      status: 'anchored',
+      feePayer: F.relayer,
+      transactionSignature: F.sigBatch2,
+      slot: 80,
+      blockTime: 1_704_400_000,
+      feeLamports: 5000,
+      closedAt: '2024-01-01T00:31:00.000Z',
     },
   ],
 };

@@ -45,6 +45,10 @@ export const F = {
   session: '3f1c2a6e-0000-4000-8000-000000000031',
   keyA: '3f1c2a6e-0000-4000-8000-000000000041',
   sigAnchor: base58('SigAudit', 88),
+  accC: '0c'.repeat(32),
+  sigBatch: base58('SigBatch', 88),
+  sigBatch2: base58('SigBatchB', 88),
+  root: 'e3'.repeat(32),
   keyB: '3f1c2a6e-0000-4000-8000-000000000042',
 } as const;
 
@@ -134,7 +138,7 @@ export const FIXTURE_LOG: readonly { stream: string; events: NewEvent[] }[] = [
     stream: `acceptance-${F.v1}-${F.signerA}`,
     events: [
       event('AcceptanceSubmitted', submitted(F.accA, F.challengeA, F.v1, 1, F.signerA, F.sigA), 14),
-      event('AcceptanceRelayed', { acceptanceId: F.accA, transactionSignature: F.sigA, slot: 40, blockTime: 1_704_100_000, feeLamports: 10_000, commitment: 'confirmed' }, 15),
+      event('AcceptanceRelayed', { acceptanceId: F.accA, transactionSignature: F.sigA, slot: 40, blockTime: 1_704_100_000, feeLamports: 10_000, commitment: 'confirmed', batch: null }, 15),
       event('AcceptanceFinalized', { acceptanceId: F.accA, transactionSignature: F.sigA, slot: 72 }, 16),
     ],
   },
@@ -257,6 +261,28 @@ export const FIXTURE_LOG: readonly { stream: string; events: NewEvent[] }[] = [
       event('AuditEntryAppended', { organizationId: F.orgId, sequence: 2, occurredAt: at(26), actor: `wallet:${F.authority}`, action: 'api_key.revoked', subject: F.keyB, details: {}, sourceEventId: 'source-2', previousHash: 'e1'.repeat(32), hash: 'e2'.repeat(32) }, 28),
       event('AuditAnchorRequested', { organizationId: F.orgId, organization: F.org, sequence: 2, head: 'e2'.repeat(32), transactionSignature: F.sigAnchor, transactionWire: 'AQID', lastValidBlockHeight: '400' }, 29),
       event('AuditHeadAnchored', { organizationId: F.orgId, sequence: 2, head: 'e2'.repeat(32), transactionSignature: F.sigAnchor, slot: 70, blockTime: 1_704_300_000 }, 29),
+    ],
+  },
+  {
+    stream: 'batch-0-1',
+    events: [
+      event(
+        'BatchClosed',
+        {
+          lane: 0,
+          sequence: 1,
+          root: F.root,
+          leaves: [{ acceptanceId: F.accC, acceptanceStream: `acceptance-${F.v2}-${F.signerA}`, message: 'I accept version 2', signature: 'signature-of-SignerA', signer: F.signerA, versionAddress: F.v2 }],
+          feePayer: F.relayer,
+          transactionSignature: F.sigBatch,
+          transactionWire: 'AQID',
+          lastValidBlockHeight: '500',
+          closedAt: at(31),
+        },
+        31,
+      ),
+      event('BatchResigned', { transactionSignature: F.sigBatch2, transactionWire: 'BAUG', lastValidBlockHeight: '650', replaces: F.sigBatch }, 32),
+      event('BatchAnchored', { transactionSignature: F.sigBatch2, slot: 80, blockTime: 1_704_400_000, feeLamports: 5000 }, 32),
     ],
   },
 ];

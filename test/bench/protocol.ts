@@ -30,6 +30,8 @@ export interface AcceptanceLoadJob {
   requestOrigin: string;
   concurrency: number;
   seconds: number;
+  /** The answer counted: `confirmed` (direct mode, the default) or `pending_batch` (batched evidence, no transaction yet). */
+  expectStatus?: 'confirmed' | 'pending_batch';
 }
 
 export type LoadJob = HttpLoadJob | AcceptanceLoadJob;
@@ -55,10 +57,10 @@ export interface HttpLoadResult extends LoadOutcome {
   kind: 'http';
 }
 
-/** An acceptance the service answered `confirmed`. */
+/** An acceptance the service answered `confirmed` (with its transaction) or `pending_batch` (transaction null). */
 export interface ConfirmedAcceptance {
   acceptanceId: string;
-  transactionSignature: string;
+  transactionSignature: string | null;
 }
 
 export interface AcceptanceLoadResult extends LoadOutcome {

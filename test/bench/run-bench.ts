@@ -79,7 +79,7 @@ async function executedOnLedger(rpcUrl: string, confirmed: readonly ConfirmedAcc
     const res = await fetch(rpcUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'getSignatureStatuses', params: [chunk.map((c) => c.transactionSignature), { searchTransactionHistory: true }] }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'getSignatureStatuses', params: [chunk.map((c) => c.transactionSignature ?? ''), { searchTransactionHistory: true }] }),
     });
     const body = (await res.json()) as { result?: { value: ({ err: unknown } | null)[] }; error?: { message: string } };
     if (!body.result) throw new Error(`getSignatureStatuses: ${body.error?.message ?? `HTTP ${res.status}`}`);
@@ -88,6 +88,40 @@ async function executedOnLedger(rpcUrl: string, confirmed: readonly ConfirmedAcc
     });
   }
   return executed;
+}
+
+/**
+ * Batched acceptances whose public record shows their anchoring transaction (spec §2.3), asked until `timeoutMs`:
+ * a batch closes within BATCH_WINDOW_MS (10 s), so every acceptance answered `pending_batch` should be anchored soon
+ * after the load ends. Returns the anchored ones and their anchoring transactions.
+ */
+async function anchoredAcceptances(origin: string, pending: readonly ConfirmedAcceptance[], timeoutMs: number): Promise<{ anchored: string[]; transactions: Set<string> }> {
+  const anchored: string[] = [];
+  const transactions = new Set<string>();
+  let waiting = [...pending];
+  const deadline = Date.now() + timeoutMs;
+  while (waiting.length > 0 && Date.now() < deadline) {
+    const still: ConfirmedAcceptance[] = [];
+    for (let i = 0; i < waiting.length; i += 64) {
+      const chunk = waiting.slice(i, i + 64);
+      const answers = await Promise.all(
+        chunk.map(async (c) => {
+          const res = await fetch(`${origin}/api/v1/public/acceptances/${c.acceptanceId}`);
+          return res.ok ? ((await res.json()) as { acceptance: { transactionSignature: string | null } }).acceptance.transactionSignature : null;
+        }),
+      );
+      answers.forEach((signature, j) => {
+        if (signature === null) still.push(chunk[j]!);
+        else {
+          anchored.push(chunk[j]!.acceptanceId);
+          transactions.add(signature);
+        }
+      });
+    }
+    waiting = still;
+    if (waiting.length > 0) await new Promise((r) => setTimeout(r, 500));
+  }
+  return { anchored, transactions };
 }
 
 interface ServiceFigures {
@@ -149,6 +183,26 @@ async function serviceFigures(service: BenchService, options: BenchOptions, ceil
   const clientSide = await runLoad({ ...job, seconds: options.profileSeconds });
   await service.stopProfile(profileFile);
 
+  log(`wallet acceptances with batched evidence (MERKLE_BATCHED) for ${options.seconds} s …`);
+  const settings = `/v1/organizations/${doc.organization.id}/settings`;
+  await doc.dashboard.request('PATCH', settings, { evidenceMode: 'MERKLE_BATCHED' });
+  const { value: batched, peakRssMb: batchedRss } = await withPeakRss(service.pid, () => runLoad({ ...job, expectStatus: 'pending_batch', seconds: options.seconds }));
+  const { anchored, transactions } = await anchoredAcceptances(service.origin, batched.confirmed, 60_000);
+  // The service's own verifier answers 422 for a receipt that does not verify; a sample is read back.
+  const sample = anchored.filter((_, i) => i % Math.max(1, Math.floor(anchored.length / 20)) === 0).slice(0, 20);
+  const verified = (await Promise.all(sample.map(async (id) => (await fetch(`${service.origin}/api/v1/public/acceptances/${id}/receipt`)).status === 200))).filter(Boolean).length;
+  rows.push({
+    figure: `wallet acceptances, batched (answered pending_batch, counted once anchored, c=${options.concurrency})`,
+    perSecond: anchored.length / batched.seconds,
+    p50Ms: batched.latency.p50,
+    p99Ms: batched.latency.p99,
+    rssMb: batchedRss,
+  });
+  notes.push(
+    `batched: ${batched.confirmed.length} answered pending_batch, ${anchored.length} anchored by ${transactions.size} transactions, ${verified} of ${sample.length} sampled svc-receipt/2 receipts verified by the service${failuresOf(batched) ? `; not counted: ${failuresOf(batched)}` : ''}`,
+  );
+  await doc.dashboard.request('PATCH', settings, { evidenceMode: 'DIRECT_ONCHAIN' });
+
   const network = (await (await fetch(`${service.origin}/api/v1/network`)).json()) as { chainId: string };
   const target: SynthesisTarget = {
     organizationId: doc.organization.id,
@@ -205,7 +259,8 @@ async function main(): Promise<void> {
   let figures: ServiceFigures | undefined;
   try {
     log('starting the service …');
-    const service = await launchService({ dataDir });
+    // The smoke run keeps batches short (1 s) so that anchoring does not outlast its one-second figures.
+    const service = await launchService({ dataDir, env: options.smoke ? { BATCH_WINDOW_MS: '1000' } : {} });
     try {
       figures = await serviceFigures(service, options, { ledger, fastify: fastifyPerSecond, ed25519 });
     } finally {

@@ -54,7 +54,7 @@ function appendChain(store: SqliteEventStore, target: SynthesisTarget, m: Accept
     message: m.message,
     requestDomain: target.requestDomain,
   } as const;
-  const issued: AcceptanceChallengeIssuedData = { ...common, challengeId: m.challengeId, nonce: m.nonce, clientBindingHash: m.clientBindingHash, issuedAt: m.issuedAt, expiresAt: m.expiresAt, acceptanceSessionId: null, externalUserRef: null };
+  const issued: AcceptanceChallengeIssuedData = { ...common, challengeId: m.challengeId, nonce: m.nonce, clientBindingHash: m.clientBindingHash, issuedAt: m.issuedAt, expiresAt: m.expiresAt, acceptanceSessionId: null, externalUserRef: null, evidenceMode: 'DIRECT_ONCHAIN' };
   const submitted: AcceptanceSubmittedData = {
     ...common,
     acceptanceId: m.acceptanceId,
@@ -68,7 +68,7 @@ function appendChain(store: SqliteEventStore, target: SynthesisTarget, m: Accept
     transactionWire: m.transactionWire,
     lastValidBlockHeight: m.lastValidBlockHeight,
   };
-  const relayed: AcceptanceRelayedData = { acceptanceId: m.acceptanceId, transactionSignature: m.transactionSignature, slot, blockTime: m.blockTime, feeLamports: 10_000, commitment: 'finalized' };
+  const relayed: AcceptanceRelayedData = { acceptanceId: m.acceptanceId, transactionSignature: m.transactionSignature, slot, blockTime: m.blockTime, feeLamports: 10_000, commitment: 'finalized', batch: null };
   const event = (type: NewEvent['type'], data: object, metadata: EventMetadata): NewEvent => ({ type, data, metadata });
   const requestId = randomUUID();
   const submitId = randomUUID();
@@ -77,7 +77,7 @@ function appendChain(store: SqliteEventStore, target: SynthesisTarget, m: Accept
   store.appendSync(challengeStream, [event('AcceptanceChallengeIssued', issued, meta(`signer:${m.signer}`, requestId, CURRENT_SCHEMA_VERSION.AcceptanceChallengeIssued))], 'no_stream');
   store.appendSync(
     streams.acceptance(target.versionAddress, m.signer),
-    [event('AcceptanceSubmitted', submitted, meta(byChallenge, submitId)), event('AcceptanceRelayed', relayed, meta(byChallenge, submitId))],
+    [event('AcceptanceSubmitted', submitted, meta(byChallenge, submitId, CURRENT_SCHEMA_VERSION.AcceptanceSubmitted)), event('AcceptanceRelayed', relayed, meta(byChallenge, submitId, CURRENT_SCHEMA_VERSION.AcceptanceRelayed))],
     'no_stream',
   );
   store.appendSync(challengeStream, [event('AcceptanceChallengeCompleted', { challengeId: m.challengeId, acceptanceId: m.acceptanceId }, meta(byChallenge, submitId))], 0n);

@@ -1,12 +1,15 @@
 import type { ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
 import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
-import { buildPublicationTransaction, parseEvidenceTransaction } from '@svc/evidence';
+import { buildPublicationTransaction, parseEvidenceTransaction, type EvidenceTransaction } from '@svc/evidence';
 import { toAddress, toSignature, type Ledger, type Signature } from '@svc/ledger';
 import { ApiClient, ApiError } from '../../apps/cli/src/api-client';
 import { signText, type PublishedVersion } from '../../apps/cli/src/operations';
-import { termsOfService, type PublishedDocument } from './fixtures';
+import { startService, type RunningService } from '../../apps/cli/src/service-process';
+import { publishedDocument, termsOfService, type PublishedDocument } from './fixtures';
+import { tempDataDir } from './test-service';
 
 /** The site asking for signatures in these tests. */
 export const ORIGIN = 'https://shop.example.com';
@@ -22,6 +25,7 @@ export interface IssuedChallenge {
   message: string;
   clientBinding: string;
   expiresAt: string;
+  evidenceMode: 'DIRECT_ONCHAIN' | 'MERKLE_BATCHED';
 }
 
 export interface SubmitResponse {
@@ -88,6 +92,40 @@ export interface AcceptanceOnLedger {
  * acceptance memo, read back from the ledger and decoded with the evidence library.
  */
 export async function acceptancesOnLedger(ledger: Ledger, address: string): Promise<AcceptanceOnLedger[]> {
+  const found: AcceptanceOnLedger[] = [];
+  for (const { signature, parsed } of await successfulTransactions(ledger, address)) {
+    for (const memo of parsed.memos) {
+      if (memo.record?.kind !== 'accept') continue;
+      found.push({ transactionSignature: signature, acceptanceId: memo.record.acceptanceId, versionAddress: memo.record.versionAddress, feePayer: parsed.feePayer });
+    }
+  }
+  return found;
+}
+
+/** A batch anchor memo (`svc/1 batch …`) carried by a successful transaction on the ledger. */
+export interface BatchAnchorOnLedger {
+  transactionSignature: string;
+  lane: number;
+  sequence: number;
+  size: number;
+  root: string;
+}
+
+/** Every batch anchor memo in the successful transactions referencing `address` (the relayer). */
+export async function batchAnchorsOnLedger(ledger: Ledger, address: string): Promise<BatchAnchorOnLedger[]> {
+  const found: BatchAnchorOnLedger[] = [];
+  for (const { signature, parsed } of await successfulTransactions(ledger, address)) {
+    for (const memo of parsed.memos) {
+      if (memo.record?.kind !== 'batch') continue;
+      const { lane, sequence, size, root } = memo.record;
+      found.push({ transactionSignature: signature, lane, sequence, size, root });
+    }
+  }
+  return found;
+}
+
+/** Every successful transaction referencing `address` (all pages of getSignaturesForAddress), decoded. */
+async function successfulTransactions(ledger: Ledger, address: string): Promise<{ signature: Signature; parsed: EvidenceTransaction }[]> {
   const signatures: Signature[] = [];
   let before: Signature | undefined;
   for (;;) {
@@ -96,15 +134,10 @@ export async function acceptancesOnLedger(ledger: Ledger, address: string): Prom
     if (page.length < 1000) break;
     before = page[page.length - 1].signature;
   }
-  const found: AcceptanceOnLedger[] = [];
+  const found: { signature: Signature; parsed: EvidenceTransaction }[] = [];
   for (const signature of signatures) {
     const tx = await ledger.getTransaction(toSignature(signature));
-    if (!tx || tx.err !== null) continue;
-    const parsed = parseEvidenceTransaction(tx.wire);
-    for (const memo of parsed.memos) {
-      if (memo.record?.kind !== 'accept') continue;
-      found.push({ transactionSignature: signature, acceptanceId: memo.record.acceptanceId, versionAddress: memo.record.versionAddress, feePayer: parsed.feePayer });
-    }
+    if (tx && tx.err === null) found.push({ signature, parsed: parseEvidenceTransaction(tx.wire) });
   }
   return found;
 }
@@ -185,4 +218,33 @@ export function watchRelayLog(dataDir: string): { progress(): RelayProgress; pen
       if (db.open) db.close();
     },
   };
+}
+
+/** What a crash scenario gets: the first service (armed to die at the point) with a published document, and a restart. */
+export interface CrashScenario {
+  dataDir: string;
+  first: RunningService;
+  doc: PublishedDocument;
+  /** Starts the service again on the same data and port, unarmed (stopped by the scenario's cleanup). */
+  restart(): Promise<RunningService>;
+}
+
+/**
+ * Runs `body` against a real service process armed with `SVC_TEST_KILL_AT=<point>` (NODE_ENV=test), on a fresh data
+ * directory removed afterwards, with a document published; kills and stops whatever is still running at the end.
+ */
+export async function crashScenario(prefix: string, env: Record<string, string>, point: string, body: (scenario: CrashScenario) => Promise<void>): Promise<void> {
+  const dataDir = tempDataDir(prefix);
+  let first: RunningService | undefined;
+  let second: RunningService | undefined;
+  try {
+    first = await startService({ dataDir, env: { ...env, NODE_ENV: 'test', SVC_TEST_KILL_AT: point } });
+    const port = Number(new URL(first.baseUrl).port);
+    const doc = await publishedDocument(first, [1]);
+    await body({ dataDir, first, doc, restart: async () => (second = await startService({ dataDir, port, env })) });
+  } finally {
+    if (first && first.process.exitCode === null && first.process.signalCode === null) first.process.kill('SIGKILL');
+    await second?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 }

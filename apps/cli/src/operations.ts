@@ -7,7 +7,7 @@ import {
   buildShardTransaction,
   canonicalContent,
   contentHash,
-  type AcceptanceReceiptV1,
+  type AcceptanceReceipt,
   type MemberRecordRole,
   type VerificationReport,
 } from '@svc/evidence';
@@ -180,5 +180,5 @@ export async function acceptAsWallet(
 
 /** The public receipt of an acceptance and the service's report. */
 export function fetchReceipt(client: ApiClient, acceptanceId: string) {
-  return client.request<{ receipt: AcceptanceReceiptV1; report: VerificationReport }>('GET', `/v1/public/acceptances/${acceptanceId}/receipt`);
+  return client.request<{ receipt: AcceptanceReceipt; report: VerificationReport }>('GET', `/v1/public/acceptances/${acceptanceId}/receipt`);
 }

@@ -45,6 +45,10 @@ export interface AppConfig {
   freshSignatureSeconds: number;
   /** Seconds between anchors of the audit logs' heads on the ledger (0: never; docs/api.md "Audit log"). */
   auditAnchorSeconds: number;
+  /** Milliseconds a Merkle batch stays open before it is closed and anchored (spec §8: 10 seconds; docs/architecture.md "Batches"). */
+  batchWindowMs: number;
+  /** Batch lanes closing batches in parallel, 1 to 256 (docs/architecture.md "Batches"). */
+  batchLanes: number;
   /** Requests per minute per client address (spec §8: 300). */
   rateLimitGeneral: number;
   /** Sign-in requests per minute per client address (spec §8: 20). */
@@ -152,6 +156,14 @@ const trustProxyValidator = makeValidator<boolean | number | string>((input: str
   throw new EnvError(`TRUST_PROXY must be false, true, a hop count or a list of addresses, got "${input}"`);
 });
 
+/** A whole number from `min` to `max`. */
+const wholeNumber = (name: string, min: number, max: number) =>
+  makeValidator<number>((input: string) => {
+    const n = Number(input.trim());
+    if (!Number.isInteger(n) || n < min || n > max) throw new EnvError(`${name} must be a whole number from ${min} to ${max}, got "${input}"`);
+    return n;
+  });
+
 const lamports = makeValidator<string>((input: string) => {
   if (!/^\d{1,19}$/.test(input)) throw new EnvError(`expected lamports as a whole number, got "${input}"`);
   return input;
@@ -205,6 +217,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       SIGNIN_NONCE_TTL_SECONDS: num({ default: 600 }),
       FRESH_SIGNATURE_SECONDS: num({ default: 600 }),
       AUDIT_ANCHOR_SECONDS: num({ default: 3600 }),
+      BATCH_WINDOW_MS: wholeNumber('BATCH_WINDOW_MS', 10, 3_600_000)({ default: 10_000 }),
+      BATCH_LANES: wholeNumber('BATCH_LANES', 1, 256)({ default: 4 }),
       RATE_LIMIT_GENERAL_PER_MINUTE: num({ default: 300 }),
       RATE_LIMIT_SIGNIN_PER_MINUTE: num({ default: 20 }),
       RATE_LIMIT_ACCEPTANCE_PER_MINUTE: num({ default: 30 }),
@@ -270,6 +284,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     signInNonceTtlSeconds: e.SIGNIN_NONCE_TTL_SECONDS,
     freshSignatureSeconds: e.FRESH_SIGNATURE_SECONDS,
     auditAnchorSeconds: e.AUDIT_ANCHOR_SECONDS,
+    batchWindowMs: e.BATCH_WINDOW_MS,
+    batchLanes: e.BATCH_LANES,
     rateLimitGeneral: e.RATE_LIMIT_GENERAL_PER_MINUTE,
     rateLimitSignIn: e.RATE_LIMIT_SIGNIN_PER_MINUTE,
     rateLimitAcceptance: e.RATE_LIMIT_ACCEPTANCE_PER_MINUTE,

@@ -37,6 +37,7 @@ export const ERROR_STATUS = {
   transaction_failed: 409,
   version_superseded: 409,
   already_accepted: 409,
+  pending_batch: 409,
   verification_failed: 422,
   idempotency_key_reused: 422,
   rate_limited: 429,

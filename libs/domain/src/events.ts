@@ -25,6 +25,9 @@
  *   WebhookTestRequested (an organization's webhook endpoint, spec §4.10, §6.1)
  * - `webhookdelivery-<UUID>`: WebhookDeliveryScheduled, WebhookDeliveryAttempted, WebhookDeliveryCancelled (one
  *   event sent to one endpoint, with every attempt; its id is derived from the endpoint and the event)
+ * - `batch-<lane>-<sequence>`: BatchClosed, BatchResigned, BatchAnchored (one Merkle batch of acceptances, numbered
+ *   without gaps in its lane; docs/architecture.md "Batches")
+ * - `acceptance-…` also: AcceptanceBatched (a batched acceptance's place in its lane and batch)
  *
  * Each type has a JSON Schema per version in `event-schemas/<Type>.v<N>.json`, checked on append and on read; older
  * versions are upcast on read (upcasters.ts).
@@ -139,7 +142,11 @@ export interface AcceptanceChallengeIssuedData {
   acceptanceSessionId: string | null;
   /** The organization's reference of its user, from that session; never on the ledger nor in the message. */
   externalUserRef: string | null;
+  /** How the acceptance will be recorded, the organization's setting when the challenge was issued (schema version 3). */
+  evidenceMode: EvidenceMode;
 }
+/** Direct: one transaction per acceptance; batched: a Merkle root per batch (docs/protocol.md §7.7). */
+export type EvidenceMode = 'DIRECT_ONCHAIN' | 'MERKLE_BATCHED';
 export interface AcceptanceChallengeCompletedData {
   challengeId: string;
   acceptanceId: Hex64;
@@ -161,12 +168,61 @@ export interface AcceptanceSubmittedData {
   signature: string;
   requestDomain: string;
   externalUserRef: string | null;
-  evidenceMode: 'DIRECT_ONCHAIN';
+  /** Schema version 2 adds `MERKLE_BATCHED`, whose submissions carry no transaction of their own (the three fields below null). */
+  evidenceMode: EvidenceMode;
   feePayer: Address;
   feeSponsor: 'svc' | 'organization';
+  transactionSignature: string | null;
+  transactionWire: string | null;
+  lastValidBlockHeight: string | null;
+}
+/** A batched acceptance assigned to batch `sequence` of lane `lane`, recorded before that batch is closed. */
+export interface AcceptanceBatchedData {
+  acceptanceId: Hex64;
+  lane: number;
+  sequence: number;
+}
+/** Where a batched acceptance's leaf is: the batch's anchor record fields and the leaf's index. */
+export interface BatchPlacement {
+  lane: number;
+  sequence: number;
+  size: number;
+  root: Hex64;
+  leafIndex: number;
+}
+/** One leaf of a batch: the acceptance's evidence (docs/protocol.md §7.7) and its stream. */
+export interface BatchLeafData {
+  acceptanceId: Hex64;
+  acceptanceStream: string;
+  message: string;
+  signature: string;
+  signer: Address;
+  versionAddress: Address;
+}
+/** A batch closed: its leaves in tree order, its root, and the signed anchoring transaction, recorded before it is sent. */
+export interface BatchClosedData {
+  lane: number;
+  sequence: number;
+  root: Hex64;
+  leaves: BatchLeafData[];
+  feePayer: Address;
   transactionSignature: string;
   transactionWire: string;
   lastValidBlockHeight: string;
+  closedAt: IsoTime;
+}
+export interface BatchResignedData {
+  transactionSignature: string;
+  transactionWire: string;
+  lastValidBlockHeight: string;
+  replaces: string;
+}
+export interface BatchAnchoredData {
+  transactionSignature: string;
+  slot: number;
+  blockTime: number | null;
+  /** Fee of the anchoring transaction, in lamports. */
+  feeLamports: number;
 }
 export interface AcceptanceResignedData {
   acceptanceId: Hex64;
@@ -180,8 +236,11 @@ export interface AcceptanceRelayedData {
   transactionSignature: string;
   slot: number;
   blockTime: number | null;
+  /** For a batched acceptance, the acceptance's share of the anchoring fee (docs/protocol.md §7.7). */
   feeLamports: number;
   commitment: 'confirmed' | 'finalized';
+  /** Where the leaf of a batched acceptance is; null in direct mode (schema version 2). */
+  batch: BatchPlacement | null;
 }
 export interface AcceptanceRelayFailedData {
   acceptanceId: Hex64;
@@ -555,7 +614,11 @@ export type DomainEvent =
   | { type: 'WebhookTestRequested'; data: WebhookTestRequestedData }
   | { type: 'WebhookDeliveryScheduled'; data: WebhookDeliveryScheduledData }
   | { type: 'WebhookDeliveryAttempted'; data: WebhookDeliveryAttemptedData }
-  | { type: 'WebhookDeliveryCancelled'; data: WebhookDeliveryCancelledData };
+  | { type: 'WebhookDeliveryCancelled'; data: WebhookDeliveryCancelledData }
+  | { type: 'AcceptanceBatched'; data: AcceptanceBatchedData }
+  | { type: 'BatchClosed'; data: BatchClosedData }
+  | { type: 'BatchResigned'; data: BatchResignedData }
+  | { type: 'BatchAnchored'; data: BatchAnchoredData };
 
 export type DomainEventType = DomainEvent['type'];
 export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;
@@ -574,6 +637,7 @@ export const EVENT_TYPES: readonly DomainEventType[] = [
   'AuditEntryAppended', 'AuditAnchorRequested', 'AuditHeadAnchored', 'AuditAnchorFailed',
   'WebhookEndpointCreated', 'WebhookEndpointUpdated', 'WebhookSecretRotated', 'WebhookEndpointDeleted', 'WebhookTestRequested',
   'WebhookDeliveryScheduled', 'WebhookDeliveryAttempted', 'WebhookDeliveryCancelled',
+  'AcceptanceBatched', 'BatchClosed', 'BatchResigned', 'BatchAnchored',
 ];
 
 /** Stream names, in one place so that a typo cannot split a stream. */
@@ -594,4 +658,5 @@ export const streams = {
   audit: (organizationId: string) => `audit-${organizationId}`,
   webhook: (webhookId: string) => `webhook-${webhookId}`,
   webhookDelivery: (deliveryId: string) => `webhookdelivery-${deliveryId}`,
+  batch: (lane: number, sequence: number) => `batch-${lane}-${sequence}`,
 } as const;

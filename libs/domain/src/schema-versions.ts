@@ -9,6 +9,9 @@ import type { DomainEventType } from './events';
  * - `AcceptanceChallengeIssued` 2: adds `acceptanceSessionId` and `externalUserRef` (spec §4.5, acceptance sessions).
  * - `SignInChallengeIssued` 2: adds `purpose`, `sessionId` (re-authentication) and the issued fields `domain`,
  *   `statement`, `uri`, `chainId` (a wallet's message is checked field by field against them).
+ * - `AcceptanceChallengeIssued` 3: adds `evidenceMode`, fixed when the challenge is issued (docs/protocol.md §7.7).
+ * - `AcceptanceSubmitted` 2: `evidenceMode` may be `MERKLE_BATCHED`, whose submissions carry no transaction (null).
+ * - `AcceptanceRelayed` 2: adds `batch`, the leaf's place in its batch (null in direct mode).
  */
 export const CURRENT_SCHEMA_VERSION: Readonly<Record<DomainEventType, number>> = {
   OrganizationSynced: 1,
@@ -21,11 +24,11 @@ export const CURRENT_SCHEMA_VERSION: Readonly<Record<DomainEventType, number>> =
   DraftPrepared: 1,
   DraftAbandoned: 1,
   DraftPublished: 1,
-  AcceptanceChallengeIssued: 2,
+  AcceptanceChallengeIssued: 3,
   AcceptanceChallengeCompleted: 1,
-  AcceptanceSubmitted: 1,
+  AcceptanceSubmitted: 2,
   AcceptanceResigned: 1,
-  AcceptanceRelayed: 1,
+  AcceptanceRelayed: 2,
   AcceptanceRelayFailed: 1,
   AcceptanceFinalized: 1,
   SignInChallengeIssued: 2,
@@ -57,6 +60,10 @@ export const CURRENT_SCHEMA_VERSION: Readonly<Record<DomainEventType, number>> =
   WebhookDeliveryScheduled: 1,
   WebhookDeliveryAttempted: 1,
   WebhookDeliveryCancelled: 1,
+  AcceptanceBatched: 1,
+  BatchClosed: 1,
+  BatchResigned: 1,
+  BatchAnchored: 1,
 };
 
 /** Whether `type` names a domain event type (a key of {@link CURRENT_SCHEMA_VERSION}). */

@@ -73,10 +73,27 @@ export function signInChallengeIssuedV1ToV2(data: StoredData): Record<string, un
   };
 }
 
+/** `AcceptanceChallengeIssued` v2 → v3: adds `evidenceMode`, `DIRECT_ONCHAIN`: the only mode a v2 challenge was issued in. */
+export function acceptanceChallengeIssuedV2ToV3(data: StoredData): Record<string, unknown> {
+  return { ...data, evidenceMode: 'DIRECT_ONCHAIN' };
+}
+
+/** `AcceptanceSubmitted` v1 → v2: the v1 shape is a v2 direct-mode submission (v2 only widens it); unchanged. */
+export function acceptanceSubmittedV1ToV2(data: StoredData): Record<string, unknown> {
+  return { ...data };
+}
+
+/** `AcceptanceRelayed` v1 → v2: adds `batch: null`; a v1 acceptance was relayed in its own transaction. */
+export function acceptanceRelayedV1ToV2(data: StoredData): Record<string, unknown> {
+  return { ...data, batch: null };
+}
+
 /** Every upcaster, by type then by the version it upcasts from. */
 export const UPCASTERS: { readonly [T in DomainEventType]?: Readonly<Record<number, UpcastStep>> } = {
   SignInCompleted: { 1: signInCompletedV1ToV2 },
-  AcceptanceChallengeIssued: { 1: acceptanceChallengeIssuedV1ToV2 },
+  AcceptanceChallengeIssued: { 1: acceptanceChallengeIssuedV1ToV2, 2: acceptanceChallengeIssuedV2ToV3 },
+  AcceptanceSubmitted: { 1: acceptanceSubmittedV1ToV2 },
+  AcceptanceRelayed: { 1: acceptanceRelayedV1ToV2 },
   SignInChallengeIssued: { 1: signInChallengeIssuedV1ToV2 },
 };
 

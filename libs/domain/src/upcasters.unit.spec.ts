@@ -3,7 +3,15 @@
  */
 import { EVENT_TYPES } from './events';
 import { CURRENT_SCHEMA_VERSION, isDomainEventType } from './schema-versions';
-import { UPCASTERS, signInChallengeIssuedV1ToV2, signInCompletedV1ToV2, upcast } from './upcasters';
+import {
+  UPCASTERS,
+  acceptanceChallengeIssuedV2ToV3,
+  acceptanceRelayedV1ToV2,
+  acceptanceSubmittedV1ToV2,
+  signInChallengeIssuedV1ToV2,
+  signInCompletedV1ToV2,
+  upcast,
+} from './upcasters';
 
 const V1 = { nonce: '0123456789abcdef0123456789abcdef', address: '7'.repeat(44), sessionId: '2f1c6f5e-8a1b-4c3d-9e7f-0a1b2c3d4e5f' };
 
@@ -85,5 +93,27 @@ describe('upcast', () => {
     }
     expect(isDomainEventType('SignInCompleted')).toBe(true);
     expect(isDomainEventType('toString')).toBe(false);
+  });
+});
+
+describe('batched evidence upcasters', () => {
+  const meta = { occurredAt: '2026-11-22T10:00:00Z' };
+
+  it('a v2 challenge was issued in direct mode; a v1 challenge reaches v3 through both steps', () => {
+    expect(acceptanceChallengeIssuedV2ToV3({ challengeId: 'c', acceptanceSessionId: null })).toEqual({ challengeId: 'c', acceptanceSessionId: null, evidenceMode: 'DIRECT_ONCHAIN' });
+    expect(upcast('AcceptanceChallengeIssued', 1, { challengeId: 'c' }, meta)).toEqual({
+      data: { challengeId: 'c', acceptanceSessionId: null, externalUserRef: null, evidenceMode: 'DIRECT_ONCHAIN' },
+      schemaVersion: 3,
+    });
+  });
+
+  it('a v1 submission is a v2 direct-mode submission, unchanged', () => {
+    const v1 = { acceptanceId: 'a', evidenceMode: 'DIRECT_ONCHAIN', transactionSignature: 's' };
+    expect(acceptanceSubmittedV1ToV2(v1)).toEqual(v1);
+    expect(upcast('AcceptanceSubmitted', 1, v1, meta)).toEqual({ data: v1, schemaVersion: 2 });
+  });
+
+  it('a v1 relay outcome was no batch: batch null', () => {
+    expect(acceptanceRelayedV1ToV2({ acceptanceId: 'a', slot: 3 })).toEqual({ acceptanceId: 'a', slot: 3, batch: null });
   });
 });

@@ -38,8 +38,26 @@ export interface WebhookEventBody<T extends WebhookEventType = WebhookEventType>
 export const VERIFY_ADVISORY =
   'This notification is not evidence. Verify the acceptance from its receipt against the ledger (svc verify <receipt> --rpc <url>) before relying on it.';
 
-/** `agreement.accepted` from the submission and the relay that confirmed it (spec §6.1). */
+/**
+ * `agreement.accepted` from the submission and the relay that confirmed it (spec §6.1). A batched acceptance, once
+ * its batch is anchored, adds `evidenceMode`, `leaf` (the evidence its leaf hashes, docs/protocol.md §7.7) and
+ * `batch` (the anchor record's fields and the leaf's index); `fee` is then its share of the anchoring fee.
+ */
 export function agreementAccepted(submitted: AcceptanceSubmittedData, relayed: AcceptanceRelayedData, receiptUrl: string): WebhookEventBody<'agreement.accepted'> {
+  const batched =
+    relayed.batch === null
+      ? {}
+      : {
+          evidenceMode: 'MERKLE_BATCHED',
+          leaf: {
+            acceptanceId: submitted.acceptanceId,
+            message: submitted.message,
+            signature: submitted.signature,
+            signer: submitted.signer,
+            versionAddress: submitted.versionAddress,
+          },
+          batch: { ...relayed.batch },
+        };
   return {
     type: 'agreement.accepted',
     data: {
@@ -58,6 +76,7 @@ export function agreementAccepted(submitted: AcceptanceSubmittedData, relayed: A
       externalUserRef: submitted.externalUserRef,
       receiptUrl,
       verify: VERIFY_ADVISORY,
+      ...batched,
     },
   };
 }
@@ -184,6 +203,8 @@ const COUNT = { type: 'integer', minimum: 0 } as const;
 const SIGNER_TYPE = { enum: ['wallet', 'passkey_p256', 'passkey'] } as const;
 const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
 const object = (properties: Record<string, unknown>) => ({ type: 'object', additionalProperties: false, required: Object.keys(properties), properties });
+/** `base` with further properties that may be absent. */
+const withOptional = (base: ReturnType<typeof object>, optional: Record<string, unknown>) => ({ ...base, properties: { ...base.properties, ...optional } });
 const signerChangeData = object({
   signer: SIGNER,
   change: { enum: ['registered', 'passkey_added', 'recovery_kit_added', 'passkey_revoked', 'revoked', 'rotated', 'recovery_requested', 'enroll', 'rotate', 'recover', 'revoke'] },
@@ -198,7 +219,7 @@ const signerChangeData = object({
  * mapping against it. Fields may be added later (spec §9 rule 2); the schemas describe this version exactly.
  */
 export const WEBHOOK_DATA_SCHEMAS: Readonly<Record<WebhookEventType, object>> = {
-  'agreement.accepted': object({
+  'agreement.accepted': withOptional(object({
     acceptanceId: HEX64,
     transactionSignature: SIG,
     slot: COUNT,
@@ -214,6 +235,10 @@ export const WEBHOOK_DATA_SCHEMAS: Readonly<Record<WebhookEventType, object>> = 
     externalUserRef: nullable({ type: 'string', minLength: 1, maxLength: 128 }),
     receiptUrl: { type: 'string', format: 'uri' },
     verify: { type: 'string' },
+  }), {
+    evidenceMode: { const: 'MERKLE_BATCHED' },
+    leaf: object({ acceptanceId: HEX64, message: { type: 'string', minLength: 1 }, signature: SIG, signer: SIGNER, versionAddress: ADDR }),
+    batch: object({ lane: { type: 'integer', minimum: 0, maximum: 255 }, sequence: { type: 'integer', minimum: 1 }, size: { type: 'integer', minimum: 1, maximum: 1024 }, root: HEX64, leafIndex: { type: 'integer', minimum: 0, maximum: 1023 } }),
   }),
   'agreement.finalized': object({ acceptanceId: HEX64, transactionSignature: SIG, slot: COUNT, commitment: { const: 'finalized' } }),
   'document.version_published': object({

@@ -31,7 +31,7 @@ function expectValid(body: WebhookEventBody): void {
 }
 
 const submitted = acceptanceSubmitted(HEX.acceptance1, A.challengeId, SIG.acc1);
-const relayed = { acceptanceId: HEX.acceptance1, transactionSignature: SIG.acc1, slot: 3_120_500, blockTime: 1_741_944_500, feeLamports: 10_000, commitment: 'confirmed' as const };
+const relayed = { acceptanceId: HEX.acceptance1, transactionSignature: SIG.acc1, slot: 3_120_500, blockTime: 1_741_944_500, feeLamports: 10_000, commitment: 'confirmed' as const, batch: null };
 
 describe('webhook events', () => {
   it('offers the nine subscribable types of spec §6.1, and a schema for each and for webhook.test', () => {
@@ -57,6 +57,19 @@ describe('webhook events', () => {
       externalUserRef: null,
     });
     expectValid(body);
+  });
+
+  it('agreement.accepted of a batched acceptance adds evidenceMode, the leaf evidence and the batch; fee is the share', () => {
+    const batch = { lane: 1, sequence: 4, size: 2, root: HEX.content1, leafIndex: 1 };
+    const body = agreementAccepted({ ...submitted, evidenceMode: 'MERKLE_BATCHED' }, { ...relayed, feeLamports: 2_500, batch }, `https://app.example.com/receipts/${HEX.acceptance1}`);
+    expect(body.data).toMatchObject({
+      evidenceMode: 'MERKLE_BATCHED',
+      fee: 2_500,
+      leaf: { acceptanceId: HEX.acceptance1, message: submitted.message, signature: submitted.signature, signer: A.signer, versionAddress: A.v1 },
+      batch,
+    });
+    expectValid(body);
+    expect(agreementAccepted(submitted, relayed, 'https://app.example.com/r').data).not.toHaveProperty('evidenceMode');
   });
 
   it.each<[string, WebhookEventBody, WebhookEventType, Record<string, unknown>]>([

@@ -114,6 +114,7 @@ const SAMPLES: { [T in DomainEventType]: Required<DataOf<T>> } = {
     expiresAt: T2,
     acceptanceSessionId: U3,
     externalUserRef: 'user-42',
+    evidenceMode: 'MERKLE_BATCHED',
   },
   AcceptanceChallengeCompleted: { challengeId: U1, acceptanceId: H3 },
   AcceptanceSubmitted: {
@@ -154,6 +155,7 @@ const SAMPLES: { [T in DomainEventType]: Required<DataOf<T>> } = {
     blockTime: null,
     feeLamports: 5000,
     commitment: 'confirmed',
+    batch: { lane: 3, sequence: 12, size: 1024, root: H1, leafIndex: 1023 },
   },
   AcceptanceRelayFailed: { acceptanceId: H3, transactionSignature: SIG, reason: 'blockhash expired', logs: ['Program log: x'] },
   AcceptanceFinalized: { acceptanceId: H3, transactionSignature: SIG, slot: 301 },
@@ -304,6 +306,20 @@ const SAMPLES: { [T in DomainEventType]: Required<DataOf<T>> } = {
     nextAttemptAt: T2,
   },
   WebhookDeliveryCancelled: { deliveryId: U3, webhookId: U2, organizationId: U1, reason: 'endpoint_disabled', cancelledAt: T2 },
+  AcceptanceBatched: { acceptanceId: H3, lane: 0, sequence: 1 },
+  BatchClosed: {
+    lane: 255,
+    sequence: 3,
+    root: H1,
+    leaves: [{ acceptanceId: H3, acceptanceStream: `acceptance-${A4}-${A2}`, message: 'svc/1 acceptance', signature: SIG2, signer: A2, versionAddress: A4 }],
+    feePayer: A1,
+    transactionSignature: SIG,
+    transactionWire: 'AQID',
+    lastValidBlockHeight: '123456789',
+    closedAt: T1,
+  },
+  BatchResigned: { transactionSignature: SIG2, transactionWire: 'AQID', lastValidBlockHeight: '123456999', replaces: SIG },
+  BatchAnchored: { transactionSignature: SIG, slot: 300, blockTime: null, feeLamports: 5000 },
 };
 
 const OPTIONAL: { [T in DomainEventType]: KeySet<OptionalKeys<DataOf<T>>> } = {
@@ -353,6 +369,10 @@ const OPTIONAL: { [T in DomainEventType]: KeySet<OptionalKeys<DataOf<T>>> } = {
   WebhookDeliveryScheduled: {},
   WebhookDeliveryAttempted: {},
   WebhookDeliveryCancelled: {},
+  AcceptanceBatched: {},
+  BatchClosed: {},
+  BatchResigned: {},
+  BatchAnchored: {},
 };
 
 const NULLABLE: { [T in DomainEventType]: KeySet<NullableKeys<DataOf<T>>> } = {
@@ -368,9 +388,9 @@ const NULLABLE: { [T in DomainEventType]: KeySet<NullableKeys<DataOf<T>>> } = {
   DraftPublished: {},
   AcceptanceChallengeIssued: { acceptanceSessionId: true, externalUserRef: true },
   AcceptanceChallengeCompleted: {},
-  AcceptanceSubmitted: { externalUserRef: true },
+  AcceptanceSubmitted: { externalUserRef: true, transactionSignature: true, transactionWire: true, lastValidBlockHeight: true },
   AcceptanceResigned: {},
-  AcceptanceRelayed: { blockTime: true },
+  AcceptanceRelayed: { blockTime: true, batch: true },
   AcceptanceRelayFailed: {},
   AcceptanceFinalized: {},
   SignInChallengeIssued: { sessionId: true },
@@ -402,6 +422,10 @@ const NULLABLE: { [T in DomainEventType]: KeySet<NullableKeys<DataOf<T>>> } = {
   WebhookDeliveryScheduled: {},
   WebhookDeliveryAttempted: { statusCode: true, error: true, nextAttemptAt: true },
   WebhookDeliveryCancelled: {},
+  AcceptanceBatched: {},
+  BatchClosed: {},
+  BatchResigned: {},
+  BatchAnchored: { blockTime: true },
 };
 
 /** Per type, a value that must fail for some field (a format or pattern the schema enforces). */

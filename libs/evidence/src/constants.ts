@@ -32,3 +32,9 @@ export const TAG_ACCEPTANCE = 'svc:v1:acceptance';
 
 /** Format identifier of direct-mode acceptance receipts. */
 export const RECEIPT_FORMAT_V1 = 'svc-receipt-v1' as const;
+
+/** Format identifier of batched-evidence receipts (`evidenceMode` `MERKLE_BATCHED`, with an inclusion proof). */
+export const RECEIPT_FORMAT_V2 = 'svc-receipt/2' as const;
+
+/** Format identifier of a batch manifest: every leaf's evidence, the root and the anchoring transaction. */
+export const BATCH_MANIFEST_FORMAT = 'svc-batch-manifest/1' as const;

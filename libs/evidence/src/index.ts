@@ -19,3 +19,5 @@ export * from './receipt';
 export * from './verifier';
 export * from './acceptance-wire';
 export * from './audit-chain';
+export * from './merkle';
+export * from './batch';

@@ -9,6 +9,7 @@
  * svc/1 accept <acceptanceId hex> <versionAddress base58>
  * svc/1 member {"active":true,"member":"<base58>","organization":"<base58>","roles":["admin","publisher"]}
  * svc/1 shard {"operator":"<base58>","organization":"<base58>"}
+ * svc/1 batch {"lane":0,"root":"<hex>","sequence":1,"size":2}
  * ```
  * JSON bodies are RFC 8785 canonical JSON of the record without its `kind`.
  */
@@ -110,8 +111,37 @@ export interface AuditAnchorRecord {
   head: string;
 }
 
+/** Largest number of acceptances one batch anchors (spec §8). */
+export const BATCH_MAX_SIZE = 1024;
+/** Largest batch lane number: lanes 0..255 close batches in parallel (docs/protocol.md "Batch anchor record"). */
+export const BATCH_MAX_LANE = 255;
+
+/**
+ * The RFC 6962 Merkle root of a batch of acceptances, anchored by the service's relayer (docs/protocol.md "Batch
+ * anchor record"). Each lane numbers its batches 1, 2, 3… without gaps.
+ */
+export interface BatchAnchorRecord {
+  kind: 'batch';
+  /** Lane that closed the batch, 0..255. */
+  lane: number;
+  /** Batch number within the lane, at least 1. */
+  sequence: number;
+  /** Number of leaves, 1..1024. */
+  size: number;
+  /** Lower-case hex Merkle tree hash of the batch's leaves. */
+  root: string;
+}
+
 /** Any record of protocol `svc/1`, discriminated by `kind`. */
-export type MemoRecord = OrganizationRecord | DocumentRecord | VersionRecord | AcceptanceRecord | MemberRecord | ShardRecord | AuditAnchorRecord;
+export type MemoRecord =
+  | OrganizationRecord
+  | DocumentRecord
+  | VersionRecord
+  | AcceptanceRecord
+  | MemberRecord
+  | ShardRecord
+  | AuditAnchorRecord
+  | BatchAnchorRecord;
 export type MemoKind = MemoRecord['kind'];
 
 const PREFIX = `${PROTOCOL_V1} `;
@@ -122,6 +152,7 @@ const JSON_KEYS: { [K in Exclude<MemoKind, 'accept'>]: readonly string[] } = {
   member: ['organization', 'member', 'roles', 'active'],
   shard: ['organization', 'operator'],
   audit: ['organization', 'sequence', 'head'],
+  batch: ['lane', 'sequence', 'size', 'root'],
 };
 
 /**
@@ -200,6 +231,8 @@ function render(record: MemoRecord): string {
       return `${PREFIX}shard ${jcs({ organization: record.organization, operator: record.operator })}`;
     case 'audit':
       return `${PREFIX}audit ${jcs({ organization: record.organization, sequence: record.sequence, head: record.head })}`;
+    case 'batch':
+      return `${PREFIX}batch ${jcs({ lane: record.lane, sequence: record.sequence, size: record.size, root: record.root })}`;
     default: {
       const never: never = record;
       throw new FieldError(`unknown record kind ${String((never as { kind?: unknown }).kind)}`);
@@ -253,6 +286,12 @@ function recordProblem(r: MemoRecord): string | null {
       if (!isBase58Address(r.organization)) return 'organization must be a base58 address';
       if (!Number.isSafeInteger(r.sequence) || r.sequence < 1) return 'sequence must be a positive integer';
       if (!hex(r.head)) return 'head must be 64 lower-case hex characters';
+      return null;
+    case 'batch':
+      if (!Number.isSafeInteger(r.lane) || r.lane < 0 || r.lane > BATCH_MAX_LANE) return `lane must be an integer from 0 to ${BATCH_MAX_LANE}`;
+      if (!Number.isSafeInteger(r.sequence) || r.sequence < 1) return 'sequence must be a positive integer';
+      if (!Number.isSafeInteger(r.size) || r.size < 1 || r.size > BATCH_MAX_SIZE) return `size must be an integer from 1 to ${BATCH_MAX_SIZE}`;
+      if (!hex(r.root)) return 'root must be 64 lower-case hex characters';
       return null;
     default:
       return `unknown record kind ${String((r as { kind?: unknown }).kind)}`;

@@ -23,6 +23,7 @@ const records: Array<[MemoRecord, string]> = [
   [{ kind: 'member', organization: ORG, member: DOC, roles: [], active: false }, `svc/1 member {"active":false,"member":"${DOC}","organization":"${ORG}","roles":[]}`],
   [{ kind: 'shard', organization: ORG, operator: VER }, `svc/1 shard {"operator":"${VER}","organization":"${ORG}"}`],
   [{ kind: 'audit', organization: ORG, sequence: 42, head: H1 }, `svc/1 audit {"head":"${H1}","organization":"${ORG}","sequence":42}`],
+  [{ kind: 'batch', lane: 3, sequence: 12, size: 1024, root: H1 }, `svc/1 batch {"lane":3,"root":"${H1}","sequence":12,"size":1024}`],
 ];
 
 describe('memo records', () => {
@@ -32,7 +33,7 @@ describe('memo records', () => {
   });
 
   it('returns null for memos that are not svc/1 records', () => {
-    for (const text of ['', 'hello', 'svc/10 org {}', 'svc/2 accept x y', 'SVC/1 org {}', 'svc/1x', 'svc/1 batch {"root":"00"}']) {
+    for (const text of ['', 'hello', 'svc/10 org {}', 'svc/2 accept x y', 'SVC/1 org {}', 'svc/1x', 'svc/1 future-kind {"root":"00"}']) {
       expect(parseMemo(text)).toBeNull();
     }
   });
@@ -66,6 +67,10 @@ describe('memo records', () => {
     ['member roles out of order', `svc/1 member {"active":true,"member":"${DOC}","organization":"${ORG}","roles":["publisher","admin"]}`],
     ['a repeated member role', `svc/1 member {"active":true,"member":"${DOC}","organization":"${ORG}","roles":["admin","admin"]}`],
     ['an unknown member role', `svc/1 member {"active":true,"member":"${DOC}","organization":"${ORG}","roles":["owner"]}`],
+    ['a batch of 1,025 leaves', `svc/1 batch {"lane":0,"root":"${H1}","sequence":1,"size":1025}`],
+    ['an empty batch', `svc/1 batch {"lane":0,"root":"${H1}","sequence":1,"size":0}`],
+    ['batch lane 256', `svc/1 batch {"lane":256,"root":"${H1}","sequence":1,"size":2}`],
+    ['batch sequence 0', `svc/1 batch {"lane":0,"root":"${H1}","sequence":0,"size":2}`],
     ['roles on a revoked member', `svc/1 member {"active":false,"member":"${DOC}","organization":"${ORG}","roles":["admin"]}`],
     ['active not a boolean', `svc/1 member {"active":1,"member":"${DOC}","organization":"${ORG}","roles":[]}`],
     ['a member without roles key', `svc/1 member {"active":true,"member":"${DOC}","organization":"${ORG}"}`],

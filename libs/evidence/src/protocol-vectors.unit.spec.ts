@@ -17,7 +17,9 @@ import { buildSignInMessage, parseSignInMessage, type SignInMessageFields } from
 import { verifyEd25519 } from './signatures';
 import { filledSeed, keyFromSeed, seedFromHex, signerFromSeed } from './testing/keys';
 import { buildAcceptanceTransaction } from './transactions';
-import { VERIFIER_CHECKS } from './verifier';
+import { VERIFIER_CHECKS, VERIFIER_CHECKS_V2 } from './verifier';
+import { batchLeafBytes, batchLeafHash } from './batch';
+import { merkleInclusionProof, merkleLeafHash, merkleRoot, verifyMerkleInclusion } from './merkle';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const DOC = readFileSync(join(ROOT, 'docs', 'protocol.md'), 'utf8');
@@ -93,7 +95,7 @@ describe('docs/protocol.md test vectors', () => {
     expect(Buffer.from(ix.data).toString('hex')).toBe(hex('ed25519.instruction-data'));
   });
 
-  it.each(['org', 'doc', 'ver', 'accept', 'member', 'member-revoked', 'shard', 'audit'])('memo record %s', (kind) => {
+  it.each(['org', 'doc', 'ver', 'accept', 'member', 'member-revoked', 'shard', 'audit', 'batch'])('memo record %s', (kind) => {
     const record = json<MemoRecord>(`memo.${kind}.input`);
     expect(encodeMemo(record)).toBe(text(`memo.${kind}.text`));
     expect(parseMemo(text(`memo.${kind}.text`))).toEqual(record);
@@ -136,6 +138,23 @@ describe('docs/protocol.md test vectors', () => {
     expect(createHash('sha256').update(tx.wire).digest('hex')).toBe(text('transaction.wire-sha256'));
   });
 
+  it('batched evidence: leaf, leaf hash, a three-leaf root and proof, the anchor record', () => {
+    const message = text('acceptance.message');
+    const input = json<AcceptanceMessageFields>('acceptance.input');
+    const evidence = { acceptanceId: text('acceptance.id'), message, signature: text('acceptance.signature'), signer: input.signer, versionAddress: input.versionAddress };
+    const leaf = batchLeafBytes(evidence);
+    expect(new TextDecoder().decode(leaf)).toBe(text('batch.leaf'));
+    expect(DOC).toContain(`as the exact text hashed (${leaf.length} bytes)`);
+    expect(batchLeafHash(evidence)).toBe(text('batch.leaf-hash'));
+    expect(createHash('sha256').update(Buffer.concat([Buffer.of(0), Buffer.from(text('batch.leaf'), 'utf8')])).digest('hex')).toBe(text('batch.leaf-hash'));
+    const hashes = json<string[]>('batch.leaf-hashes');
+    expect(hashes).toEqual([merkleLeafHash(Buffer.from('a')), text('batch.leaf-hash'), merkleLeafHash(Buffer.from('b'))]);
+    expect(merkleRoot(hashes)).toBe(text('batch.root'));
+    expect(merkleInclusionProof(hashes, 1)).toEqual(json('batch.proof-1'));
+    expect(verifyMerkleInclusion(text('batch.leaf-hash'), 1, 3, json('batch.proof-1'), text('batch.root'))).toBe(true);
+    expect(json<{ root: string; size: number }>('memo.batch.input')).toMatchObject({ root: text('batch.root'), size: hashes.length });
+  });
+
   it('sign-in message', () => {
     const input = json<SignInMessageFields>('sign-in.input');
     expect(buildSignInMessage(input)).toBe(text('sign-in.message'));
@@ -160,6 +179,12 @@ describe('docs/protocol.md test vectors', () => {
   it('the verifier table lists every check, in order, with its criticality', () => {
     const rows = [...DOC.matchAll(/^\| `([a-z.-]+)` \| (yes|no) \|/gm)].map((m) => [m[1], m[2] === 'yes']);
     expect(rows).toEqual(VERIFIER_CHECKS.map((c) => [c.id, c.critical]));
+    // §9.1 names the checks proper to svc-receipt/2, each in its place among the v1 checks it shares.
+    const v2 = [...DOC.matchAll(/^`([a-z.-]+)`(?: … `[a-z.-]+`)? \| (yes|no|as v1) \|/gm)].map((m) => m[1]);
+    const ids = VERIFIER_CHECKS_V2.map((c) => c.id as string);
+    expect(v2.map((id) => ids.indexOf(id!))).toEqual([...v2.map((id) => ids.indexOf(id!))].sort((a, b) => a - b));
+    for (const id of ['batch.inclusion', 'transaction.anchor']) expect(v2).toContain(id);
+    expect(ids.filter((id) => !VERIFIER_CHECKS.some((c) => c.id === id))).toEqual(['batch.inclusion', 'transaction.anchor']);
   });
 
   afterAll(() => {

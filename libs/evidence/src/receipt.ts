@@ -1,11 +1,13 @@
 /**
- * Acceptance receipts, format `svc-receipt-v1`: one self-contained JSON document holding everything
- * needed to verify a direct-mode acceptance against the ledger without the service.
- * Serialized as RFC 8785 canonical JSON (JCS). Field rules: docs/protocol.md ("Receipt").
+ * Acceptance receipts: one self-contained JSON document holding everything needed to verify an acceptance against
+ * the ledger without the service. `svc-receipt-v1` for direct mode; `svc-receipt/2` for batched evidence (the same
+ * fields, the anchoring transaction, and the acceptance's leaf with its inclusion proof).
+ * Serialized as RFC 8785 canonical JSON (JCS). Field rules: docs/protocol.md ("Receipt", "Receipt svc-receipt/2").
  */
 import canonicalize from 'canonicalize';
 import { acceptanceIdOf } from './acceptance-message';
-import { MEMO_PROGRAM_ADDRESS, RECEIPT_FORMAT_V1 } from './constants';
+import { batchRefProblems, type BatchRef } from './batch';
+import { MEMO_PROGRAM_ADDRESS, RECEIPT_FORMAT_V1, RECEIPT_FORMAT_V2 } from './constants';
 import { ReceiptFormatError } from './errors';
 import {
   CHAIN_ID,
@@ -84,8 +86,31 @@ export interface AcceptanceReceiptV1 {
   issuedAt: string;
 }
 
+/**
+ * A batched-evidence receipt: the fields of `svc-receipt-v1`, where `transaction` is the batch's anchoring
+ * transaction and `fees.lamports` the acceptance's share of its fee, plus the leaf's place in the batch.
+ */
+export interface AcceptanceReceiptV2 extends Omit<AcceptanceReceiptV1, 'format'> {
+  format: typeof RECEIPT_FORMAT_V2;
+  evidenceMode: 'MERKLE_BATCHED';
+  batch: BatchRef & {
+    /** 0-based position of the acceptance's leaf in the batch. */
+    leafIndex: number;
+    /** RFC 6962 leaf hash of the acceptance's evidence (docs/protocol.md "Batched evidence"). */
+    leafHash: string;
+    /** Audit path from the leaf to `root`, leaf side first (RFC 6962 §2.1.1). */
+    proof: string[];
+  };
+}
+
+/** Either receipt format. */
+export type AcceptanceReceipt = AcceptanceReceiptV1 | AcceptanceReceiptV2;
+
 /** What `buildReceipt` needs: everything but `format` and `acceptanceId`, which it derives. */
 export type AcceptanceReceiptInput = Omit<AcceptanceReceiptV1, 'format' | 'acceptanceId'>;
+
+/** What `buildReceiptV2` needs: everything but `format`, `evidenceMode` and `acceptanceId`, which it derives. */
+export type AcceptanceReceiptV2Input = Omit<AcceptanceReceiptV2, 'format' | 'evidenceMode' | 'acceptanceId'>;
 
 /**
  * Builds a receipt, deriving `format` and `acceptanceId` (from the message), and checks its shape.
@@ -93,7 +118,14 @@ export type AcceptanceReceiptInput = Omit<AcceptanceReceiptV1, 'format' | 'accep
  * @throws ReceiptFormatError listing every field that breaks its rule.
  */
 export function buildReceipt(input: AcceptanceReceiptInput): AcceptanceReceiptV1 {
-  const receipt: AcceptanceReceiptV1 = {
+  const receipt = buildReceiptFields(input);
+  const problems = receiptProblems(receipt);
+  if (problems.length > 0) throw new ReceiptFormatError(problems);
+  return receipt;
+}
+
+function buildReceiptFields(input: AcceptanceReceiptInput): AcceptanceReceiptV1 {
+  return {
     format: RECEIPT_FORMAT_V1,
     acceptanceId: typeof input?.acceptance?.message === 'string' ? acceptanceIdOf(input.acceptance.message) : '',
     network: { ...input.network },
@@ -106,6 +138,21 @@ export function buildReceipt(input: AcceptanceReceiptInput): AcceptanceReceiptV1
     fees: { ...input.fees },
     issuedAt: input.issuedAt,
   };
+}
+
+/**
+ * Builds a batched-evidence receipt, deriving `format`, `evidenceMode` and `acceptanceId`, and checks its shape
+ * (not the proof: `verifyReceipt` recomputes it).
+ * @throws ReceiptFormatError listing every field that breaks its rule.
+ */
+export function buildReceiptV2(input: AcceptanceReceiptV2Input): AcceptanceReceiptV2 {
+  const { format: _format, ...common } = buildReceiptFields(input);
+  const receipt: AcceptanceReceiptV2 = {
+    format: RECEIPT_FORMAT_V2,
+    evidenceMode: 'MERKLE_BATCHED',
+    ...common,
+    batch: { ...input.batch, proof: [...(input.batch?.proof ?? [])] },
+  };
   const problems = receiptProblems(receipt);
   if (problems.length > 0) throw new ReceiptFormatError(problems);
   return receipt;
@@ -115,7 +162,7 @@ export function buildReceipt(input: AcceptanceReceiptInput): AcceptanceReceiptV1
  * Serializes a receipt as RFC 8785 canonical JSON (sorted keys, no whitespace, UTF-8 text).
  * @throws ReceiptFormatError when the receipt breaks the shape rules.
  */
-export function serializeReceipt(receipt: AcceptanceReceiptV1): string {
+export function serializeReceipt(receipt: AcceptanceReceipt): string {
   const problems = receiptProblems(receipt);
   if (problems.length > 0) throw new ReceiptFormatError(problems);
   return canonicalize(receipt) as string;
@@ -123,9 +170,9 @@ export function serializeReceipt(receipt: AcceptanceReceiptV1): string {
 
 /**
  * Parses receipt JSON text (or takes an already parsed value) and checks its shape.
- * @throws ReceiptFormatError when the text is not JSON or the value is not an `svc-receipt-v1`.
+ * @throws ReceiptFormatError when the text is not JSON or the value is not an `svc-receipt-v1` or `svc-receipt/2`.
  */
-export function parseReceipt(input: unknown): AcceptanceReceiptV1 {
+export function parseReceipt(input: unknown): AcceptanceReceipt {
   let value = input;
   if (typeof input === 'string') {
     try {
@@ -136,12 +183,12 @@ export function parseReceipt(input: unknown): AcceptanceReceiptV1 {
   }
   const problems = receiptProblems(value);
   if (problems.length > 0) throw new ReceiptFormatError(problems);
-  return value as AcceptanceReceiptV1;
+  return value as AcceptanceReceipt;
 }
 
 /**
- * Every shape problem of a candidate receipt (empty when it is a well-formed `svc-receipt-v1`).
- * Objects must have exactly the specified keys. Never throws.
+ * Every shape problem of a candidate receipt (empty when it is a well-formed `svc-receipt-v1`, or `svc-receipt/2`
+ * when its `format` says so). Objects must have exactly the specified keys. Never throws.
  */
 export function receiptProblems(value: unknown): string[] {
   const problems: string[] = [];
@@ -163,11 +210,21 @@ export function receiptProblems(value: unknown): string[] {
   const addr = 'must be a base58 address';
   const sig = 'must be a base58 64-byte signature';
 
-  const r = object(value, 'receipt', [
-    'format', 'acceptanceId', 'network', 'transaction', 'acceptance', 'organization', 'document', 'version', 'documentText', 'fees', 'issuedAt',
-  ]);
+  const batched = isPlainObject(value) && value.format === RECEIPT_FORMAT_V2;
+  const keys = ['format', 'acceptanceId', 'network', 'transaction', 'acceptance', 'organization', 'document', 'version', 'documentText', 'fees', 'issuedAt'];
+  const r = object(value, 'receipt', batched ? [...keys, 'evidenceMode', 'batch'] : keys);
   if (!r) return problems;
-  check(r.format === RECEIPT_FORMAT_V1, 'format', `must be "${RECEIPT_FORMAT_V1}"`);
+  check(r.format === RECEIPT_FORMAT_V1 || batched, 'format', `must be "${RECEIPT_FORMAT_V1}" or "${RECEIPT_FORMAT_V2}"`);
+  if (batched) {
+    check(r.evidenceMode === 'MERKLE_BATCHED', 'evidenceMode', 'must be "MERKLE_BATCHED"');
+    const batch = object(r.batch, 'batch', ['lane', 'sequence', 'size', 'root', 'leafIndex', 'leafHash', 'proof']);
+    if (batch) {
+      problems.push(...batchRefProblems(batch, 'batch'));
+      check(Number.isSafeInteger(batch.leafIndex) && (batch.leafIndex as number) >= 0 && (batch.leafIndex as number) < (batch.size as number), 'batch.leafIndex', 'must be an integer from 0 to size - 1');
+      check(hex(batch.leafHash), 'batch.leafHash', 'must be 64 lower-case hex characters');
+      check(Array.isArray(batch.proof) && batch.proof.length <= 10 && batch.proof.every(hex), 'batch.proof', 'must be a list of at most 10 lower-case hex hashes');
+    }
+  }
   check(hex(r.acceptanceId), 'acceptanceId', 'must be 64 lower-case hex characters');
   const network = object(r.network, 'network', ['chainId', 'label', 'programId']);
   if (network) {

@@ -36,7 +36,7 @@ describe('receipts', () => {
     expect(receiptProblems(bad)).toEqual(['receipt: must have exactly the keys format, acceptanceId, network, transaction, acceptance, organization, document, version, documentText, fees, issuedAt']);
     delete bad.extra;
     expect(receiptProblems(bad)).toEqual([
-      'format: must be "svc-receipt-v1"',
+      'format: must be "svc-receipt-v1" or "svc-receipt/2"',
       'version.number: must be an integer from 1 to 4294967295',
       'fees.sponsor: must be "svc" or "organization"',
     ]);

@@ -194,9 +194,33 @@ export async function buildAuditAnchorTransaction(input: {
   lifetime: BlockhashLifetime;
 }): Promise<SignedEvidenceTransaction> {
   const memo = encodeMemo({ kind: 'audit', organization: input.organization, sequence: input.sequence, head: input.head });
-  const accounts: AccountSignerMeta[] = [{ address: input.operator.address, role: AccountRole.READONLY_SIGNER, signer: input.operator }];
+  return operatorMemoTransaction(input.operator, memo, input.lifetime);
+}
+
+/**
+ * Builds and signs a batch anchor: one Memo `svc/1 batch {...}` instruction whose only account is the operator (the
+ * service's relayer, signer), fee payer the operator (docs/protocol.md "Batch anchor record"). One signature: the
+ * ledger verifies no acceptance signature, each leaf carries its own.
+ * @throws FieldError on invalid fields.
+ */
+export async function buildBatchAnchorTransaction(input: {
+  operator: TransactionSigner;
+  lane: number;
+  sequence: number;
+  size: number;
+  /** Lower-case hex Merkle root of the batch. */
+  root: string;
+  lifetime: BlockhashLifetime;
+}): Promise<SignedEvidenceTransaction> {
+  const memo = encodeMemo({ kind: 'batch', lane: input.lane, sequence: input.sequence, size: input.size, root: input.root });
+  return operatorMemoTransaction(input.operator, memo, input.lifetime);
+}
+
+/** One Memo instruction whose only account is the operator, which also pays the fee. */
+function operatorMemoTransaction(operator: TransactionSigner, memo: string, lifetime: BlockhashLifetime): Promise<SignedEvidenceTransaction> {
+  const accounts: AccountSignerMeta[] = [{ address: operator.address, role: AccountRole.READONLY_SIGNER, signer: operator }];
   const instruction: Instruction & InstructionWithSigners = { programAddress: MEMO_PROGRAM_ADDRESS, accounts, data: utf8.encode(memo) };
-  return signAndEncode(input.operator, [instruction], input.lifetime);
+  return signAndEncode(operator, [instruction], lifetime);
 }
 
 /** Bytes of a System-program durable-nonce account (the space a shard account is created with). */

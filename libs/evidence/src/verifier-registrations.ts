@@ -6,7 +6,7 @@
 import type { AddressSignature, Ledger, Signature } from '@svc/ledger';
 import { asAddress } from './base58';
 import type { DocumentRecord, OrganizationRecord, VersionRecord } from './memo';
-import type { AcceptanceReceiptV1 } from './receipt';
+import type { AcceptanceReceipt } from './receipt';
 import { parseEvidenceTransaction, type EvidenceTransaction, type ParsedMemo } from './transactions';
 
 /** A ledger read that failed (network error, RPC error): verification cannot conclude. */
@@ -60,7 +60,7 @@ export async function creationOf<R extends OrganizationRecord | DocumentRecord |
 }
 
 export async function checkRegistrations(
-  r: AcceptanceReceiptV1,
+  r: AcceptanceReceipt,
   creations: {
     version: Promise<Creation<VersionRecord> | string>;
     document: Promise<Creation<DocumentRecord> | string>;

@@ -1,8 +1,9 @@
 /**
- * Independent verifier of `svc-receipt-v1` receipts. Given only the receipt and read access to any
+ * Independent verifier of `svc-receipt-v1` and `svc-receipt/2` (batched) receipts. Given only the receipt and read access to any
  * ledger endpoint of the receipt's network, it re-derives every hash, checks the signer's signature,
  * and checks that the ledger holds exactly this evidence. The checks and the verdict rules are
- * specified in docs/protocol.md ("Verifier").
+ * specified in docs/protocol.md ("Verifier", "Verifying svc-receipt/2"). A batched receipt's signer signature is
+ * checked off the ledger; its leaf's inclusion proof must lead to the root its anchoring transaction records.
  */
 import type { Ledger, LedgerTransaction } from '@svc/ledger';
 import { acceptanceIdOf, parseAcceptanceMessage, type AcceptanceMessageFields } from './acceptance-message';
@@ -10,7 +11,10 @@ import { asSignature, base58ToBytes } from './base58';
 import { ED25519_PROGRAM_ADDRESS } from './constants';
 import { canonicalContent, contentHash, versionFingerprint } from './content';
 import type { DocumentRecord, OrganizationRecord, VersionRecord } from './memo';
-import { receiptProblems, type AcceptanceReceiptV1 } from './receipt';
+import { batchFeeShare, batchLeafHash } from './batch';
+import { RECEIPT_FORMAT_V2 } from './constants';
+import { merkleRootFromProof } from './merkle';
+import { receiptProblems, type AcceptanceReceipt, type AcceptanceReceiptV1, type AcceptanceReceiptV2 } from './receipt';
 import { describeSignatureRefusal, ed25519SignatureProblem } from './signatures';
 import { parseEvidenceTransaction, type EvidenceTransaction } from './transactions';
 import { checkRegistrations, creationOf, LedgerUnavailable, mismatches } from './verifier-registrations';
@@ -76,7 +80,38 @@ export const VERIFIER_CHECKS = [
   { id: 'transaction.commitment', label: 'Acceptance transaction is finalized', critical: false },
 ] as const;
 
-type CheckId = (typeof VERIFIER_CHECKS)[number]['id'];
+/** The checks of a batched receipt (`svc-receipt/2`), in report order: the leaf's inclusion proof and the anchor
+ * record replace the precompile instruction and the `accept` memo; the fee is the acceptance's share. */
+export const VERIFIER_CHECKS_V2 = [
+  { id: 'receipt.format', label: 'Receipt is a well-formed svc-receipt/2', critical: true },
+  ...VERIFIER_CHECKS.slice(1, 8), // receipt.issued-at … acceptance.signature
+  { id: 'batch.inclusion', label: "The acceptance's leaf is in the batch: its inclusion proof leads to the batch root", critical: true },
+  VERIFIER_CHECKS[8], // ledger.network
+  { id: 'transaction.found', label: 'Anchoring transaction is on the ledger', critical: true },
+  { id: 'transaction.succeeded', label: 'Anchoring transaction succeeded', critical: true },
+  { id: 'transaction.anchor', label: 'Memo records this batch root, size, lane and sequence, signed by the fee payer', critical: true },
+  VERIFIER_CHECKS[13], // transaction.slot
+  { id: 'transaction.fee-payer', label: "Fee payer and the acceptance's fee share match the receipt", critical: false },
+  { id: 'message.validity-window', label: "Batch was anchored within the message's validity window", critical: true },
+  ...VERIFIER_CHECKS.slice(16, 19), // version.publication, document.registration, organization.registration
+  { id: 'transaction.commitment', label: 'Anchoring transaction is finalized', critical: false },
+] as const;
+
+type CheckId = (typeof VERIFIER_CHECKS)[number]['id'] | (typeof VERIFIER_CHECKS_V2)[number]['id'];
+type CheckList = readonly { id: CheckId; label: string; critical: boolean }[];
+
+/** The check list a receipt is reported with: that of its declared format (v1 for anything else). */
+function checksFor(input: unknown): CheckList {
+  let value = input;
+  if (typeof input === 'string') {
+    try {
+      value = JSON.parse(input);
+    } catch {
+      return VERIFIER_CHECKS;
+    }
+  }
+  return typeof value === 'object' && value !== null && (value as { format?: unknown }).format === RECEIPT_FORMAT_V2 ? VERIFIER_CHECKS_V2 : VERIFIER_CHECKS;
+}
 type Outcome = { status: CheckStatus; detail: string };
 
 const utf8 = new TextEncoder();
@@ -108,7 +143,7 @@ export async function verifyReceipt(receipt: unknown, ledger: LedgerReader, opti
     // Unexpected: a bug or a ledger returning malformed data. Report rather than throw.
     blocked ??= { kind: 'unreachable', detail: `verification stopped: ${(error as Error).message}` };
   }
-  return report(outcomes, blocked);
+  return report(checksFor(receipt), outcomes, blocked);
 }
 
 async function runChecks(
@@ -133,8 +168,8 @@ async function runChecks(
     set('receipt.format', 'fail', problems.slice(0, 10).join('; '));
     return;
   }
-  const r = value as AcceptanceReceiptV1;
-  set('receipt.format', 'pass', 'svc-receipt-v1, all fields well-formed');
+  const r = value as AcceptanceReceipt;
+  set('receipt.format', 'pass', `${r.format}, all fields well-formed`);
 
   const now = options.now ?? new Date();
   if (isIsoUtc(r.issuedAt) && isoToUnixSeconds(r.issuedAt) > now.getTime() / 1000 + CLOCK_TOLERANCE_SECONDS) {
@@ -207,6 +242,7 @@ async function runChecks(
   if (refusal === null) set('acceptance.signature', 'pass', `valid Ed25519 signature by ${r.acceptance.signer}`);
   else if (refusal === 'mismatch') set('acceptance.signature', 'fail', `the signature does not verify for ${r.acceptance.signer} over the message`);
   else set('acceptance.signature', 'fail', `strict Ed25519 verification refuses it: ${describeSignatureRefusal(refusal)}`);
+  if (r.format === RECEIPT_FORMAT_V2) checkInclusion(r, set);
 
   // ---- Ledger checks ----
   const read = async <T>(what: string, call: () => Promise<T>): Promise<T> => {
@@ -240,6 +276,8 @@ async function runChecks(
     if (!tx) {
       set('transaction.found', 'fail', `the ledger has no transaction ${r.transaction.signature}`);
       block({ kind: 'no-transaction', detail: 'no acceptance transaction to check' });
+    } else if (r.format === RECEIPT_FORMAT_V2) {
+      checkAnchorTransaction(r, tx, message, set);
     } else {
       checkAcceptanceTransaction(r, tx, messageBytes, signature, message, set);
     }
@@ -265,21 +303,8 @@ function checkAcceptanceTransaction(
   message: AcceptanceMessageFields | null,
   set: (id: CheckId, status: CheckStatus, detail: string) => void,
 ): void {
-  let parsed: EvidenceTransaction;
-  try {
-    parsed = parseEvidenceTransaction(tx.wire);
-  } catch (error) {
-    set('transaction.found', 'fail', `the ledger's transaction cannot be decoded: ${(error as Error).message}`);
-    return;
-  }
-  if (parsed.signature !== r.transaction.signature) {
-    set('transaction.found', 'fail', `the ledger returned transaction ${parsed.signature} for ${r.transaction.signature}`);
-    return;
-  }
-  set('transaction.found', 'pass', `transaction ${r.transaction.signature}`);
-
-  if (tx.err === null || tx.err === undefined) set('transaction.succeeded', 'pass', 'executed without error');
-  else set('transaction.succeeded', 'fail', `the transaction failed: ${safeJson(tx.err)}`);
+  const parsed = foundTransaction(r, tx, set);
+  if (!parsed) return;
 
   const first = parsed.instructions[0];
   const entries = parsed.ed25519.filter((e) => e.instructionIndex === 0);
@@ -310,6 +335,88 @@ function checkAcceptanceTransaction(
     else set('transaction.memo', 'fail', problems.join('; '));
   }
 
+  checkLanding(r, tx, parsed, Number(tx.fee), message, set);
+}
+
+/** Decodes the ledger's transaction and records `transaction.found` and `transaction.succeeded`; null when not found. */
+function foundTransaction(r: AcceptanceReceipt, tx: LedgerTransaction, set: (id: CheckId, status: CheckStatus, detail: string) => void): EvidenceTransaction | null {
+  let parsed: EvidenceTransaction;
+  try {
+    parsed = parseEvidenceTransaction(tx.wire);
+  } catch (error) {
+    set('transaction.found', 'fail', `the ledger's transaction cannot be decoded: ${(error as Error).message}`);
+    return null;
+  }
+  if (parsed.signature !== r.transaction.signature) {
+    set('transaction.found', 'fail', `the ledger returned transaction ${parsed.signature} for ${r.transaction.signature}`);
+    return null;
+  }
+  set('transaction.found', 'pass', `transaction ${r.transaction.signature}`);
+  if (tx.err === null || tx.err === undefined) set('transaction.succeeded', 'pass', 'executed without error');
+  else set('transaction.succeeded', 'fail', `the transaction failed: ${safeJson(tx.err)}`);
+  return parsed;
+}
+
+/** `batch.inclusion`: the leaf recomputed from the receipt's evidence, and its audit path up to the batch root. */
+function checkInclusion(r: AcceptanceReceiptV2, set: (id: CheckId, status: CheckStatus, detail: string) => void): void {
+  const leafHash = batchLeafHash({
+    acceptanceId: r.acceptanceId,
+    message: r.acceptance.message,
+    signature: r.acceptance.signature,
+    signer: r.acceptance.signer,
+    versionAddress: r.version.address,
+  });
+  const { leafIndex, size, proof, root } = r.batch;
+  if (leafHash !== r.batch.leafHash) return void set('batch.inclusion', 'fail', `the acceptance's evidence hashes to leaf ${leafHash}, the receipt says ${r.batch.leafHash}`);
+  const reached = merkleRootFromProof(leafHash, leafIndex, size, proof);
+  if (reached === null) set('batch.inclusion', 'fail', `the proof has ${proof.length} hashes, which cannot place leaf ${leafIndex} in a tree of ${size}`);
+  else if (reached !== root) set('batch.inclusion', 'fail', `the proof leads to ${reached}, the batch root is ${root}`);
+  else set('batch.inclusion', 'pass', `leaf ${leafIndex} of ${size}, ${proof.length} proof hashes up to root ${root}`);
+}
+
+/** The ledger checks of a batched receipt: the anchoring transaction records exactly this batch. */
+function checkAnchorTransaction(
+  r: AcceptanceReceiptV2,
+  tx: LedgerTransaction,
+  message: AcceptanceMessageFields | null,
+  set: (id: CheckId, status: CheckStatus, detail: string) => void,
+): void {
+  const parsed = foundTransaction(r, tx, set);
+  if (!parsed) return;
+  const anchors = parsed.memos.filter((m) => m.record?.kind === 'batch');
+  if (anchors.length !== 1) {
+    set('transaction.anchor', 'fail', `expected exactly one svc/1 batch memo, found ${anchors.length}`);
+  } else {
+    const memo = anchors[0]!;
+    const rec = memo.record as { lane: number; sequence: number; size: number; root: string };
+    const problems = mismatches(
+      [
+        ['root', rec.root, r.batch.root],
+        ['size', rec.size, r.batch.size],
+        ['lane', rec.lane, r.batch.lane],
+        ['sequence', rec.sequence, r.batch.sequence],
+      ],
+      'memo',
+    );
+    if (memo.signerAccounts[0] !== parsed.feePayer) problems.push('the memo is not signed by the fee payer');
+    if (problems.length === 0) set('transaction.anchor', 'pass', `memo: ${memo.text}`);
+    else set('transaction.anchor', 'fail', problems.join('; '));
+  }
+  checkLanding(r, tx, parsed, batchFeeShare(Number(tx.fee), r.batch.size), message, set);
+}
+
+/**
+ * The checks both formats share once the transaction is found: slot and block time, fee payer and fee (the whole
+ * fee, or a batched acceptance's share), the message's validity window at the block time, commitment.
+ */
+function checkLanding(
+  r: AcceptanceReceipt,
+  tx: LedgerTransaction,
+  parsed: EvidenceTransaction,
+  expectedFee: number,
+  message: AcceptanceMessageFields | null,
+  set: (id: CheckId, status: CheckStatus, detail: string) => void,
+): void {
   const slot = Number(tx.slot);
   if (slot !== r.transaction.slot) {
     set('transaction.slot', 'fail', `the ledger says slot ${slot}, the receipt ${r.transaction.slot}`);
@@ -321,8 +428,8 @@ function checkAcceptanceTransaction(
 
   const feeProblems: string[] = [];
   if (parsed.feePayer !== r.fees.payer) feeProblems.push(`fee payer is ${parsed.feePayer}, the receipt says ${r.fees.payer}`);
-  if (Number(tx.fee) !== r.fees.lamports) feeProblems.push(`fee is ${tx.fee} lamports, the receipt says ${r.fees.lamports}`);
-  if (feeProblems.length === 0) set('transaction.fee-payer', 'pass', `${parsed.feePayer} paid ${tx.fee} lamports`);
+  if (expectedFee !== r.fees.lamports) feeProblems.push(`fee is ${expectedFee} lamports, the receipt says ${r.fees.lamports}`);
+  if (feeProblems.length === 0) set('transaction.fee-payer', 'pass', `${parsed.feePayer} paid ${tx.fee} lamports${expectedFee === Number(tx.fee) ? '' : `, ${expectedFee} for this acceptance`}`);
   else set('transaction.fee-payer', 'warn', feeProblems.join('; '));
 
   if (message) {
@@ -349,8 +456,8 @@ function checkAcceptanceTransaction(
   else set('transaction.commitment', 'warn', `not yet finalized (${tx.confirmationStatus})`);
 }
 
-function report(outcomes: Map<CheckId, Outcome>, blocked: Blocked | null): VerificationReport {
-  const checks: VerificationCheck[] = VERIFIER_CHECKS.map((c) => {
+function report(list: CheckList, outcomes: Map<CheckId, Outcome>, blocked: Blocked | null): VerificationReport {
+  const checks: VerificationCheck[] = list.map((c) => {
     const o = outcomes.get(c.id) ?? { status: 'skip' as const, detail: skipReason(c.id, outcomes, blocked) };
     return { id: c.id, label: c.label, status: o.status, detail: o.detail, critical: c.critical };
   });

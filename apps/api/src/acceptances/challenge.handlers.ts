@@ -11,6 +11,7 @@ import {
   streams,
   type AcceptanceChallengeIssuedData,
   type ChallengeFacts,
+  type EvidenceMode,
 } from '@svc/domain';
 import { buildAcceptanceMessage } from '@svc/evidence';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
@@ -41,7 +42,7 @@ export interface ChallengeResult {
   protocol: 'svc/1';
   signerType: 'wallet';
   feeSponsor: 'svc' | 'organization';
-  evidenceMode: 'DIRECT_ONCHAIN';
+  evidenceMode: EvidenceMode;
   organization: string;
   document: string;
   /** The version to sign: its address, fingerprint and fields (the read model's view, publication details left out). */
@@ -177,6 +178,7 @@ export class IssueAcceptanceChallengeHandler implements ICommandHandler<IssueAcc
       expiresAt,
       acceptanceSessionId: session && 'acceptanceSessionId' in session ? session.acceptanceSessionId : null,
       externalUserRef: session && 'externalUserRef' in session ? session.externalUserRef : null,
+      evidenceMode: org.settings.evidenceMode,
     };
     const decided = await this.decisions.handle(streams.challenge(challengeId), challengeDecider, { kind: 'IssueChallenge', facts, issued }, ctx, { expectNew: true });
     const message = decided.state.issued?.message ?? issued.message;
@@ -190,7 +192,7 @@ export class IssueAcceptanceChallengeHandler implements ICommandHandler<IssueAcc
       protocol: 'svc/1',
       signerType: 'wallet',
       feeSponsor: org.settings.feeSponsor,
-      evidenceMode: 'DIRECT_ONCHAIN',
+      evidenceMode: issued.evidenceMode,
       organization: org.address,
       document: doc.address,
       version: challengeVersion(version),

@@ -1,17 +1,19 @@
-import { Controller, Get, Inject, Param } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '@svc/config';
 import { DomainError } from '@svc/domain';
-import { parseEvidenceTransaction } from '@svc/evidence';
+import { BATCH_MANIFEST_FORMAT, batchTree, parseEvidenceTransaction, type BatchManifestV1 } from '@svc/evidence';
+import { NetworkService } from '@svc/application';
 import { ApiErrors, Hex64Param, SignatureParam, SignerParam } from '@svc/http';
 import { LEDGER, toSignature, type Ledger } from '@svc/ledger';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
-import { COLLECTIONS, type AcceptanceDoc } from '@svc/projections';
+import { COLLECTIONS, type AcceptanceDoc, type BatchDoc } from '@svc/projections';
 import { ReceiptService } from './receipt.service';
 import { receiptUrlOf } from './submit.handler';
 import { publicAcceptanceRecord } from './views';
 import { AcceptanceResponse } from './acceptance.responses';
-import { ReceiptWithReportResponse, SignerEvidenceResponse, TransactionAcceptanceResponse } from './public-acceptances.responses';
+import { BatchManifestResponse, ReceiptWithReportResponse, SignerEvidenceResponse, TransactionAcceptanceResponse } from './public-acceptances.responses';
 
 /** Public verification reads (spec §4.3). */
 @ApiTags('public: verification')
@@ -22,6 +24,7 @@ export class PublicAcceptancesController {
     @Inject(READ_STORE) private readonly readStore: ReadStore,
     @Inject(LEDGER) private readonly ledger: Ledger,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly network: NetworkService,
   ) {}
 
   private get acceptances() {
@@ -68,18 +71,42 @@ export class PublicAcceptancesController {
   }
 
   /**
-   * `{receipt, report}`: the self-contained receipt (`svc-receipt-v1`) and the service's verification of it,
-   * made now. 422 verification_failed when it does not verify.
+   * `{receipt, report}`: the self-contained receipt (`svc-receipt-v1`, or `svc-receipt/2` for a batched acceptance)
+   * and the service's verification of it, made now. 409 pending_batch before the acceptance's batch is anchored;
+   * 422 verification_failed when it does not verify.
    */
   @Get('acceptances/:acceptanceId/receipt')
   @ApiOkResponse({ type: ReceiptWithReportResponse })
-  @ApiErrors('invalid_request', 'not_found', 'verification_failed')
+  @ApiErrors('invalid_request', 'not_found', 'pending_batch', 'verification_failed')
   async receipt(@Param('acceptanceId', Hex64Param('acceptanceId')) acceptanceId: string) {
     const result = await this.receipts.receiptWithReport(acceptanceId);
     if (result.report.verdict === 'INVALID') {
       throw new DomainError('verification_failed', `the receipt does not verify: ${result.report.summary}`);
     }
     return result;
+  }
+
+  /**
+   * The manifest `svc-batch-manifest/1` of an anchored batch (docs/protocol.md §7.7): every leaf's evidence in tree
+   * order, the root and the anchoring transaction, whose signature is also in the header `x-batch-transaction`. A
+   * batch closed but not anchored yet is 404 like an unknown root.
+   */
+  @Get('batches/:root')
+  @ApiOkResponse({ type: BatchManifestResponse, headers: { 'x-batch-transaction': { description: 'Signature of the anchoring transaction', schema: { type: 'string' } } } })
+  @ApiErrors('invalid_request', 'not_found')
+  async batch(@Param('root', Hex64Param('root')) root: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<BatchManifestV1> {
+    const batch = await this.readStore.collection<BatchDoc>(COLLECTIONS.batches).findOne({ _id: root });
+    if (!batch || batch.status !== 'anchored' || batch.slot === null || batch.feeLamports === null) throw new DomainError('not_found', 'no anchored batch with this root');
+    const { leafHashes } = batchTree(batch.leaves);
+    const net = this.network.network;
+    void reply.header('x-batch-transaction', batch.transactionSignature);
+    return {
+      format: BATCH_MANIFEST_FORMAT,
+      network: { chainId: net.chainId, label: net.label, programId: net.programId },
+      batch: { lane: batch.lane, sequence: batch.sequence, size: batch.size, root: batch.root },
+      transaction: { signature: batch.transactionSignature, slot: batch.slot, blockTime: batch.blockTime, feePayer: batch.feePayer, feeLamports: batch.feeLamports },
+      leaves: batch.leaves.map((leaf, index) => ({ index, leafHash: leafHashes[index]!, ...leaf })),
+    };
   }
 
   /**

@@ -48,9 +48,25 @@ export class ReceiptVersionView extends PickType(VersionResponse, ['address', 'n
   @ApiProperty({ type: String, pattern: SIG.source, description: 'Signature of the publication transaction' }) publicationSignature!: string;
 }
 
-/** The self-contained receipt `svc-receipt-v1` (docs/protocol.md "Receipt"), verifiable offline with `svc verify`. */
+/** Where a batched acceptance's leaf is, and its inclusion proof (docs/protocol.md §8.1). */
+export class ReceiptBatchView {
+  @ApiProperty({ type: 'integer', minimum: 0, maximum: 255 }) lane!: number;
+  @ApiProperty({ type: 'integer', minimum: 1 }) sequence!: number;
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: 1024 }) size!: number;
+  @ApiProperty({ type: String, pattern: HEX64.source, description: 'Merkle root (RFC 6962) recorded by the anchoring transaction' }) root!: string;
+  @ApiProperty({ type: 'integer', minimum: 0, maximum: 1023 }) leafIndex!: number;
+  @ApiProperty({ type: String, pattern: HEX64.source }) leafHash!: string;
+  @ApiProperty({ type: [String], maxItems: 10, description: 'Audit path, leaf side first' }) proof!: string[];
+}
+
+/**
+ * The self-contained receipt (docs/protocol.md "Receipt"), verifiable with `svc verify`: `svc-receipt-v1`, or
+ * `svc-receipt/2` for batched evidence (then with `evidenceMode` and `batch`; `transaction` is the anchoring one).
+ */
 export class ReceiptView {
-  @ApiProperty({ enum: ['svc-receipt-v1'] }) format!: string;
+  @ApiProperty({ enum: ['svc-receipt-v1', 'svc-receipt/2'] }) format!: string;
+  @ApiProperty({ enum: ['MERKLE_BATCHED'], required: false, description: 'svc-receipt/2 only' }) evidenceMode?: string;
+  @ApiProperty({ type: ReceiptBatchView, required: false, description: 'svc-receipt/2 only' }) batch?: ReceiptBatchView;
   @ApiProperty({ type: String, pattern: HEX64.source }) acceptanceId!: string;
   @ApiProperty({ type: ReceiptNetworkView }) network!: ReceiptNetworkView;
   @ApiProperty({ type: ReceiptTransactionView }) transaction!: ReceiptTransactionView;
@@ -112,4 +128,41 @@ export class SignerEvidenceResponse {
   @ApiProperty({ type: 'array', items: { type: 'object' }, maxItems: 0 }) keyStatements!: never[];
   @ApiProperty({ type: 'array', items: { type: 'object' }, maxItems: 0 }) passkeys!: never[];
   @ApiProperty({ type: 'array', items: { type: 'object' }, maxItems: 0 }) rotations!: never[];
+}
+
+/** One leaf of a batch manifest: the acceptance's evidence the leaf hashes (docs/protocol.md §7.7). */
+export class BatchManifestLeafView {
+  @ApiProperty({ type: 'integer', minimum: 0, maximum: 1023 }) index!: number;
+  @ApiProperty({ type: String, pattern: HEX64.source, description: 'SHA-256(0x00 ‖ leaf)' }) leafHash!: string;
+  @ApiProperty({ type: String, pattern: HEX64.source }) acceptanceId!: string;
+  @ApiProperty({ type: String, description: 'The exact signed message' }) message!: string;
+  @ApiProperty({ type: String, pattern: SIG.source }) signature!: string;
+  @ApiProperty({ type: String, pattern: ADDR.source }) signer!: string;
+  @ApiProperty({ type: String, pattern: ADDR.source }) versionAddress!: string;
+}
+
+/** `batch` of a manifest: the anchor record's fields. */
+export class BatchManifestBatchView {
+  @ApiProperty({ type: 'integer', minimum: 0, maximum: 255 }) lane!: number;
+  @ApiProperty({ type: 'integer', minimum: 1 }) sequence!: number;
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: 1024 }) size!: number;
+  @ApiProperty({ type: String, pattern: HEX64.source }) root!: string;
+}
+
+/** `transaction` of a manifest: the anchoring transaction. */
+export class BatchManifestTransactionView {
+  @ApiProperty({ type: String, pattern: SIG.source }) signature!: string;
+  @ApiProperty({ type: 'integer', minimum: 0 }) slot!: number;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'Unix seconds' }) blockTime!: number | null;
+  @ApiProperty({ type: String, pattern: ADDR.source }) feePayer!: string;
+  @ApiProperty({ type: 'integer', minimum: 0 }) feeLamports!: number;
+}
+
+/** The manifest `svc-batch-manifest/1` of an anchored batch (docs/protocol.md §7.7). */
+export class BatchManifestResponse {
+  @ApiProperty({ enum: ['svc-batch-manifest/1'] }) format!: string;
+  @ApiProperty({ type: ReceiptNetworkView }) network!: ReceiptNetworkView;
+  @ApiProperty({ type: BatchManifestBatchView }) batch!: BatchManifestBatchView;
+  @ApiProperty({ type: BatchManifestTransactionView }) transaction!: BatchManifestTransactionView;
+  @ApiProperty({ type: [BatchManifestLeafView], minItems: 1, maxItems: 1024 }) leaves!: BatchManifestLeafView[];
 }

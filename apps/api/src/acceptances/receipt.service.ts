@@ -1,14 +1,24 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '@svc/domain';
-import { buildReceipt, verifyReceipt, type AcceptanceReceiptV1, type VerificationReport } from '@svc/evidence';
+import {
+  batchInclusionProof,
+  batchTree,
+  buildReceipt,
+  buildReceiptV2,
+  verifyReceipt,
+  type AcceptanceReceipt,
+  type AcceptanceReceiptInput,
+  type VerificationReport,
+} from '@svc/evidence';
 import { LEDGER, type Ledger } from '@svc/ledger';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
-import { COLLECTIONS, type AcceptanceDoc, type ContentDoc, type DocumentDoc, type OrganizationDoc, type VersionDoc } from '@svc/projections';
+import { COLLECTIONS, type AcceptanceDoc, type BatchDoc, type ContentDoc, type DocumentDoc, type OrganizationDoc, type VersionDoc } from '@svc/projections';
 import { NetworkService } from '@svc/application';
 
 /**
- * Builds the self-contained receipt of an acceptance (`svc-receipt-v1`) from the read models and checks it
- * with the same verifier anyone can run (`svc verify`), against the ledger.
+ * Builds the self-contained receipt of an acceptance from the read models (`svc-receipt-v1`, or `svc-receipt/2` with
+ * the leaf's inclusion proof for a batched one, docs/protocol.md §8.1) and checks it with the same verifier anyone
+ * can run (`svc verify`), against the ledger.
  */
 @Injectable()
 export class ReceiptService {
@@ -18,16 +28,23 @@ export class ReceiptService {
     private readonly network: NetworkService,
   ) {}
 
-  /** A relayed acceptance by id. @throws DomainError not_found */
+  /**
+   * A recorded acceptance by id: relayed, or batched and waiting for its batch (`transactionSignature` null).
+   * @throws DomainError not_found (404)
+   */
   async acceptance(acceptanceId: string): Promise<AcceptanceDoc> {
     const acceptance = await this.readStore.collection<AcceptanceDoc>(COLLECTIONS.acceptances).findOne({ _id: acceptanceId });
-    if (!acceptance || acceptance.status !== 'confirmed') throw new DomainError('not_found', 'acceptance not found');
+    if (!acceptance || !(acceptance.status === 'confirmed' || pendingBatch(acceptance))) throw new DomainError('not_found', 'acceptance not found');
     return acceptance;
   }
 
-  /** @throws DomainError not_found */
-  async receipt(acceptanceId: string): Promise<AcceptanceReceiptV1> {
+  /**
+   * @throws DomainError not_found (404); pending_batch (409) for a batched acceptance whose batch is not anchored yet
+   *   (spec §7: it closes within 10 seconds).
+   */
+  async receipt(acceptanceId: string): Promise<AcceptanceReceipt> {
     const a = await this.acceptance(acceptanceId);
+    if (pendingBatch(a)) throw new DomainError('pending_batch', 'the acceptance awaits the anchoring of its batch (within about 10 seconds); ask again then');
     const [version, org, doc] = await Promise.all([
       this.readStore.collection<VersionDoc>(COLLECTIONS.versions).findOne({ _id: a.versionAddress }),
       this.readStore.collection<OrganizationDoc>(COLLECTIONS.organizations).findOne({ _id: a.organizationId }),
@@ -37,9 +54,9 @@ export class ReceiptService {
     const content = await this.readStore.collection<ContentDoc>(COLLECTIONS.contents).findOne({ _id: version.contentHash });
     if (!content) throw new DomainError('not_found', 'document text not found');
     const net = this.network.network;
-    return buildReceipt({
+    const input: AcceptanceReceiptInput = {
       network: { chainId: net.chainId, label: net.label, programId: net.programId },
-      transaction: { signature: a.transactionSignature, slot: a.slot ?? 0, blockTime: a.blockTime },
+      transaction: { signature: a.transactionSignature ?? '', slot: a.slot ?? 0, blockTime: a.blockTime },
       acceptance: { signer: a.signer, signerType: 'wallet', message: a.message, signature: a.signature, requestDomain: a.requestDomain },
       organization: { address: org.address, name: org.name },
       document: { address: doc.address, slug: doc.slug, title: doc.title },
@@ -56,13 +73,24 @@ export class ReceiptService {
       documentText: content.text,
       fees: { payer: a.feePayer, lamports: a.feeLamports ?? 0, sponsor: a.feeSponsor === 'organization' ? 'organization' : 'svc', reimbursedLamports: null },
       issuedAt: new Date().toISOString(),
-    });
+    };
+    if (a.batch === null) return buildReceipt(input);
+    const batch = await this.readStore.collection<BatchDoc>(COLLECTIONS.batches).findOne({ _id: a.batch.root });
+    if (!batch) throw new DomainError('pending_batch', 'the batch of the acceptance is being recorded; ask again in a moment');
+    const { leafHashes } = batchTree(batch.leaves);
+    const { lane, sequence, size, root, leafIndex } = a.batch;
+    return buildReceiptV2({ ...input, batch: { lane, sequence, size, root, leafIndex, leafHash: leafHashes[leafIndex]!, proof: batchInclusionProof(leafHashes, leafIndex) } });
   }
 
   /** The receipt and the service's own verification report, made now against the ledger. */
-  async receiptWithReport(acceptanceId: string): Promise<{ receipt: AcceptanceReceiptV1; report: VerificationReport }> {
+  async receiptWithReport(acceptanceId: string): Promise<{ receipt: AcceptanceReceipt; report: VerificationReport }> {
     const receipt = await this.receipt(acceptanceId);
     const report = await verifyReceipt(receipt, this.ledger);
     return { receipt, report };
   }
+}
+
+/** Whether a batched acceptance waits for its batch to be anchored. */
+export function pendingBatch(a: AcceptanceDoc): boolean {
+  return a.status === 'submitted' && a.evidenceMode === 'MERKLE_BATCHED';
 }

@@ -16,7 +16,7 @@ export class ChallengeResponse {
   @ApiProperty({ enum: ['svc/1'] }) protocol!: string;
   @ApiProperty({ enum: ['wallet'] }) signerType!: string;
   @ApiProperty({ enum: ['svc', 'organization'] }) feeSponsor!: string;
-  @ApiProperty({ enum: ['DIRECT_ONCHAIN'] }) evidenceMode!: string;
+  @ApiProperty({ enum: ['DIRECT_ONCHAIN', 'MERKLE_BATCHED'] }) evidenceMode!: string;
   @ApiProperty({ type: String, pattern: ADDR.source }) organization!: string;
   @ApiProperty({ type: String, pattern: ADDR.source }) document!: string;
   @ApiProperty({ type: ChallengeVersionView }) version!: ChallengeVersionView;
@@ -25,7 +25,8 @@ export class ChallengeResponse {
 /** Who paid the network fee of an acceptance. */
 export class AcceptanceFeeView {
   @ApiProperty({ type: String, pattern: ADDR.source, description: 'Fee payer of the transaction' }) payer!: string;
-  @ApiProperty({ type: 'integer', minimum: 0, description: 'Lamports' }) lamports!: number;
+  @ApiProperty({ type: 'integer', minimum: 0, nullable: true, description: 'Lamports (batched: the share of the anchoring fee); null while a batched acceptance awaits anchoring' })
+  lamports!: number | null;
   @ApiProperty({ enum: ['svc', 'organization'] }) sponsor!: string;
   @ApiProperty({ type: 'integer', nullable: true, description: 'Lamports; null: the service paid' }) reimbursedLamports!: number | null;
 }
@@ -34,9 +35,9 @@ export class AcceptanceFeeView {
 export class SubmitResponse {
   @ApiProperty({ type: String, pattern: HEX64.source }) acceptanceId!: string;
   @ApiProperty({ type: String, pattern: SIG.source, nullable: true }) transactionSignature!: string | null;
-  @ApiProperty({ type: 'integer', minimum: 0 }) slot!: number;
-  @ApiProperty({ enum: ['confirmed'] }) status!: string;
-  @ApiProperty({ enum: ['DIRECT_ONCHAIN'] }) evidenceMode!: string;
+  @ApiProperty({ type: 'integer', minimum: 0, nullable: true, description: 'null while a batched acceptance awaits anchoring' }) slot!: number | null;
+  @ApiProperty({ enum: ['confirmed', 'pending_batch'] }) status!: string;
+  @ApiProperty({ enum: ['DIRECT_ONCHAIN', 'MERKLE_BATCHED'] }) evidenceMode!: string;
   @ApiProperty({ enum: ['wallet'] }) signerType!: string;
   @ApiProperty({ type: AcceptanceFeeView }) fee!: AcceptanceFeeView;
   @ApiProperty({ type: String, format: 'uri' }) receiptUrl!: string;

@@ -11,6 +11,7 @@ import {
   type AcceptanceSubmittedData,
   type AcceptanceChallengeIssuedData,
   type SubmitAcceptanceCommand,
+  type EvidenceMode,
 } from '@svc/domain';
 import { acceptanceIdOf, base58ToBytes, verifyEd25519 } from '@svc/evidence';
 import { AcceptanceRelay, type CommandContext, Decisions, EventLog, hashSecret, OrganizationFactsReader, RelayOutcomes, safeEqual } from '@svc/application';
@@ -18,12 +19,14 @@ import { AcceptanceRelay, type CommandContext, Decisions, EventLog, hashSecret, 
 /** Response of the submit endpoint (spec §4.4). */
 export interface SubmitResult {
   acceptanceId: string;
+  /** Null while a batched acceptance awaits anchoring. */
   transactionSignature: string | null;
-  slot: number;
-  status: 'confirmed';
-  evidenceMode: 'DIRECT_ONCHAIN';
+  slot: number | null;
+  /** `pending_batch`: recorded, to be anchored with the next batch (docs/architecture.md "Batches"). */
+  status: 'confirmed' | 'pending_batch';
+  evidenceMode: EvidenceMode;
   signerType: 'wallet';
-  fee: { payer: string; lamports: number; sponsor: 'svc' | 'organization'; reimbursedLamports: number | null };
+  fee: { payer: string; lamports: number | null; sponsor: 'svc' | 'organization'; reimbursedLamports: number | null };
   receiptUrl: string;
 }
 
@@ -56,7 +59,8 @@ export class SubmitAcceptanceHandler implements ICommandHandler<SubmitAcceptance
 
   /**
    * The acceptance decider judges the submission against the challenge's stream, the document's stream (current
-   * version) and the acceptance's own stream (one per signer and version); the relay processor sends it.
+   * version) and the acceptance's own stream (one per signer and version); the relay processor sends it. A challenge
+   * issued in `MERKLE_BATCHED` mode is answered at once with `pending_batch`: the batcher anchors it within 10 s.
    * @throws DomainError not_found (404), forbidden (403: wrong clientBinding), challenge_not_open (409),
    * challenge_expired (409), version_superseded (409), invalid_request / invalid_signature (400),
    * already_accepted (409), relay_failed (502: refused by the ledger, or no outcome within 30 s); with an acceptance
@@ -88,15 +92,17 @@ export class SubmitAcceptanceHandler implements ICommandHandler<SubmitAcceptance
     const acceptanceStream = streams.acceptance(issued.versionAddress, issued.signer);
     const sessionId = issued.acceptanceSessionId;
     if (sessionId !== null) await this.claimSession(sessionId, acceptanceStream, command, acceptanceId, ctx);
+    if (issued.evidenceMode === 'MERKLE_BATCHED') {
+      const position = await this.record(acceptanceStream, command, acceptanceId, sessionId, ctx);
+      // The answer names a record the public reads then show (pending, transaction null).
+      if (position !== null) await this.log.settled(position);
+      return this.pendingBatch(acceptanceId);
+    }
     const outcome = this.outcomes.expect(acceptanceId, RELAY_WAIT_MS);
     try {
-      // Usually the signer's first acceptance of the version: claim the stream; an existing one is read and judged.
-      await this.decisions.handle(acceptanceStream, acceptanceDecider, command, ctx, { expectNew: true });
+      await this.record(acceptanceStream, command, acceptanceId, sessionId, ctx);
     } catch (err) {
       this.outcomes.cancel(acceptanceId);
-      if (sessionId !== null) {
-        await this.decisions.handle(streams.acceptanceSession(sessionId), acceptanceSessionDecider, { kind: 'ReleaseAcceptanceSession', acceptanceId }, ctx);
-      }
       throw err;
     }
     const result = await outcome;
@@ -112,6 +118,38 @@ export class SubmitAcceptanceHandler implements ICommandHandler<SubmitAcceptance
       evidenceMode: 'DIRECT_ONCHAIN',
       signerType: 'wallet',
       fee: { payer: this.relay.feePayer, lamports: relayed.feeLamports, sponsor: 'svc', reimbursedLamports: null },
+      receiptUrl: receiptUrlOf(this.config.publicBaseUrl, acceptanceId),
+    };
+  }
+
+  /**
+   * Appends the submission; a refused one gives the acceptance session it claimed back.
+   * @returns the log position of the appended submission.
+   * @throws DomainError as the acceptance decider.
+   */
+  private async record(acceptanceStream: string, command: SubmitAcceptanceCommand, acceptanceId: string, sessionId: string | null, ctx: CommandContext): Promise<bigint | null> {
+    try {
+      // Usually the signer's first acceptance of the version: claim the stream; an existing one is read and judged.
+      const decided = await this.decisions.handle(acceptanceStream, acceptanceDecider, command, ctx, { expectNew: true });
+      return decided.appended?.position ?? null;
+    } catch (err) {
+      if (sessionId !== null) {
+        await this.decisions.handle(streams.acceptanceSession(sessionId), acceptanceSessionDecider, { kind: 'ReleaseAcceptanceSession', acceptanceId }, ctx);
+      }
+      throw err;
+    }
+  }
+
+  /** The answer to a batched submission: recorded, anchored with the next batch (no transaction yet). */
+  private pendingBatch(acceptanceId: string): SubmitResult {
+    return {
+      acceptanceId,
+      transactionSignature: null,
+      slot: null,
+      status: 'pending_batch',
+      evidenceMode: 'MERKLE_BATCHED',
+      signerType: 'wallet',
+      fee: { payer: this.relay.feePayer, lamports: null, sponsor: 'svc', reimbursedLamports: null },
       receiptUrl: receiptUrlOf(this.config.publicBaseUrl, acceptanceId),
     };
   }
@@ -136,7 +174,11 @@ export class SubmitAcceptanceHandler implements ICommandHandler<SubmitAcceptance
 
   /** The record of a verified submission, with the relay transaction signed (docs/architecture.md "Relay": sign, record, send). */
   private async submission(issued: AcceptanceChallengeIssuedData, signature: string, acceptanceId: string): Promise<AcceptanceSubmittedData> {
-    const transaction = await this.relay.sign({ signer: issued.signer, signature, message: issued.message, acceptanceId, versionAddress: issued.versionAddress });
+    const batched = issued.evidenceMode === 'MERKLE_BATCHED';
+    // A batched acceptance has no transaction of its own: its leaf is anchored with its batch's root.
+    const transaction = batched
+      ? { transactionSignature: null, transactionWire: null, lastValidBlockHeight: null }
+      : await this.relay.sign({ signer: issued.signer, signature, message: issued.message, acceptanceId, versionAddress: issued.versionAddress });
     return {
       acceptanceId,
       challengeId: issued.challengeId,
@@ -154,7 +196,7 @@ export class SubmitAcceptanceHandler implements ICommandHandler<SubmitAcceptance
       signature,
       requestDomain: issued.requestDomain,
       externalUserRef: issued.externalUserRef,
-      evidenceMode: 'DIRECT_ONCHAIN',
+      evidenceMode: issued.evidenceMode,
       feePayer: this.relay.feePayer,
       feeSponsor: 'svc',
       ...transaction,

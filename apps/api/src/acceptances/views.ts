@@ -24,7 +24,9 @@ export function acceptanceRecord(a: AcceptanceDoc) {
     versionNumber: a.versionNumber,
     requestDomain: a.requestDomain,
     externalUserRef: a.externalUserRef as string | null,
-    commitment: a.commitment ?? 'confirmed',
+    // A batched acceptance waiting for its batch has no transaction, hence no commitment yet.
+    commitment: a.transactionSignature === null ? null : (a.commitment ?? 'confirmed'),
+    evidenceMode: a.evidenceMode,
     documentSlug: a.documentSlug,
     document: a.document,
     organization: a.organization,

@@ -31,7 +31,7 @@ export class ReceiptPageController {
   @Get(':acceptanceId.json')
   @ApiProduces('application/json')
   @ApiOkResponse({ type: ReceiptView, description: 'RFC 8785 canonical JSON, as an attachment' })
-  @ApiErrors('invalid_request', 'not_found')
+  @ApiErrors('invalid_request', 'not_found', 'pending_batch')
   async download(@Param('acceptanceId', Hex64Param('acceptanceId')) acceptanceId: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
     const receipt = await this.receipts.receipt(acceptanceId);
     void reply.headers({
@@ -50,6 +50,7 @@ export class ReceiptPageController {
   @ApiOkResponse({ description: 'The receipt page with its verification', content: { 'text/html': { schema: { type: 'string' } } } })
   @ApiResponse({ status: 400, description: 'An HTML page: not a receipt address', content: { 'text/html': { schema: { type: 'string' } } } })
   @ApiResponse({ status: 404, description: 'An HTML page: no confirmed acceptance with this ID', content: { 'text/html': { schema: { type: 'string' } } } })
+  @ApiResponse({ status: 409, description: 'An HTML page: a batched acceptance whose batch is not anchored yet', content: { 'text/html': { schema: { type: 'string' } } } })
   @ApiResponse({ status: 500, description: 'An HTML page: the receipt cannot be shown', content: { 'text/html': { schema: { type: 'string' } } } })
   async page(@Param('acceptanceId', Hex64Param('acceptanceId')) acceptanceId: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
     const [{ receipt, report }, acceptance] = await Promise.all([this.receipts.receiptWithReport(acceptanceId), this.receipts.acceptance(acceptanceId)]);

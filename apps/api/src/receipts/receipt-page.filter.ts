@@ -12,6 +12,10 @@ const PAGES: Record<number, { heading: string; message: string }> = {
     heading: 'Receipt not found',
     message: 'This service holds no confirmed acceptance with this ID. A new acceptance appears here once its transaction is confirmed on the ledger.',
   },
+  409: {
+    heading: 'Receipt on its way',
+    message: 'This acceptance is recorded and waits for its batch to be anchored on the ledger, within about ten seconds. Reload the page then.',
+  },
   429: { heading: 'Too many requests', message: 'Please wait a minute and try again.' },
 };
 const UNAVAILABLE = { heading: 'Receipt unavailable', message: 'The receipt cannot be shown right now. Please try again later.' };

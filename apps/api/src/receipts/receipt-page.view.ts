@@ -3,12 +3,12 @@
  * assets), so that it renders under `default-src 'none'; style-src 'unsafe-inline'; img-src data:`.
  * Every value from the receipt is escaped by the `html` template.
  */
-import type { AcceptanceReceiptV1, CheckStatus, Verdict, VerificationCheck, VerificationReport } from '@svc/evidence';
+import type { AcceptanceReceipt, CheckStatus, Verdict, VerificationCheck, VerificationReport } from '@svc/evidence';
 import { html, raw, type SafeHtml } from './html';
 
 /** Everything the page shows. */
 export interface ReceiptPageModel {
-  receipt: AcceptanceReceiptV1;
+  receipt: AcceptanceReceipt;
   /** The service's verification of the receipt against the ledger, made for this request. */
   report: VerificationReport;
   /** When `report` was made. */

@@ -6,9 +6,17 @@
  *
  * Points: `relay:before-send` (the transaction is recorded, not sent), `relay:after-send` (sent and landed,
  * outcome not recorded), `webhook:before-send` (a due webhook attempt, not sent), `webhook:after-send` (sent and
- * answered, the attempt not recorded).
+ * answered, the attempt not recorded), `batch:before-close` (a batch's leaves placed, the batch not recorded),
+ * `batch:before-send` (a batch recorded, its anchor not sent), `batch:after-send` (the anchor landed, not recorded).
  */
-export type FaultPoint = 'relay:before-send' | 'relay:after-send' | 'webhook:before-send' | 'webhook:after-send';
+export type FaultPoint =
+  | 'relay:before-send'
+  | 'relay:after-send'
+  | 'webhook:before-send'
+  | 'webhook:after-send'
+  | 'batch:before-close'
+  | 'batch:before-send'
+  | 'batch:after-send';
 
 const spec = process.env.NODE_ENV === 'test' ? process.env.SVC_TEST_KILL_AT : undefined;
 const [armedPoint, armedAt] = spec ? [spec.split('@')[0], Number(spec.split('@')[1] ?? 1)] : [undefined, 0];

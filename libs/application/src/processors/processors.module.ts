@@ -9,6 +9,8 @@ import { AuditAnchors } from './audit/audit-anchors';
 import { SendAuditAnchorWhenRequested } from './audit/send-audit-anchor-when-requested.processor';
 import { FinalityWatcher } from './finality-watcher';
 import { Processors } from './processors.service';
+import { AnchorBatchWhenClosed } from './anchor-batch-when-closed.processor';
+import { BatchAcceptanceWhenSubmitted } from './batch-acceptance-when-submitted.processor';
 import { RecordFinalityWhenRelayed } from './record-finality-when-relayed.processor';
 import { RelayAcceptanceWhenSubmitted } from './relay-acceptance-when-submitted.processor';
 
@@ -20,6 +22,8 @@ import { RelayAcceptanceWhenSubmitted } from './relay-acceptance-when-submitted.
   imports: [SharedModule],
   providers: [
     RelayAcceptanceWhenSubmitted,
+    BatchAcceptanceWhenSubmitted,
+    AnchorBatchWhenClosed,
     CompleteChallengeWhenAcceptanceRelayed,
     RecordFinalityWhenRelayed,
     FinalityWatcher,

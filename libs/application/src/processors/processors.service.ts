@@ -10,6 +10,8 @@ import type { Processor } from './processor';
 import { ProcessorRunner, type ProcessorFault } from './processor-runner';
 import { RecordFinalityWhenRelayed } from './record-finality-when-relayed.processor';
 import { RelayAcceptanceWhenSubmitted } from './relay-acceptance-when-submitted.processor';
+import { AnchorBatchWhenClosed } from './anchor-batch-when-closed.processor';
+import { BatchAcceptanceWhenSubmitted } from './batch-acceptance-when-submitted.processor';
 import { DeliverWebhookWhenDue } from './deliver-webhook-when-due.processor';
 import { ScheduleWebhookDeliveriesWhenRecorded } from './schedule-webhook-deliveries-when-recorded.processor';
 
@@ -33,9 +35,11 @@ export class Processors implements OnApplicationBootstrap, OnApplicationShutdown
     auditAnchor: SendAuditAnchorWhenRequested,
     scheduleWebhooks: ScheduleWebhookDeliveriesWhenRecorded,
     deliverWebhooks: DeliverWebhookWhenDue,
+    batcher: BatchAcceptanceWhenSubmitted,
+    anchorBatch: AnchorBatchWhenClosed,
   ) {
     const run = <E extends DomainEvent>(processor: Processor<E>) => new ProcessorRunner(processor, store, readStore);
-    this.runners = [run(relay), run(completeChallenge), run(finality), run(auditLog), run(auditAnchor), run(scheduleWebhooks), run(deliverWebhooks)];
+    this.runners = [run(relay), run(completeChallenge), run(finality), run(auditLog), run(auditAnchor), run(scheduleWebhooks), run(deliverWebhooks), run(batcher), run(anchorBatch)];
   }
 
   async onApplicationBootstrap(): Promise<void> {

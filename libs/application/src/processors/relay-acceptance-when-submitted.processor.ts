@@ -1,12 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { acceptanceDecider, type AcceptanceEvent, type AcceptanceState, type EventOf, type RelayTransaction } from '@svc/domain';
-import { isLedgerError, LEDGER, LedgerErrorCode, toSignature, type Ledger } from '@svc/ledger';
+import { LEDGER, toSignature, type Ledger } from '@svc/ledger';
 import { AcceptanceRelay } from '../shared/acceptance-relay.service';
 import { reactionContext, type CommandContext } from '../infrastructure/command-context';
 import { Decisions, type Decided } from '../shared/decisions.service';
 import { RelayOutcomes } from '../shared/relay-outcomes';
 import type { StoredDomainEvent } from '../shared/stored-events';
 import { faultPoint } from './fault-points';
+import { sendRecordedTransaction, type SendOutcome } from './send-recorded-transaction';
 import type { Processor } from './processor';
 
 type Submitted = EventOf<'AcceptanceSubmitted'>;
@@ -68,21 +69,8 @@ export class RelayAcceptanceWhenSubmitted implements Processor<Submitted> {
   }
 
   /** Sends the recorded transaction. `expired`: its blockhash expired and the ledger has no trace of it. */
-  private async send(transaction: RelayTransaction): Promise<'landed' | 'expired' | { reason: string; logs: string[] }> {
-    faultPoint('relay:before-send');
-    try {
-      await this.ledger.sendTransaction(Buffer.from(transaction.transactionWire, 'base64'), { commitment: 'confirmed' });
-      faultPoint('relay:after-send');
-      return 'landed';
-    } catch (err) {
-      if (isLedgerError(err, LedgerErrorCode.AlreadyProcessed)) return 'landed';
-      if (isLedgerError(err, LedgerErrorCode.BlockhashNotFound)) {
-        const [status] = await this.ledger.getSignatureStatuses([toSignature(transaction.transactionSignature)]);
-        return status ? 'landed' : 'expired';
-      }
-      if (isLedgerError(err, LedgerErrorCode.Unavailable, LedgerErrorCode.Timeout) || !isLedgerError(err)) throw err;
-      return { reason: `${err.code}: ${err.message}`, logs: err.logs.slice(0, 50) };
-    }
+  private send(transaction: RelayTransaction): Promise<SendOutcome> {
+    return sendRecordedTransaction(this.ledger, transaction, { before: () => faultPoint('relay:before-send'), after: () => faultPoint('relay:after-send') });
   }
 
   private async recordLanded(event: StoredDomainEvent<Submitted>, transaction: RelayTransaction, ctx: CommandContext): Promise<void> {
@@ -103,6 +91,7 @@ export class RelayAcceptanceWhenSubmitted implements Processor<Submitted> {
           blockTime: landed.blockTime,
           feeLamports: Number(landed.fee),
           commitment: landed.confirmationStatus === 'finalized' ? 'finalized' : 'confirmed',
+          batch: null,
         },
       },
       ctx,

@@ -6,10 +6,15 @@
  * transaction before it is sent; then `AcceptanceRelayed` (landed) or `AcceptanceRelayFailed` (refused), with
  * `AcceptanceResigned` in between when the blockhash expired unlanded; `AcceptanceFinalized` once the ledger
  * finalized it. After a failure the signer may submit again (a new acceptance id on the same stream).
+ *
+ * A batched acceptance (`evidenceMode` `MERKLE_BATCHED`, docs/architecture.md "Batches") has no transaction of its
+ * own: `AcceptanceBatched` places it in a batch of its lane before that batch is closed, and `AcceptanceRelayed`
+ * (with `batch`) records the batch's anchoring transaction once it landed.
  */
 import type { Decider } from '../decider';
 import { DomainError } from '../errors';
 import type {
+  AcceptanceBatchedData,
   AcceptanceFinalizedData,
   AcceptanceRelayedData,
   AcceptanceRelayFailedData,
@@ -24,7 +29,8 @@ export type AcceptanceEvent =
   | EventOf<'AcceptanceResigned'>
   | EventOf<'AcceptanceRelayed'>
   | EventOf<'AcceptanceRelayFailed'>
-  | EventOf<'AcceptanceFinalized'>;
+  | EventOf<'AcceptanceFinalized'>
+  | EventOf<'AcceptanceBatched'>;
 
 /** The relay transaction in force: the submitted one, or the latest re-signed one. */
 export interface RelayTransaction {
@@ -40,6 +46,8 @@ export interface AcceptanceState {
   transaction: RelayTransaction | null;
   relayed: AcceptanceRelayedData | null;
   finalized: boolean;
+  /** The batch a batched acceptance was placed in; null until then, and in direct mode. */
+  batched: AcceptanceBatchedData | null;
 }
 
 export interface SubmitAcceptanceCommand {
@@ -65,9 +73,28 @@ export type AcceptanceCommand =
   | { kind: 'ResignAcceptance'; resigned: AcceptanceResignedData }
   | { kind: 'RecordRelayed'; relayed: AcceptanceRelayedData }
   | { kind: 'RecordRelayFailed'; failed: AcceptanceRelayFailedData }
-  | { kind: 'RecordFinalized'; finalized: AcceptanceFinalizedData };
+  | { kind: 'RecordFinalized'; finalized: AcceptanceFinalizedData }
+  | {
+      kind: 'PlaceInBatch';
+      batched: AcceptanceBatchedData;
+      /** The lane's batches up to this sequence are recorded (`BatchClosed`); a placement in a later one may move. */
+      recordedUpTo: number;
+    };
 
-const INITIAL: AcceptanceState = { status: 'none', submitted: null, transaction: null, relayed: null, finalized: false };
+const INITIAL: AcceptanceState = { status: 'none', submitted: null, transaction: null, relayed: null, finalized: false, batched: null };
+
+/**
+ * The placement a `PlaceInBatch` records: none when the acceptance does not wait for anchoring, is already in that
+ * batch, or is in a batch of its lane that was recorded (its leaf is in that batch's tree). A placement in a batch
+ * never recorded (the batcher stopped between placing and closing) moves to the new one.
+ */
+function placement(state: AcceptanceState, batched: AcceptanceBatchedData, recordedUpTo: number): AcceptanceBatchedData | null {
+  if (state.status !== 'submitted' || state.submitted?.evidenceMode !== 'MERKLE_BATCHED' || state.submitted.acceptanceId !== batched.acceptanceId) return null;
+  const current = state.batched;
+  if (current === null) return batched;
+  if (current.lane === batched.lane && current.sequence === batched.sequence) return null;
+  return current.lane === batched.lane && current.sequence > recordedUpTo ? batched : null;
+}
 
 /**
  * Whether `acceptanceId` is the acceptance in force and still waits for its relay outcome, and (when given)
@@ -76,6 +103,7 @@ const INITIAL: AcceptanceState = { status: 'none', submitted: null, transaction:
  */
 function awaitsOutcome(state: AcceptanceState, acceptanceId: string, transactionSignature?: string): boolean {
   if (state.status !== 'submitted' || state.submitted?.acceptanceId !== acceptanceId) return false;
+  if (state.submitted.evidenceMode === 'MERKLE_BATCHED') return false;
   return transactionSignature === undefined || state.transaction?.transactionSignature === transactionSignature;
 }
 
@@ -100,15 +128,31 @@ function checkSubmission(command: SubmitAcceptanceCommand, state: AcceptanceStat
   return command.submission;
 }
 
+/** A batch's anchoring is recorded only for the acceptance placed in that batch, once. */
+function anchoredInBatch(state: AcceptanceState, relayed: AcceptanceRelayedData): boolean {
+  const placed = state.batched;
+  return (
+    state.status === 'submitted' &&
+    state.submitted?.acceptanceId === relayed.acceptanceId &&
+    placed !== null &&
+    relayed.batch !== null &&
+    placed.lane === relayed.batch.lane &&
+    placed.sequence === relayed.batch.sequence
+  );
+}
+
 export const acceptanceDecider: Decider<AcceptanceCommand, AcceptanceEvent, AcceptanceState> = {
-  eventTypes: ['AcceptanceSubmitted', 'AcceptanceResigned', 'AcceptanceRelayed', 'AcceptanceRelayFailed', 'AcceptanceFinalized'],
+  eventTypes: ['AcceptanceSubmitted', 'AcceptanceResigned', 'AcceptanceRelayed', 'AcceptanceRelayFailed', 'AcceptanceFinalized', 'AcceptanceBatched'],
   initialState: INITIAL,
   evolve(state, event) {
     switch (event.type) {
       case 'AcceptanceSubmitted': {
         const { transactionSignature, transactionWire, lastValidBlockHeight } = event.data;
-        return { ...INITIAL, status: 'submitted', submitted: event.data, transaction: { transactionSignature, transactionWire, lastValidBlockHeight } };
+        const transaction = transactionSignature !== null && transactionWire !== null && lastValidBlockHeight !== null ? { transactionSignature, transactionWire, lastValidBlockHeight } : null;
+        return { ...INITIAL, status: 'submitted', submitted: event.data, transaction };
       }
+      case 'AcceptanceBatched':
+        return { ...state, batched: event.data };
       case 'AcceptanceResigned': {
         const { transactionSignature, transactionWire, lastValidBlockHeight } = event.data;
         return { ...state, transaction: { transactionSignature, transactionWire, lastValidBlockHeight } };
@@ -123,7 +167,9 @@ export const acceptanceDecider: Decider<AcceptanceCommand, AcceptanceEvent, Acce
   },
   /**
    * Outcomes (relayed, failed, re-signed, finalized) for an acceptance that is not waiting for them, or for a
-   * transaction that is no longer the one in force, are no-ops: the relay processor is at-least-once.
+   * transaction that is no longer the one in force, are no-ops: the relay processor is at-least-once. A batched
+   * acceptance is placed in one recorded batch only (a placement in a batch never recorded moves, any other is a
+   * no-op) and its anchoring is recorded only for the batch it is placed in.
    * @throws DomainError for a submission: not_found (404), forbidden (403: wrong clientBinding), challenge_not_open
    *   (409), challenge_expired (409), invalid_request (400: passkey assertion, missing signature), invalid_signature
    *   (400), version_superseded (409), already_accepted (409); internal_error (500) for a verified submission
@@ -137,8 +183,13 @@ export const acceptanceDecider: Decider<AcceptanceCommand, AcceptanceEvent, Acce
         if (!awaitsOutcome(state, command.resigned.acceptanceId) || state.transaction?.transactionSignature !== command.resigned.replaces) return [];
         return [{ type: 'AcceptanceResigned', data: command.resigned }];
       case 'RecordRelayed':
+        if (command.relayed.batch !== null) return anchoredInBatch(state, command.relayed) ? [{ type: 'AcceptanceRelayed', data: command.relayed }] : [];
         if (!awaitsOutcome(state, command.relayed.acceptanceId, command.relayed.transactionSignature)) return [];
         return [{ type: 'AcceptanceRelayed', data: command.relayed }];
+      case 'PlaceInBatch': {
+        const placed = placement(state, command.batched, command.recordedUpTo);
+        return placed ? [{ type: 'AcceptanceBatched', data: placed }] : [];
+      }
       case 'RecordRelayFailed':
         if (!awaitsOutcome(state, command.failed.acceptanceId, command.failed.transactionSignature)) return [];
         return [{ type: 'AcceptanceRelayFailed', data: command.failed }];

@@ -4,7 +4,7 @@
  * outcomes recorded at most once; a new submission allowed after a relay failure.
  */
 import type { AcceptanceResignedData, EventOf } from '../events';
-import { A, acceptanceSubmitted, CHALLENGE_EXPIRES_AT, CHALLENGE_OPEN_AT, challengeIssued, HEX, SIG } from '../testing/fixtures';
+import { A, acceptanceSubmitted, batchedSubmission, CHALLENGE_EXPIRES_AT, CHALLENGE_OPEN_AT, challengeIssued, HEX, SIG } from '../testing/fixtures';
 import { decided, given, refused } from '../testing/given-when-then';
 import { acceptanceDecider, type AcceptanceCommand, type SubmitAcceptanceCommand } from './acceptance.decider';
 import type { ChallengeState } from './challenge.decider';
@@ -16,7 +16,7 @@ const submitted1 = acceptanceSubmitted(HEX.acceptance1, A.challengeId, SIG.acc1)
 const submitted: EventOf<'AcceptanceSubmitted'> = { type: 'AcceptanceSubmitted', data: submitted1 };
 const relayed = (commitment: 'confirmed' | 'finalized' = 'confirmed', acceptanceId: string = HEX.acceptance1, signature: string = SIG.acc1): EventOf<'AcceptanceRelayed'> => ({
   type: 'AcceptanceRelayed',
-  data: { acceptanceId, transactionSignature: signature, slot: 3_120_512, blockTime: 1_741_944_431, feeLamports: 10_000, commitment },
+  data: { acceptanceId, transactionSignature: signature, slot: 3_120_512, blockTime: 1_741_944_431, feeLamports: 10_000, commitment, batch: null },
 });
 const failed: EventOf<'AcceptanceRelayFailed'> = {
   type: 'AcceptanceRelayFailed',
@@ -203,5 +203,68 @@ describe('acceptance decider: relay outcomes (at-least-once)', () => {
     expect(given(acceptanceDecider, [submitted, failed]).when(finalize)).toEqual(decided());
     const other = record({ kind: 'RecordFinalized', finalized: { ...finalized.data, acceptanceId: HEX.acceptance2 } });
     expect(given(acceptanceDecider, [submitted, relayed()]).when(other)).toEqual(decided());
+  });
+});
+
+describe('acceptance decider: batched evidence', () => {
+  const batchedData = batchedSubmission(HEX.acceptance1, A.challengeId);
+  const batchedSubmitted: EventOf<'AcceptanceSubmitted'> = { type: 'AcceptanceSubmitted', data: batchedData };
+  const place = (sequence = 4, recordedUpTo = sequence - 1): AcceptanceCommand => ({ kind: 'PlaceInBatch', batched: { acceptanceId: HEX.acceptance1, lane: 1, sequence }, recordedUpTo });
+  const placed: EventOf<'AcceptanceBatched'> = { type: 'AcceptanceBatched', data: { acceptanceId: HEX.acceptance1, lane: 1, sequence: 4 } };
+  const anchored = (sequence = 4): EventOf<'AcceptanceRelayed'> => ({
+    type: 'AcceptanceRelayed',
+    data: {
+      acceptanceId: HEX.acceptance1,
+      transactionSignature: SIG.acc2,
+      slot: 3_120_600,
+      blockTime: 1_741_944_440,
+      feeLamports: 2_500,
+      commitment: 'confirmed',
+      batch: { lane: 1, sequence, size: 2, root: HEX.content1, leafIndex: 1 },
+    },
+  });
+
+  it('records a batched submission without a transaction of its own; the relay has nothing to send', () => {
+    expect(given(acceptanceDecider).when(submit({ submission: batchedData }))).toEqual(decided(batchedSubmitted));
+    expect(given(acceptanceDecider, [batchedSubmitted]).state).toMatchObject({ status: 'submitted', transaction: null, batched: null });
+  });
+
+  it('places it in one batch; placing it again in that batch, or in another once that one is recorded, is a no-op', () => {
+    expect(given(acceptanceDecider, [batchedSubmitted]).when(place())).toEqual(decided(placed));
+    expect(given(acceptanceDecider, [batchedSubmitted, placed]).when(place())).toEqual(decided());
+    expect(given(acceptanceDecider, [batchedSubmitted, placed]).when(place(5, 4))).toEqual(decided());
+  });
+
+  it('moves a placement whose batch was never recorded (the batcher stopped between placing and closing)', () => {
+    const moved: EventOf<'AcceptanceBatched'> = { type: 'AcceptanceBatched', data: { acceptanceId: HEX.acceptance1, lane: 1, sequence: 5 } };
+    expect(given(acceptanceDecider, [batchedSubmitted, placed]).when(place(5, 3))).toEqual(decided(moved));
+    expect(given(acceptanceDecider, [batchedSubmitted, placed, moved]).state.batched).toEqual(moved.data);
+  });
+
+  it('does not place a direct-mode acceptance, nor one already anchored', () => {
+    expect(given(acceptanceDecider, [submitted]).when(place())).toEqual(decided());
+    expect(given(acceptanceDecider, [batchedSubmitted, placed, anchored()]).when(place())).toEqual(decided());
+  });
+
+  it("records the anchoring of the acceptance's own batch once, and nothing for another batch or an unplaced acceptance", () => {
+    expect(given(acceptanceDecider, [batchedSubmitted, placed]).when({ kind: 'RecordRelayed', relayed: anchored().data })).toEqual(decided(anchored()));
+    expect(given(acceptanceDecider, [batchedSubmitted, placed, anchored()]).when({ kind: 'RecordRelayed', relayed: anchored().data })).toEqual(decided());
+    expect(given(acceptanceDecider, [batchedSubmitted, placed]).when({ kind: 'RecordRelayed', relayed: anchored(5).data })).toEqual(decided());
+    expect(given(acceptanceDecider, [batchedSubmitted]).when({ kind: 'RecordRelayed', relayed: anchored().data })).toEqual(decided());
+  });
+
+  it('a direct-mode outcome never decides a batched acceptance', () => {
+    expect(given(acceptanceDecider, [batchedSubmitted, placed]).when({ kind: 'RecordRelayed', relayed: relayed().data })).toEqual(decided());
+    expect(given(acceptanceDecider, [batchedSubmitted, placed]).when({ kind: 'RecordRelayFailed', failed: failed.data })).toEqual(decided());
+  });
+
+  it('refuses a second submission while the batched one waits for its batch', () => {
+    const other = { ...open, issued: { ...open.issued!, challengeId: 'b3a0c6de-5f34-4c1e-9d7a-2f8e1b6c4a90' } };
+    expect(given(acceptanceDecider, [batchedSubmitted, placed]).when(submit({ challenge: other }))).toEqual(refused('already_accepted'));
+  });
+
+  it('finalizes a batched acceptance once its batch is anchored', () => {
+    const fin: EventOf<'AcceptanceFinalized'> = { type: 'AcceptanceFinalized', data: { acceptanceId: HEX.acceptance1, transactionSignature: SIG.acc2, slot: 3_120_632 } };
+    expect(given(acceptanceDecider, [batchedSubmitted, placed, anchored()]).when({ kind: 'RecordFinalized', finalized: fin.data })).toEqual(decided(fin));
   });
 });

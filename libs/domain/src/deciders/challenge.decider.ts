@@ -48,11 +48,11 @@ export type ChallengeCommand =
 /**
  * Checks the rules of spec §4.4 for issuing a challenge, in the order the API reports them.
  * Settings whose behaviour this deployment does not offer yet are refused here, never ignored: a signing policy
- * without wallets (`passkey_required`), `evidenceMode: MERKLE_BATCHED` (`chain_state`) and fee sponsorship by the
- * organization (`sponsorship_unavailable`); docs/api.md "Organization settings".
+ * without wallets (`passkey_required`) and fee sponsorship by the organization (`sponsorship_unavailable`); docs/api.md
+ * "Organization settings". Both evidence modes are offered: the challenge records the organization's.
  * @throws DomainError invalid_request (400: signer type not accepted), invalid_signer (400), not_found (404),
  *   forbidden (403: site not on the allowed list; session required, unknown, used, expired or for another document),
- *   passkey_required (400), chain_state (409), sponsorship_unavailable (402), no_published_version (409),
+ *   passkey_required (400), sponsorship_unavailable (402), no_published_version (409),
  *   already_accepted (409).
  */
 export function checkChallengeFacts(facts: ChallengeFacts): void {
@@ -70,9 +70,6 @@ export function checkChallengeFacts(facts: ChallengeFacts): void {
   if (!facts.session && org.requireAcceptanceSessions) throw new DomainError('forbidden', 'this organization requires an acceptance session: sessionToken missing');
   if (org.signingPolicy === 'PASSKEY_ONLY' || org.signingPolicy === 'ACCOUNT_AND_PASSKEY') {
     throw new DomainError('passkey_required', `the organization's signing policy ${org.signingPolicy} accepts passkey signers only`);
-  }
-  if (org.evidenceMode !== 'DIRECT_ONCHAIN') {
-    throw new DomainError('chain_state', `the organization's evidence mode ${org.evidenceMode} is not available on this deployment yet; set DIRECT_ONCHAIN`);
   }
   if (org.feeSponsor !== 'svc') {
     throw new DomainError('sponsorship_unavailable', 'fee sponsorship by the organization is not available on this deployment yet; set feeSponsor to svc');
@@ -94,7 +91,8 @@ export const challengeDecider: Decider<ChallengeCommand, ChallengeEvent, Challen
   },
   /**
    * Completing a completed challenge is a no-op (the completion is at-least-once).
-   * @throws DomainError as {@link checkChallengeFacts}; internal_error when the challenge id is taken (random UUIDs);
+   * @throws DomainError as {@link checkChallengeFacts}; internal_error when the challenge id is taken (random UUIDs)
+   *   or the record's evidence mode is not the organization's (a caller bug);
    *   not_found (404) when completing an unknown challenge.
    */
   decide(command, state) {
@@ -103,6 +101,7 @@ export const challengeDecider: Decider<ChallengeCommand, ChallengeEvent, Challen
         checkChallengeFacts(command.facts);
         if (!command.issued) throw new DomainError('internal_error', 'a challenge that passed its checks without a message to sign');
         if (state.issued) throw new DomainError('internal_error', 'challenge id already in use');
+        if (command.issued.evidenceMode !== command.facts.organization?.evidenceMode) throw new DomainError('internal_error', "a challenge recorded with another evidence mode than the organization's");
         return [{ type: 'AcceptanceChallengeIssued', data: command.issued }];
       case 'CompleteChallenge':
         if (!state.issued) throw new DomainError('not_found', 'challenge not found');

@@ -38,6 +38,13 @@ describe('challenge decider: issuing', () => {
     expect(given(challengeDecider).when(issue())).toEqual(decided(issued));
   });
 
+  it('issues for an organization with batched evidence, recording its mode; a record with another mode is a caller bug', () => {
+    const batched = { ...challengeIssued(), evidenceMode: 'MERKLE_BATCHED' as const };
+    const command = { ...issue(org({ evidenceMode: 'MERKLE_BATCHED' })), issued: batched };
+    expect(given(challengeDecider).when(command)).toEqual(decided({ type: 'AcceptanceChallengeIssued', data: batched }));
+    expect(given(challengeDecider).when(issue(org({ evidenceMode: 'MERKLE_BATCHED' })))).toEqual(refused('internal_error'));
+  });
+
   it('issues for a site on the allowed list', () => {
     expect(given(challengeDecider).when(issue(org({ allowedRequestDomains: ['app.example.org', 'shop.example.com'] })))).toEqual(decided(issued));
   });
@@ -54,7 +61,6 @@ describe('challenge decider: issuing', () => {
     ['an organization that requires acceptance sessions, without one', org({ requireAcceptanceSessions: true }), 'forbidden'],
     ['a passkey-only signing policy', org({ signingPolicy: 'PASSKEY_ONLY' }), 'passkey_required'],
     ['an account-and-passkey signing policy', org({ signingPolicy: 'ACCOUNT_AND_PASSKEY' }), 'passkey_required'],
-    ['batched evidence (not offered yet)', org({ evidenceMode: 'MERKLE_BATCHED' }), 'chain_state'],
     ['fee sponsorship by the organization (not offered yet)', org({ feeSponsor: 'organization' }), 'sponsorship_unavailable'],
     ['a document without a published version', doc({ hasPublishedVersion: false }), 'no_published_version'],
     ['a signer who accepted the current version already', { alreadyAccepted: true }, 'already_accepted'],
@@ -84,7 +90,7 @@ describe('challenge decider: issuing', () => {
       [org({ allowedRequestDomains: [], requireAcceptanceSessions: true, signingPolicy: 'PASSKEY_ONLY', evidenceMode: 'MERKLE_BATCHED', feeSponsor: 'organization' }), 'forbidden'],
       [{ session: null }, 'forbidden'],
       [org({ requireAcceptanceSessions: false, signingPolicy: 'PASSKEY_ONLY', evidenceMode: 'MERKLE_BATCHED', feeSponsor: 'organization' }), 'passkey_required'],
-      [org({ signingPolicy: 'WALLET_ONLY', evidenceMode: 'MERKLE_BATCHED', feeSponsor: 'organization' }), 'chain_state'],
+      [org({ signingPolicy: 'WALLET_ONLY', evidenceMode: 'MERKLE_BATCHED', feeSponsor: 'organization' }), 'sponsorship_unavailable'],
       [org({ evidenceMode: 'DIRECT_ONCHAIN', feeSponsor: 'organization' }), 'sponsorship_unavailable'],
       [org({ feeSponsor: 'svc' }), 'no_published_version'],
       [doc({ hasPublishedVersion: true }), 'already_accepted'],

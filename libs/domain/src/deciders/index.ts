@@ -16,3 +16,4 @@ export * from './shard.decider';
 export * from './audit-log.decider';
 export * from './webhook.decider';
 export * from './webhook-delivery.decider';
+export * from './batch.decider';

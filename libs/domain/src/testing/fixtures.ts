@@ -137,6 +137,7 @@ export function challengeIssued(challengeId: string = A.challengeId): Acceptance
     expiresAt: '2025-03-14T09:31:53.000Z',
     acceptanceSessionId: null,
     externalUserRef: null,
+    evidenceMode: 'DIRECT_ONCHAIN',
   };
 }
 
@@ -171,4 +172,9 @@ export function acceptanceSubmitted(acceptanceId: string, challengeId: string, t
     transactionWire: 'nCYLrL7rJ2EU8kF1v8yCCqYo05GlKCVkKL8uXs16Ejv+iJyUVb+QGw==',
     lastValidBlockHeight: '3120605',
   };
+}
+
+/** The batched submission of `challengeId` as acceptance `acceptanceId`: no transaction of its own. */
+export function batchedSubmission(acceptanceId: string, challengeId: string): AcceptanceSubmittedData {
+  return { ...acceptanceSubmitted(acceptanceId, challengeId, ''), evidenceMode: 'MERKLE_BATCHED', transactionSignature: null, transactionWire: null, lastValidBlockHeight: null };
 }

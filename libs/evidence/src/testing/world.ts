@@ -8,9 +8,11 @@ import { acceptanceIdOf, buildAcceptanceMessage, type AcceptanceMessageFields } 
 import { asSignature, bytesToBase58 } from '../base58';
 import { MEMO_PROGRAM_ADDRESS } from '../constants';
 import { canonicalContent, contentHash, versionFingerprint } from '../content';
-import { buildReceipt, type AcceptanceReceiptV1 } from '../receipt';
+import { batchFeeShare, batchInclusionProof, batchTree, type BatchLeafEvidence } from '../batch';
+import { buildReceipt, buildReceiptV2, type AcceptanceReceiptV1, type AcceptanceReceiptV2 } from '../receipt';
 import {
   buildAcceptanceTransaction,
+  buildBatchAnchorTransaction,
   buildDocumentTransaction,
   buildOrganizationTransaction,
   buildPublicationTransaction,
@@ -174,4 +176,41 @@ export async function buildWorld(options: { versionAuthoritySeed?: number } = {}
     addresses: { authority: authority.address, relayer: relayer.address, organization: organization.address, document: document.address, version: version.address },
     lifetime,
   };
+}
+
+/** A batched world: the acceptance of {@link buildWorld} as leaf 3 of a 5-leaf batch anchored at slot 5000. */
+export interface BatchedWorld extends World {
+  receiptV2: AcceptanceReceiptV2;
+  anchor: SignedEvidenceTransaction;
+  leafHashes: string[];
+}
+
+/** Builds {@link World}, then a batch holding its acceptance among four other leaves, anchored by the relayer. */
+export async function buildBatchedWorld(): Promise<BatchedWorld> {
+  const world = await buildWorld();
+  const relayer = await signerFromSeed(filledSeed(0x0b));
+  const own: BatchLeafEvidence = {
+    acceptanceId: world.receipt.acceptanceId,
+    message: world.message,
+    signature: world.receipt.acceptance.signature,
+    signer: world.signer.address,
+    versionAddress: world.addresses.version,
+  };
+  const others = [1, 2, 3, 4].map((n): BatchLeafEvidence => {
+    const message = world.message.replace('nonce: 0', `nonce: ${n}`);
+    return { ...own, message, acceptanceId: acceptanceIdOf(message) };
+  });
+  const leaves = [others[0]!, others[1]!, others[2]!, own, others[3]!];
+  const { leafHashes, root } = batchTree(leaves);
+  const anchor = await buildBatchAnchorTransaction({ operator: relayer, lane: 0, sequence: 7, size: leaves.length, root, lifetime: world.lifetime });
+  world.ledger.transactions.delete(world.transactions.acceptance.signature);
+  world.ledger.add(anchor, { slot: 5000n, blockTime: WORLD_ACCEPTANCE_BLOCK_TIME, fee: 5000n });
+  const { format: _format, acceptanceId: _id, ...fields } = world.receipt;
+  const receiptV2 = buildReceiptV2({
+    ...fields,
+    transaction: { signature: anchor.signature, slot: 5000, blockTime: WORLD_ACCEPTANCE_BLOCK_TIME },
+    fees: { ...fields.fees, lamports: batchFeeShare(5000, leaves.length) },
+    batch: { lane: 0, sequence: 7, size: leaves.length, root, leafIndex: 3, leafHash: leafHashes[3]!, proof: batchInclusionProof(leafHashes, 3) },
+  });
+  return { ...world, receiptV2, anchor, leafHashes };
 }

@@ -1,0 +1,178 @@
+/**
+ * Batched evidence over real HTTP (docs/architecture.md "Batches", docs/protocol.md §7.7): an organization in
+ * `MERKLE_BATCHED` mode gets `pending_batch` answers at once, its acceptances anchored in Merkle batches on the
+ * embedded ledger, `svc-receipt/2` receipts that `svc verify` (the compiled CLI, a child process) checks with nothing
+ * but the receipt and the RPC endpoint, the batch manifest with its `x-batch-transaction` header, and `409
+ * pending_batch` before anchoring.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { generateKeyPairSigner } from '@solana/kit';
+import { acceptanceIdOf, batchManifestProblems, parseEvidenceTransaction, type AcceptanceReceiptV2, type BatchManifestV1 } from '@svc/evidence';
+import { toSignature } from '@svc/ledger';
+import { ApiClient } from '../apps/cli/src/api-client';
+import { signText } from '../apps/cli/src/operations';
+import { cliMain } from '../apps/cli/src/paths';
+import { codeOf, issueChallenge, ORIGIN } from './support/durability';
+import { eventually, publishedDocument, type PublishedDocument } from './support/fixtures';
+import { startTestService, type TestService } from './support/test-service';
+
+const exec = promisify(execFile);
+const built = existsSync(cliMain());
+
+interface Submitted {
+  acceptanceId: string;
+  transactionSignature: string | null;
+  slot: number | null;
+  status: string;
+  evidenceMode: string;
+  fee: { payer: string; lamports: number | null };
+}
+interface PublicRecord {
+  acceptance: { transactionSignature: string | null; commitment: string | null; evidenceMode: string; feeLamports: number };
+}
+
+describe('batched evidence (MERKLE_BATCHED)', () => {
+  let service: TestService;
+  let client: ApiClient;
+  let doc: PublishedDocument;
+  const dir = mkdtempSync(path.join(tmpdir(), 'svc-batched-'));
+
+  beforeAll(async () => {
+    // A 2 s window keeps the first answers pending long enough to be observed; two lanes close in parallel.
+    service = await startTestService({ env: { BATCH_WINDOW_MS: '2000', BATCH_LANES: '2' } });
+    client = new ApiClient(service.baseUrl);
+    doc = await publishedDocument(service, [1]);
+  });
+  afterAll(() => service.destroy());
+
+  const target = () => ({ organization: doc.organization.address, document: doc.document.address });
+  const accept = async (): Promise<Submitted> => {
+    const signer = await generateKeyPairSigner();
+    const challenge = await issueChallenge(client, target(), signer);
+    const signature = await signText(signer, challenge.message);
+    return client.request<Submitted>('POST', `/v1/acceptance/challenges/${challenge.challengeId}/submit`, { clientBinding: challenge.clientBinding, signature }, { origin: ORIGIN });
+  };
+  const record = (id: string) => client.request<PublicRecord>('GET', `/v1/public/acceptances/${id}`);
+
+  it('an admin switches the organization to MERKLE_BATCHED without a fresh signature; challenges say so', async () => {
+    const { organization } = await doc.dashboard.request<{ organization: { settings: { evidenceMode: string } } }>('PATCH', `/v1/organizations/${doc.organization.id}/settings`, {
+      evidenceMode: 'MERKLE_BATCHED',
+    });
+    expect(organization.settings.evidenceMode).toBe('MERKLE_BATCHED');
+    const challenge = await issueChallenge(client, target(), await generateKeyPairSigner());
+    expect(challenge).toMatchObject({ evidenceMode: 'MERKLE_BATCHED' });
+  });
+
+  let submitted: Submitted[] = [];
+
+  it('answers pending_batch at once: no transaction, no slot, no fee yet; the receipt is 409 pending_batch meanwhile', async () => {
+    const first = await accept();
+    expect(first).toMatchObject({ status: 'pending_batch', evidenceMode: 'MERKLE_BATCHED', transactionSignature: null, slot: null, fee: { lamports: null } });
+    expect(await codeOf(client.request('GET', `/v1/public/acceptances/${first.acceptanceId}/receipt`))).toBe('409 pending_batch');
+    const download = await fetch(`${service.baseUrl}/receipts/${first.acceptanceId}.json`);
+    expect([download.status, ((await download.json()) as { error: { code: string } }).error.code]).toEqual([409, 'pending_batch']);
+    const page = await fetch(`${service.baseUrl}/receipts/${first.acceptanceId}`);
+    expect([page.status, (await page.text()).includes('Receipt on its way')]).toEqual([409, true]);
+    expect((await record(first.acceptanceId)).acceptance).toMatchObject({ transactionSignature: null, commitment: null, evidenceMode: 'MERKLE_BATCHED' });
+    const more = await Promise.all(Array.from({ length: 7 }, () => accept()));
+    submitted = [first, ...more];
+    expect(new Set(submitted.map((s) => s.status))).toEqual(new Set(['pending_batch']));
+  });
+
+  it('a second submission of a pending signer is refused like in direct mode (one acceptance per signer and version)', async () => {
+    const signer = await generateKeyPairSigner();
+    const challenge = await issueChallenge(client, target(), signer);
+    const signature = await signText(signer, challenge.message);
+    const submit = () => client.request('POST', `/v1/acceptance/challenges/${challenge.challengeId}/submit`, { clientBinding: challenge.clientBinding, signature }, { origin: ORIGIN });
+    await submit();
+    expect(await codeOf(submit())).toBe('409 challenge_not_open');
+    expect(await codeOf(issueChallenge(client, target(), signer))).toBe('409 already_accepted');
+  });
+
+  let receipts: AcceptanceReceiptV2[] = [];
+
+  it('anchors every acceptance within the window: transaction, slot and the fee share, then finality', async () => {
+    expect(submitted).toHaveLength(8);
+    const records = await eventually(async () => {
+      const all = await Promise.all(submitted.map((s) => record(s.acceptanceId)));
+      return all.every((r) => r.acceptance.commitment === 'finalized') ? all : undefined;
+    }, 40_000, 250);
+    const anchors = new Set(records.map((r) => r.acceptance.transactionSignature));
+    expect(anchors.has(null)).toBe(false);
+    // Two lanes: the eight acceptances are anchored by one or two transactions per closing, never eight.
+    expect(anchors.size).toBeLessThanOrEqual(4);
+    receipts = await Promise.all(
+      submitted.map(async (s) => (await client.request<{ receipt: AcceptanceReceiptV2; report: { verdict: string } }>('GET', `/v1/public/acceptances/${s.acceptanceId}/receipt`)).receipt),
+    );
+    for (const [i, r] of receipts.entries()) {
+      expect(r).toMatchObject({ format: 'svc-receipt/2', evidenceMode: 'MERKLE_BATCHED', acceptanceId: submitted[i]!.acceptanceId });
+      expect(r.fees.lamports).toBe(Math.ceil(5000 / r.batch.size));
+      expect(records[i]!.acceptance.feeLamports).toBe(r.fees.lamports);
+      expect(r.transaction.signature).toBe(records[i]!.acceptance.transactionSignature);
+    }
+  });
+
+  it('the anchoring transaction on the ledger carries exactly the svc/1 batch record, signed by the relayer', async () => {
+    const r = receipts[0]!;
+    const tx = await doc.ledger.getTransaction(toSignature(r.transaction.signature));
+    const parsed = parseEvidenceTransaction(tx!.wire);
+    expect(parsed.signers).toEqual([r.fees.payer]);
+    expect(parsed.ed25519).toEqual([]);
+    expect(parsed.memos.map((m) => m.record)).toEqual([{ kind: 'batch', lane: r.batch.lane, sequence: r.batch.sequence, size: r.batch.size, root: r.batch.root }]);
+    expect(Number(tx!.fee)).toBe(5000);
+  });
+
+  it('serves the manifest of each batch by root, with x-batch-transaction; its leaves recompute the root', async () => {
+    expect(receipts).toHaveLength(8);
+    for (const r of receipts) {
+      const response = await fetch(`${service.baseUrl}/api/v1/public/batches/${r.batch.root}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-batch-transaction')).toBe(r.transaction.signature);
+      const manifest = JSON.parse(await response.text()) as BatchManifestV1;
+      expect(batchManifestProblems(manifest)).toEqual([]);
+      expect(manifest.transaction).toMatchObject({ signature: r.transaction.signature, slot: r.transaction.slot, feeLamports: 5000 });
+      const leaf = manifest.leaves[r.batch.leafIndex]!;
+      expect(leaf).toMatchObject({ acceptanceId: r.acceptanceId, leafHash: r.batch.leafHash, message: r.acceptance.message, signer: r.acceptance.signer });
+      expect(acceptanceIdOf(leaf.message)).toBe(r.acceptanceId);
+    }
+    expect(await codeOf(client.request('GET', `/v1/public/batches/${'0'.repeat(64)}`))).toBe('404 not_found');
+    expect(await codeOf(client.request('GET', '/v1/public/batches/NOT-A-ROOT'))).toBe('400 invalid_request');
+  });
+
+  (built ? it : it.skip)(`svc verify checks each v2 receipt against the anchored root: VALID; a forged proof is INVALID${built ? '' : ' (skipped: run "npm run build" first)'}`, async () => {
+    const verify = async (receipt: unknown) => {
+      const file = path.join(dir, `receipt-${Math.random().toString(36).slice(2)}.json`);
+      writeFileSync(file, JSON.stringify(receipt));
+      try {
+        const { stdout } = await exec(process.execPath, [cliMain(), 'verify', file, '--rpc', service.rpcUrl, '--json']);
+        return { code: 0, report: JSON.parse(stdout) as { verdict: string; checks: { id: string; status: string }[] } };
+      } catch (err) {
+        const e = err as { code: number; stdout: string };
+        return { code: e.code, report: JSON.parse(e.stdout) as { verdict: string; checks: { id: string; status: string }[] } };
+      }
+    };
+    for (const r of receipts.slice(0, 3)) {
+      const { code, report } = await verify(r);
+      expect([code, report.verdict]).toEqual([0, 'VALID']);
+      expect(report.checks.find((c) => c.id === 'batch.inclusion')?.status).toBe('pass');
+    }
+    const forged = JSON.parse(JSON.stringify(receipts[0])) as AcceptanceReceiptV2;
+    forged.batch.leafIndex = (forged.batch.leafIndex + 1) % Math.max(forged.batch.size, 2);
+    forged.batch.size = Math.max(forged.batch.size, 2);
+    const { code, report } = await verify(forged);
+    expect(code).toBe(1);
+    expect(report.verdict).toBe('INVALID');
+    expect(report.checks.filter((c) => c.status === 'fail').map((c) => c.id)).toContain('batch.inclusion');
+  });
+
+  it('direct mode is unchanged once the organization switches back', async () => {
+    await doc.dashboard.request('PATCH', `/v1/organizations/${doc.organization.id}/settings`, { evidenceMode: 'DIRECT_ONCHAIN' });
+    const direct = await accept();
+    expect(direct).toMatchObject({ status: 'confirmed', evidenceMode: 'DIRECT_ONCHAIN', fee: { lamports: 10_000 } });
+    expect(direct.transactionSignature).not.toBeNull();
+  });
+});
