@@ -14,6 +14,7 @@ import { LEDGER, type Ledger } from '@svc/ledger';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { COLLECTIONS, type AcceptanceDoc, type BatchDoc, type ContentDoc, type DocumentDoc, type OrganizationDoc, type VersionDoc } from '@svc/projections';
 import { NetworkService } from '@svc/application';
+import { LRUCache } from 'lru-cache';
 
 /**
  * Builds the self-contained receipt of an acceptance from the read models (`svc-receipt-v1`, or `svc-receipt/2` with
@@ -22,6 +23,18 @@ import { NetworkService } from '@svc/application';
  */
 @Injectable()
 export class ReceiptService {
+  /**
+   * What a receipt is made of besides the acceptance itself never changes once recorded (a version, its text, the
+   * document's address, slug and title, the organization's address and name, a batch's leaves), so it is kept once
+   * read: only the acceptance record, whose commitment moves, is read for every receipt.
+   */
+  private readonly versions = new LRUCache<string, VersionDoc>({ max: 4096 });
+  private readonly organizations = new LRUCache<string, Pick<OrganizationDoc, 'address' | 'name'>>({ max: 4096 });
+  private readonly documents = new LRUCache<string, DocumentDoc>({ max: 4096 });
+  /** Document texts, bounded by their total size (UTF-16 code units, about 64 MiB). */
+  private readonly contents = new LRUCache<string, ContentDoc>({ maxSize: 32 * 1024 * 1024, sizeCalculation: (c) => Math.max(1, c.text.length) });
+  private readonly batchLeaves = new LRUCache<string, readonly string[]>({ max: 256 });
+
   constructor(
     @Inject(READ_STORE) private readonly readStore: ReadStore,
     @Inject(LEDGER) private readonly ledger: Ledger,
@@ -46,12 +59,15 @@ export class ReceiptService {
     const a = await this.acceptance(acceptanceId);
     if (pendingBatch(a)) throw new DomainError('pending_batch', 'the acceptance awaits the anchoring of its batch (within about 10 seconds); ask again then');
     const [version, org, doc] = await Promise.all([
-      this.readStore.collection<VersionDoc>(COLLECTIONS.versions).findOne({ _id: a.versionAddress }),
-      this.readStore.collection<OrganizationDoc>(COLLECTIONS.organizations).findOne({ _id: a.organizationId }),
-      this.readStore.collection<DocumentDoc>(COLLECTIONS.documents).findOne({ _id: a.documentId }),
+      this.immutable(this.versions, a.versionAddress, () => this.readStore.collection<VersionDoc>(COLLECTIONS.versions).findOne({ _id: a.versionAddress })),
+      this.immutable(this.organizations, a.organizationId, async () => {
+        const o = await this.readStore.collection<OrganizationDoc>(COLLECTIONS.organizations).findOne({ _id: a.organizationId });
+        return o && { address: o.address, name: o.name };
+      }),
+      this.immutable(this.documents, a.documentId, () => this.readStore.collection<DocumentDoc>(COLLECTIONS.documents).findOne({ _id: a.documentId })),
     ]);
     if (!version || !org || !doc) throw new DomainError('not_found', 'acceptance not found');
-    const content = await this.readStore.collection<ContentDoc>(COLLECTIONS.contents).findOne({ _id: version.contentHash });
+    const content = await this.immutable(this.contents, version.contentHash, () => this.readStore.collection<ContentDoc>(COLLECTIONS.contents).findOne({ _id: version.contentHash }));
     if (!content) throw new DomainError('not_found', 'document text not found');
     const net = this.network.network;
     const input: AcceptanceReceiptInput = {
@@ -75,11 +91,23 @@ export class ReceiptService {
       issuedAt: new Date().toISOString(),
     };
     if (a.batch === null) return buildReceipt(input);
-    const batch = await this.readStore.collection<BatchDoc>(COLLECTIONS.batches).findOne({ _id: a.batch.root });
-    if (!batch) throw new DomainError('pending_batch', 'the batch of the acceptance is being recorded; ask again in a moment');
-    const { leafHashes } = batchTree(batch.leaves);
+    const batchRoot = a.batch.root;
+    const leafHashes = await this.immutable(this.batchLeaves, batchRoot, async () => {
+      const batch = await this.readStore.collection<BatchDoc>(COLLECTIONS.batches).findOne({ _id: batchRoot });
+      return batch && batchTree(batch.leaves).leafHashes;
+    });
+    if (!leafHashes) throw new DomainError('pending_batch', 'the batch of the acceptance is being recorded; ask again in a moment');
     const { lane, sequence, size, root, leafIndex } = a.batch;
     return buildReceiptV2({ ...input, batch: { lane, sequence, size, root, leafIndex, leafHash: leafHashes[leafIndex]!, proof: batchInclusionProof(leafHashes, leafIndex) } });
+  }
+
+  /** A record that never changes once it exists: from `cache`, else read (and kept when found). */
+  private async immutable<V extends object>(cache: LRUCache<string, V>, key: string, read: () => Promise<V | null>): Promise<V | null> {
+    const hit = cache.get(key);
+    if (hit) return hit;
+    const found = await read();
+    if (found) cache.set(key, found);
+    return found;
   }
 
   /** The receipt and the service's own verification report, made now against the ledger. */
