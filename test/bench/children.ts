@@ -21,6 +21,38 @@ export function rssMb(pid: number | undefined): number | null {
   }
 }
 
+/** CPU seconds (user + system) a process has used so far, from /proc; null when unreadable. */
+export function cpuSeconds(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    // Fields after the command name (which may hold spaces, so split after its closing parenthesis): utime is the
+    // 12th, stime the 13th, in clock ticks (100 per second on Linux).
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Waits until a process is idle: less than `busyFraction` of a core over one second (the service's projections and
+ * processors have caught up with the log). @returns seconds waited, or null when it never settled within `timeoutS`.
+ */
+export async function untilIdle(pid: number | undefined, timeoutS: number, busyFraction = 0.1): Promise<number | null> {
+  const started = Date.now();
+  let before = cpuSeconds(pid);
+  if (before === null) return null;
+  while (Date.now() - started < timeoutS * 1000) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const now = cpuSeconds(pid);
+    if (now === null) return null;
+    if (now - before < busyFraction) return (Date.now() - started) / 1000;
+    before = now;
+  }
+  return null;
+}
+
 /** Highest RSS of a process seen while a task runs, sampled every 200 ms (MB; null when unreadable). */
 export async function withPeakRss<T>(pid: number | undefined, task: () => Promise<T>): Promise<{ value: T; peakRssMb: number | null }> {
   let peak: number | null = rssMb(pid);

@@ -11,7 +11,7 @@
  */
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { runLoad, withPeakRss } from './children';
+import { runLoad, untilIdle, withPeakRss } from './children';
 import { launchService, type BenchService } from './service';
 import { synthesizeAcceptances, type SynthesisTarget } from './synthesize';
 import type { Row } from './table';
@@ -90,6 +90,12 @@ export async function measureScale(input: ScaleInput): Promise<Row[]> {
   try {
     rows.push({ figure: `scale ${n}: restart (read models up to date) → first /api/ready`, seconds: second.readyS });
     rows.push({ figure: `scale ${n}: restart → first public read`, seconds: second.firstReadS, rssMb: second.rssMb });
+    // Processors that met the synthesized events at the catch-up launch may still be working through them: reads are
+    // measured once the service is idle, at steady state (the wait is a figure of its own).
+    input.log('scale: waiting until the restarted service is idle (processors caught up)…');
+    const settledS = await untilIdle(second.service.pid, startTimeoutMs(input.count) / 1000);
+    rows.push({ figure: `scale ${n}: restart → projections and processors caught up (service idle)`, seconds: settledS });
+    if (settledS === null) input.log('  the service did not become idle; reads measured anyway');
     input.log('scale: public reads at this size…');
     const paths = synth.sampleIds.map((id) => `/api/v1/public/acceptances/${id}`);
     const { value: load, peakRssMb } = await withPeakRss(second.service.pid, () => runLoad({ kind: 'http', origin: second.service.origin, paths, connections: input.connections, seconds: input.seconds }));
