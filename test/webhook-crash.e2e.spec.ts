@@ -1,5 +1,5 @@
 /**
- * Webhook delivery survives a crash (issue "durability proof"; docs/api.md "Webhooks"): the service is killed with
+ * Webhook delivery survives a crash (docs/api.md "Webhooks"; docs/architecture.md "Durability"): the service is killed with
  * SIGKILL (armed with `SVC_TEST_KILL_AT`) right before sending an `agreement.accepted` delivery, or right after
  * sending it but before recording the attempt, then restarted on the same data. The receiver gets the event at
  * least once, always under the same event id, signed so that Stripe's verifier accepts it, with the data of §6.1.
