@@ -187,7 +187,14 @@ export function batchManifestProblems(value: unknown): string[] {
     problems.push(...shape);
     if (leaf.index !== i) problems.push(`${path}.index: must be ${i}`);
     if (shape.length > 0) return;
-    const evidence = leaf as unknown as BatchLeafEvidence;
+    // The fields are strings: leafEvidenceProblems found none wrong.
+    const evidence: BatchLeafEvidence = {
+      acceptanceId: String(leaf.acceptanceId),
+      message: String(leaf.message),
+      signature: String(leaf.signature),
+      signer: String(leaf.signer),
+      versionAddress: String(leaf.versionAddress),
+    };
     if (acceptanceIdOf(evidence.message) !== evidence.acceptanceId) problems.push(`${path}.acceptanceId: is not the hash of the message`);
     const hash = batchLeafHash(evidence);
     if (hash !== leaf.leafHash) problems.push(`${path}.leafHash: the leaf hashes to ${hash}`);
