@@ -26,6 +26,7 @@ const FIGURES = [
   'scale 200: svc rebuild-projections',
   'scale 200: restart (read models up to date) → first /api/ready',
   'scale 200: restart → first public read',
+  'scale 200: restart → projections and processors caught up (service idle)',
   'scale 200: GET /v1/public/acceptances/{id}',
 ];
 
