@@ -85,6 +85,19 @@ describe('API keys, sessions and acceptance search', () => {
     for (const file of filesUnder(service.dataDir)) expect(readFileSync(file).includes(Buffer.from(created.key))).toBe(false);
   });
 
+  it('never stores a secret shown once in an idempotent response: the replay answers it as null', async () => {
+    const path = `/v1/organizations/${doc.organization.id}/api-keys`;
+    const body = { name: 'Idempotent key', scopes: ['acceptances:read'] };
+    const headers = { 'idempotency-key': 'create-key-once' };
+    const first = await doc.dashboard.raw('POST', path, body, { headers });
+    const created = JSON.parse(first.text) as CreatedKey;
+    expect(created.key).toMatch(/^svc_test_/);
+    const replay = await doc.dashboard.raw('POST', path, body, { headers });
+    expect(replay.response.headers.get('idempotent-replayed')).toBe('true');
+    expect(JSON.parse(replay.text)).toEqual({ ...created, key: null });
+    for (const file of filesUnder(service.dataDir)) expect([file, readFileSync(file).includes(Buffer.from(created.key))]).toEqual([file, false]);
+  });
+
   it('refuses missing, malformed, unknown and other-network keys with 401, and a missing scope with 403', async () => {
     const { key } = await createKey(doc, ['documents:read']);
     const anon = new ApiClient(service.baseUrl);

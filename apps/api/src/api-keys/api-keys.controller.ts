@@ -9,6 +9,7 @@ import { CLOCK, commandContext, type Clock } from '@svc/application';
 import { CurrentSession, SessionGuard, type DashboardSession } from '../auth/session.guard';
 import { DashboardAccess } from '../organizations/access.service';
 import { apiKeyView, CreateApiKey, RevokeApiKey } from './api-key.handlers';
+import { OneTimeSecret } from '../system/idempotency.interceptor';
 import { CreateApiKeyRequest } from './api-keys.dto';
 import { ApiKeyListResponse, ApiKeyOneResponse, CreatedApiKeyResponse } from './api-keys.responses';
 import { Authenticated } from '../auth/authenticated';
@@ -42,6 +43,7 @@ export class ApiKeysController {
 
   /** `{apiKey, key}`: `key` (`svc_test_…` or `svc_live_…`) is shown this once. 403 reauthentication_required without a fresh signature. */
   @Post()
+  @OneTimeSecret('key')
   @ApiCreatedResponse({ type: CreatedApiKeyResponse })
   @ApiErrors('invalid_request', 'unauthorized', 'forbidden', 'reauthentication_required', 'not_found')
   create(@Param('orgId', UuidParam('orgId')) orgId: string, @Body() body: CreateApiKeyRequest, @CurrentSession() session: DashboardSession, @Req() req: FastifyRequest) {

@@ -23,5 +23,5 @@ export class ApiKeyOneResponse {
 }
 
 export class CreatedApiKeyResponse extends ApiKeyOneResponse {
-  @ApiProperty({ type: String, pattern: '^svc_(test|live)_[A-Za-z0-9_-]{43}$', description: 'The key, shown this once' }) key!: string;
+  @ApiProperty({ type: String, nullable: true, pattern: '^svc_(test|live)_[A-Za-z0-9_-]{43}$', description: 'The key, shown this once (null in an idempotent replay: it is never stored)' }) key!: string | null;
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor } from '@nestjs/common';
+import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor, SetMetadata } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import canonicalize from 'canonicalize';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { from, mergeMap, of, type Observable } from 'rxjs';
@@ -19,11 +20,36 @@ const WRITES = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 const REPLAYED_HEADERS = ['content-type', 'location', 'cache-control', 'etag', 'last-modified', 'x-batch-transaction'];
 
 const CLAIM = Symbol('idempotencyClaim');
-type WithClaim = { [CLAIM]?: IdempotencyClaim };
+type StoredClaim = { claim: IdempotencyClaim; secretFields: readonly string[] };
+type WithClaim = { [CLAIM]?: StoredClaim };
+
+const ONE_TIME_SECRET = 'svc:one-time-secret';
+
+/**
+ * Marks a route whose answer carries a secret shown once (`fields`: top-level keys of the body, e.g. an API key,
+ * an acceptance session token, a webhook secret). Its stored idempotent response keeps those keys as null: the
+ * secret is never stored, and a replay answers the same body without it (docs/api.md "Idempotency").
+ */
+export const OneTimeSecret = (...fields: string[]) => SetMetadata(ONE_TIME_SECRET, fields);
 
 /** Marks `request` as running under `claim`: its response is stored (or the key released) as it is sent. */
-export function attachClaim(request: object, claim: IdempotencyClaim): void {
-  (request as WithClaim)[CLAIM] = claim;
+export function attachClaim(request: object, claim: IdempotencyClaim, secretFields: readonly string[] = []): void {
+  (request as WithClaim)[CLAIM] = { claim, secretFields };
+}
+
+/** The body to store: a JSON body's one-time secrets set to null (a body that is not a JSON object is kept as is). */
+function withoutSecrets(body: string, fields: readonly string[]): string {
+  if (fields.length === 0) return body;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return body;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return body;
+  const record = parsed as Record<string, unknown>;
+  for (const field of fields) if (field in record) record[field] = null;
+  return JSON.stringify(record);
 }
 
 /**
@@ -52,7 +78,10 @@ export function requestFingerprint(request: FastifyRequest): string {
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
-  constructor(private readonly store: IdempotencyStore) {}
+  constructor(
+    private readonly store: IdempotencyStore,
+    private readonly reflector: Reflector,
+  ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
@@ -67,7 +96,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     return from(this.store.begin(callerScope(caller), key, requestFingerprint(request))).pipe(
       mergeMap((outcome) => {
         if (outcome.kind === 'execute') {
-          attachClaim(request, outcome.claim);
+          attachClaim(request, outcome.claim, this.reflector.get<string[] | undefined>(ONE_TIME_SECRET, context.getHandler()) ?? []);
           return next.handle();
         }
         const { status, headers, body } = outcome.response;
@@ -88,14 +117,15 @@ export class IdempotencyInterceptor implements NestInterceptor {
  */
 export function registerIdempotencyHooks(app: FastifyInstance, store: IdempotencyStore): void {
   const logger = new Logger('Idempotency');
-  const take = (request: FastifyRequest): IdempotencyClaim | undefined => {
+  const take = (request: FastifyRequest): StoredClaim | undefined => {
     const claim = (request as WithClaim)[CLAIM];
     delete (request as WithClaim)[CLAIM];
     return claim;
   };
   app.addHook('onSend', async (request, reply, payload) => {
-    const claim = take(request);
-    if (!claim) return payload;
+    const taken = take(request);
+    if (!taken) return payload;
+    const { claim, secretFields } = taken;
     const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
     try {
       if (reply.statusCode >= 500 || body === undefined) {
@@ -106,7 +136,7 @@ export function registerIdempotencyHooks(app: FastifyInstance, store: Idempotenc
           const value = reply.getHeader(name);
           if (value !== undefined) headers[name] = String(value);
         }
-        await store.complete(claim, { status: reply.statusCode, headers, body });
+        await store.complete(claim, { status: reply.statusCode, headers, body: withoutSecrets(body, secretFields) });
       }
     } catch (err) {
       logger.error(`stored response of an idempotent request not saved: ${(err as Error).message}`);
@@ -114,7 +144,7 @@ export function registerIdempotencyHooks(app: FastifyInstance, store: Idempotenc
     return payload;
   });
   const abandon = async (request: FastifyRequest) => {
-    const claim = take(request);
+    const claim = take(request)?.claim;
     if (claim) await store.release(claim).catch((err: Error) => logger.error(`idempotency key not released: ${err.message}`));
   };
   app.addHook('onResponse', abandon);

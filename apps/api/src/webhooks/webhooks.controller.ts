@@ -14,6 +14,7 @@ import { DashboardAccess } from '../organizations/access.service';
 import { ChangeWebhook, CreateWebhook, webhookView } from './webhook.handlers';
 import { CreateWebhookRequest, UpdateWebhookRequest } from './webhooks.dto';
 import { WebhookDeliveryListResponse, WebhookListResponse, WebhookOneResponse, WebhookTestResponse, WebhookWithSecretResponse } from './webhooks.responses';
+import { OneTimeSecret } from '../system/idempotency.interceptor';
 
 /** Entries of the delivery log answered (newest first). */
 const DELIVERY_LOG_SIZE = 100;
@@ -52,6 +53,7 @@ export class WebhooksController {
   /** Adds an endpoint (owner or admin, fresh signature): `{webhook, secret}`, the `whsec_…` secret shown this once. */
   @Post()
   @UseGuards(FreshSignatureGuard)
+  @OneTimeSecret('secret')
   @ApiBody({ type: CreateWebhookRequest })
   @ApiCreatedResponse({ type: WebhookWithSecretResponse })
   @ApiErrors('invalid_request', 'invalid_url', 'unauthorized', 'forbidden', 'reauthentication_required', 'not_found')
@@ -94,6 +96,7 @@ export class WebhooksController {
   @Post(':webhookId/rotate-secret')
   @HttpCode(200)
   @UseGuards(FreshSignatureGuard)
+  @OneTimeSecret('secret')
   @ApiOkResponse({ type: WebhookWithSecretResponse })
   @ApiErrors('invalid_request', 'unauthorized', 'forbidden', 'reauthentication_required', 'not_found')
   async rotate(

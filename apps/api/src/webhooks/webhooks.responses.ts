@@ -24,7 +24,7 @@ export class WebhookOneResponse {
 }
 
 export class WebhookWithSecretResponse extends WebhookOneResponse {
-  @ApiProperty({ type: String, pattern: '^whsec_[A-Za-z0-9_-]{43}$', description: 'The signing secret, shown this once' }) secret!: string;
+  @ApiProperty({ type: String, nullable: true, pattern: '^whsec_[A-Za-z0-9_-]{43}$', description: 'The signing secret, shown this once (null in an idempotent replay: it is never stored)' }) secret!: string | null;
 }
 
 export class WebhookTestResponse {
