@@ -17,6 +17,7 @@ export * from './signatures';
 export * from './sign-in-message';
 export * from './receipt';
 export * from './verifier';
+export * from './verifier-memo';
 export * from './acceptance-wire';
 export * from './audit-chain';
 export * from './merkle';

@@ -8,6 +8,7 @@ import { asAddress } from './base58';
 import type { DocumentRecord, OrganizationRecord, VersionRecord } from './memo';
 import type { AcceptanceReceipt } from './receipt';
 import { parseEvidenceTransaction, type EvidenceTransaction, type ParsedMemo } from './transactions';
+import type { VerifierMemo } from './verifier-memo';
 
 /** A ledger read that failed (network error, RPC error): verification cannot conclude. */
 export class LedgerUnavailable extends Error {}
@@ -34,7 +35,10 @@ export async function creationOf<R extends OrganizationRecord | DocumentRecord |
   ledger: HistoryReader,
   read: Reader,
   maxPages: number,
+  memo?: VerifierMemo,
 ): Promise<Creation<R> | string> {
+  const known = memo?.creation(kind, address);
+  if (known) return known as Creation<R>;
   const history: AddressSignature[] = [];
   let before: Signature | undefined;
   for (let page = 0; ; page++) {
@@ -54,9 +58,11 @@ export async function creationOf<R extends OrganizationRecord | DocumentRecord |
   } catch (error) {
     return `the creation transaction of ${address} cannot be decoded: ${(error as Error).message}`;
   }
-  const memo: ParsedMemo | undefined = parsed.memos.find((m) => m.record?.kind === kind && m.signerAccounts[0] === address);
-  if (!memo || memo.signerAccounts.length < 2) return `the oldest transaction of ${address} (${oldest.signature}) carries no svc/1 ${kind} memo co-signed by it`;
-  return { signature: oldest.signature, record: memo.record as R, authority: memo.signerAccounts[1]! };
+  const found: ParsedMemo | undefined = parsed.memos.find((m) => m.record?.kind === kind && m.signerAccounts[0] === address);
+  if (!found || found.signerAccounts.length < 2) return `the oldest transaction of ${address} (${oldest.signature}) carries no svc/1 ${kind} memo co-signed by it`;
+  const creation: Creation<R> = { signature: oldest.signature, record: found.record as R, authority: found.signerAccounts[1]! };
+  memo?.keepCreation(kind, address, creation, tx);
+  return creation;
 }
 
 export async function checkRegistrations(

@@ -10,6 +10,7 @@ import { acceptanceIdOf, parseAcceptanceMessage, type AcceptanceMessageFields } 
 import { asSignature, base58ToBytes } from './base58';
 import { ED25519_PROGRAM_ADDRESS } from './constants';
 import { canonicalContent, contentHash, versionFingerprint } from './content';
+import type { VerifierMemo } from './verifier-memo';
 import type { DocumentRecord, OrganizationRecord, VersionRecord } from './memo';
 import { batchFeeShare, batchLeafHash } from './batch';
 import { RECEIPT_FORMAT_V2 } from './constants';
@@ -47,6 +48,11 @@ export interface VerifyOptions {
   now?: Date;
   /** Pages of 1000 signatures read per address history before giving up (default 10). */
   maxHistoryPages?: number;
+  /**
+   * Reads and hashes that cannot change, kept across verifications against this one ledger (see VerifierMemo);
+   * default none: every read goes to the ledger.
+   */
+  memo?: VerifierMemo;
 }
 
 /** Allowed difference between block times and the times written in messages and receipts, in seconds. */
@@ -180,7 +186,7 @@ async function runChecks(
 
   let recomputedHash: string | null = null;
   try {
-    recomputedHash = contentHash(canonicalContent(r.documentText));
+    recomputedHash = options.memo ? options.memo.contentHashOf(r.documentText) : contentHash(canonicalContent(r.documentText));
   } catch (error) {
     set('document.content-hash', 'fail', `document text cannot be canonicalized: ${(error as Error).message}`);
   }
@@ -255,12 +261,15 @@ async function runChecks(
   // The reads are independent: start them all now, then use their results in the order of the checks, so
   // that the report (including which failed read it names) is the one a sequential run would give.
   const maxPages = options.maxHistoryPages ?? 10;
+  const memo = options.memo;
+  const genesisHash = () => ledger.getGenesisHash();
+  const transaction = () => ledger.getTransaction(asSignature(r.transaction.signature));
   const started = {
-    genesis: quiet(read('getGenesisHash', () => ledger.getGenesisHash())),
-    transaction: quiet(read('getTransaction', () => ledger.getTransaction(asSignature(r.transaction.signature)))),
-    version: quiet(creationOf<VersionRecord>(r.version.address, 'ver', ledger, read, maxPages)),
-    document: quiet(creationOf<DocumentRecord>(r.document.address, 'doc', ledger, read, maxPages)),
-    organization: quiet(creationOf<OrganizationRecord>(r.organization.address, 'org', ledger, read, maxPages)),
+    genesis: quiet(read('getGenesisHash', memo ? () => memo.genesisHash(genesisHash) : genesisHash)),
+    transaction: quiet(read('getTransaction', memo ? () => memo.transaction(r.transaction.signature, transaction) : transaction)),
+    version: quiet(creationOf<VersionRecord>(r.version.address, 'ver', ledger, read, maxPages, memo)),
+    document: quiet(creationOf<DocumentRecord>(r.document.address, 'doc', ledger, read, maxPages, memo)),
+    organization: quiet(creationOf<OrganizationRecord>(r.organization.address, 'org', ledger, read, maxPages, memo)),
   };
   try {
     const genesis = await started.genesis;

@@ -6,6 +6,7 @@ import {
   buildReceipt,
   buildReceiptV2,
   verifyReceipt,
+  VerifierMemo,
   type AcceptanceReceipt,
   type AcceptanceReceiptInput,
   type VerificationReport,
@@ -34,6 +35,8 @@ export class ReceiptService {
   /** Document texts, bounded by their total size (UTF-16 code units, about 64 MiB). */
   private readonly contents = new LRUCache<string, ContentDoc>({ maxSize: 32 * 1024 * 1024, sizeCalculation: (c) => Math.max(1, c.text.length) });
   private readonly batchLeaves = new LRUCache<string, readonly string[]>({ max: 256 });
+  /** What the live report need not read or hash twice (finalized transactions, creations, content hashes). */
+  private readonly verifierMemo = new VerifierMemo();
 
   constructor(
     @Inject(READ_STORE) private readonly readStore: ReadStore,
@@ -113,7 +116,7 @@ export class ReceiptService {
   /** The receipt and the service's own verification report, made now against the ledger. */
   async receiptWithReport(acceptanceId: string): Promise<{ receipt: AcceptanceReceipt; report: VerificationReport }> {
     const receipt = await this.receipt(acceptanceId);
-    const report = await verifyReceipt(receipt, this.ledger);
+    const report = await verifyReceipt(receipt, this.ledger, { memo: this.verifierMemo });
     return { receipt, report };
   }
 }
