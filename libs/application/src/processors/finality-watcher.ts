@@ -7,17 +7,25 @@ interface Waiter {
   reject: (err: Error) => void;
 }
 
+interface Pending {
+  /** The slot the transaction landed in, when the caller knows it. */
+  slot: number | null;
+  waiters: Waiter[];
+}
+
 /** Signatures asked about in one `getSignatureStatuses` call (the RPC method's limit). */
 const STATUS_BATCH = 256;
 
 /**
- * Tells when transactions reach `finalized` commitment, asking the ledger for the statuses of every pending
- * signature together, once per ledger slot time (the embedded ledger finalizes 32 slots deep; a cluster reports
- * `finalized` itself). Observation only: nothing is recorded here.
+ * Tells when transactions reach `finalized` commitment, asking the ledger for the statuses of pending signatures
+ * together, once per ledger slot time (the embedded ledger finalizes 32 slots deep; a cluster reports `finalized`
+ * itself). A transaction whose landing slot is known is asked about only once the ledger's finalized slot has
+ * reached it (one `getSlot('finalized')` per round instead of a status per pending signature); the status, not
+ * the slot, still decides. Observation only: nothing is recorded here.
  */
 @Injectable()
 export class FinalityWatcher implements OnApplicationShutdown {
-  private readonly pending = new Map<string, Waiter[]>();
+  private readonly pending = new Map<string, Pending>();
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
 
@@ -26,13 +34,16 @@ export class FinalityWatcher implements OnApplicationShutdown {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** Resolves with the slot of the transaction once the ledger reports it finalized. */
-  finalized(signature: string): Promise<number> {
+  /**
+   * Resolves with the slot of the transaction once the ledger reports it finalized.
+   * @param landedSlot the slot the transaction landed in, when known (spares status reads until it can be final)
+   */
+  finalized(signature: string, landedSlot?: number): Promise<number> {
     if (this.closed) return Promise.reject(new Error('finality watcher closed'));
     return new Promise((resolve, reject) => {
-      const waiters = this.pending.get(signature);
-      if (waiters) waiters.push({ resolve, reject });
-      else this.pending.set(signature, [{ resolve, reject }]);
+      const pending = this.pending.get(signature);
+      if (pending) pending.waiters.push({ resolve, reject });
+      else this.pending.set(signature, { slot: landedSlot ?? null, waiters: [{ resolve, reject }] });
       this.schedule();
     });
   }
@@ -41,7 +52,7 @@ export class FinalityWatcher implements OnApplicationShutdown {
   close(): void {
     this.closed = true;
     clearTimeout(this.timer);
-    const waiters = [...this.pending.values()].flat();
+    const waiters = [...this.pending.values()].flatMap((p) => p.waiters);
     this.pending.clear();
     for (const w of waiters) w.reject(new Error('finality watcher closed'));
   }
@@ -61,7 +72,13 @@ export class FinalityWatcher implements OnApplicationShutdown {
   }
 
   private async poll(): Promise<void> {
-    const signatures = [...this.pending.keys()];
+    let finalizedSlot: number;
+    try {
+      finalizedSlot = Number(await this.ledger.getSlot('finalized'));
+    } catch {
+      return; // unreachable: asked again on the next round
+    }
+    const signatures = [...this.pending].filter(([, p]) => p.slot === null || p.slot <= finalizedSlot).map(([signature]) => signature);
     for (let i = 0; i < signatures.length && !this.closed; i += STATUS_BATCH) {
       const batch = signatures.slice(i, i + STATUS_BATCH);
       let statuses;
@@ -73,7 +90,7 @@ export class FinalityWatcher implements OnApplicationShutdown {
       batch.forEach((signature, j) => {
         const status = statuses[j];
         if (status?.confirmationStatus !== 'finalized') return;
-        const waiters = this.pending.get(signature) ?? [];
+        const waiters = this.pending.get(signature)?.waiters ?? [];
         this.pending.delete(signature);
         for (const w of waiters) w.resolve(Number(status.slot));
       });

@@ -38,7 +38,7 @@ export class RecordFinalityWhenRelayed implements Processor<Relayed> {
     // On a replay (after a restart, or on a log written elsewhere) most acceptances are finalized already: no wait.
     const { state } = await this.decisions.load(event.streamId, acceptanceDecider, { cached: true });
     if (state.finalized || state.relayed?.transactionSignature !== transactionSignature) return;
-    const slot = await this.finality.finalized(transactionSignature);
+    const slot = await this.finality.finalized(transactionSignature, event.data.slot);
     await this.decisions.handle(
       event.streamId,
       acceptanceDecider,
