@@ -49,10 +49,12 @@ interface CachedStream {
  * Runs deciders against the event store (docs/architecture.md "Deciders"): load the stream, fold it, decide,
  * append at the loaded revision.
  *
- * The state of a stream this process appended to is kept (up to 20,000 streams): deciding on it is safe because
- * the append still names the revision it was decided at, so a stream changed meanwhile (by another process)
- * fails the append and is read again. Reads of facts for other decisions ({@link load}) go to the store, unless
- * the caller's action is idempotent and says so (`cached`).
+ * The state of a stream this process appended to or read is kept (up to 20,000 streams): deciding on it is safe
+ * because the append still names the revision it was decided at, so a stream changed meanwhile (by another
+ * process) fails the append and is read again. Reads of facts for other decisions ({@link load}) ask the store for
+ * the stream's last revision and fold again only when it moved, unless the caller's action is idempotent and says
+ * so (`cached`: no read at all). An event edited in place behind the service before the kept state's revision is
+ * found by the next full read of its stream (a restart, a rebuild), not by these revision checks.
  */
 @Injectable()
 export class Decisions {
@@ -61,14 +63,19 @@ export class Decisions {
   constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
 
   /**
-   * Reads `streamId` and folds it with `decider`. With `cached`, a state this process holds for the stream may be
-   * returned instead (possibly behind another process's appends: only for idempotent reactions).
+   * Reads `streamId` and folds it with `decider`; a state this process holds for the stream is returned when the
+   * stream's last revision is still the one it was folded to. With `cached`, a held state is returned without
+   * asking the store (possibly behind another process's appends: only for idempotent reactions).
    * @throws Error when the stream holds an event type the decider does not know (a corrupted stream).
    */
   async load<C, E extends DomainEvent, S>(streamId: string, decider: Decider<C, E, S>, options: { cached?: boolean } = {}): Promise<LoadedState<S>> {
-    if (options.cached) {
-      const hit = this.cached(streamId, decider);
-      if (hit) return hit;
+    const hit = this.cached(streamId, decider);
+    if (hit) {
+      if (options.cached) return hit;
+      // The state held is current when the stream still ends at the revision it was folded to: one event is read
+      // (and checked against its hash and its link) instead of the whole stream.
+      const [last] = await this.store.readStream(streamId, { direction: 'backwards', maxCount: 1 });
+      if (last !== undefined && last.revision === hit.revision) return hit;
     }
     const stored = await this.store.readStream(streamId);
     const events: E[] = [];

@@ -1,0 +1,66 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import Database from 'better-sqlite3';
+import { settingsDecider, type OrganizationFacts } from '@svc/domain';
+import { EventIntegrityError, EventSchemaRegistry, SqliteEventStore } from '@svc/event-store';
+import { commandContext } from '../infrastructure/command-context';
+import { Decisions } from './decisions.service';
+
+const owner = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
+const organization: OrganizationFacts = {
+  organizationId: '6f0d8f4e-6b1e-4f55-9d55-3f4a3c2b1a10',
+  address: '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T',
+  members: [{ address: owner, roles: ['owner', 'admin'] }],
+};
+const stream = `settings-${organization.address}`;
+const change = (changes: Record<string, unknown>) => ({ kind: 'ChangeSettings' as const, organization, wallet: owner, changes, signatureFresh: true });
+
+/**
+ * Facts read for decisions (Decisions.load) come from a state this process keeps when the stream still ends at its
+ * revision, and from the store as soon as another writer moved it; a replaced last event is not served.
+ */
+describe('Decisions.load on the embedded event store', () => {
+  let dir: string;
+  let file: string;
+  let store: SqliteEventStore;
+  let other: SqliteEventStore;
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'svc-decisions-'));
+    file = path.join(dir, 'events.sqlite');
+    const schemas = EventSchemaRegistry.fromDirectory();
+    store = new SqliteEventStore({ file, schemas });
+    // Another process on the same file (an API replica).
+    other = new SqliteEventStore({ file, schemas });
+  });
+  afterEach(async () => {
+    await store.close();
+    await other.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves the state it holds while the stream is unchanged, and folds again once another writer appended', async () => {
+    const decisions = new Decisions(store);
+    await decisions.handle(stream, settingsDecider, change({ feeSponsor: 'organization' }), commandContext(`wallet:${owner}`));
+    expect((await decisions.load(stream, settingsDecider)).state.feeSponsor).toBe('organization');
+
+    await new Decisions(other).handle(stream, settingsDecider, change({ feeSponsor: 'svc', sponsorLowBalanceLamports: 5000 }), commandContext(`wallet:${owner}`));
+    const loaded = await decisions.load(stream, settingsDecider);
+    expect(loaded.state).toMatchObject({ feeSponsor: 'svc', sponsorLowBalanceLamports: 5000 });
+    expect(loaded.revision).toBe(1n);
+  });
+
+  it('does not serve a held state over a last event edited in place: the integrity error surfaces', async () => {
+    const decisions = new Decisions(store);
+    await decisions.handle(stream, settingsDecider, change({ feeSponsor: 'organization' }), commandContext(`wallet:${owner}`));
+    await decisions.load(stream, settingsDecider);
+    const db = new Database(file);
+    try {
+      const row = db.prepare('SELECT position, data FROM events WHERE stream_id = ?').get(stream) as { position: number; data: string };
+      db.prepare('UPDATE events SET data = ? WHERE position = ?').run(row.data.replace('"organization"', '"svc"'), row.position);
+    } finally {
+      db.close();
+    }
+    await expect(decisions.load(stream, settingsDecider)).rejects.toBeInstanceOf(EventIntegrityError);
+  });
+});
