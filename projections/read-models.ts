@@ -25,7 +25,7 @@ export const COLLECTIONS = {
   signerStats: 'signer_stats_v1',
   statsPending: 'stats_pending_v1',
   webhooks: 'webhooks_v1',
-  webhookDeliveries: 'webhook_deliveries_v1',
+  webhookDeliveries: 'webhook_deliveries_v2',
 } as const;
 
 /**
@@ -79,6 +79,8 @@ export interface WebhookAttemptView {
 /** A delivery of one event to one endpoint, with every attempt (the delivery log, docs/api.md "Webhooks"). */
 export interface WebhookDeliveryDoc extends Doc {
   deliveryId: string;
+  /** Log position of the scheduling event: the delivery log's order (newest first) and its cursor. */
+  seq: number;
   webhookId: string;
   organizationId: string;
   eventId: string;

@@ -50,14 +50,15 @@ export const webhooksProjection = defineProjection({
  */
 export const webhookDeliveriesProjection = defineProjection({
   name: 'webhook-deliveries',
-  version: 1,
-  indexes: { [COLLECTIONS.webhookDeliveries]: [{ fields: { webhookId: 1, scheduledAt: -1 } }] },
+  version: 2,
+  indexes: { [COLLECTIONS.webhookDeliveries]: [{ fields: { webhookId: 1, seq: -1 } }] },
   handlers: {
-    WebhookDeliveryScheduled: async ({ data: d }, store) => {
+    WebhookDeliveryScheduled: async ({ data: d, position }, store) => {
       if (await deliveries(store).findOne({ _id: d.deliveryId })) return;
       await deliveries(store).replaceOne({
         _id: d.deliveryId,
         deliveryId: d.deliveryId,
+        seq: Number(position),
         webhookId: d.webhookId,
         organizationId: d.organizationId,
         eventId: d.payload.id,

@@ -217,6 +217,37 @@ describe('webhooks', () => {
     expect(await codeOf(org.dashboard.request('POST', `${hooks()}/${hook.webhook.id}/test`))).toBe('404 not_found');
   });
 
+  it('pages the delivery log newest first with limit and cursor, and refuses a cursor of another endpoint', async () => {
+    const hook = await add('/ok');
+    const other = await add('/ok');
+    const sent: string[] = [];
+    for (let i = 0; i < 5; i++) sent.push((await org.dashboard.request<{ deliveryId: string }>('POST', `${hooks()}/${hook.webhook.id}/test`)).deliveryId);
+    await org.dashboard.request('POST', `${hooks()}/${other.webhook.id}/test`);
+    type Page = { deliveries: Delivery[]; nextCursor: string | null };
+    const page = (query: string) => org.dashboard.request<Page>('GET', `${hooks()}/${hook.webhook.id}/deliveries${query}`);
+    await eventually(async () => ((await page('')).deliveries.length === 5 ? true : undefined), 10_000, 50);
+
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const p: Page = await page(`?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(p.deliveries.length).toBeLessThanOrEqual(2);
+      seen.push(...p.deliveries.map((d) => d.id));
+      cursor = p.nextCursor;
+      pages++;
+    } while (cursor !== null);
+    expect(pages).toBe(3);
+    expect(seen).toEqual([...sent].reverse());
+
+    const first = await page('?limit=2');
+    expect(await codeOf(org.dashboard.request('GET', `${hooks()}/${other.webhook.id}/deliveries?cursor=${first.nextCursor}`))).toBe('400 invalid_cursor');
+    expect(await codeOf(page('?cursor=not*base64'))).toBe('400 invalid_cursor');
+    expect(await codeOf(page('?limit=0'))).toBe('400 invalid_request');
+    expect(await codeOf(page('?limit=201'))).toBe('400 invalid_request');
+    expect(await codeOf(page('?after=1'))).toBe('400 invalid_request');
+  });
+
   it('keeps other organizations and plain members out, and needs a fresh signature to add or rotate', async () => {
     const stranger = new ApiClient(service.baseUrl).useSession(await signIn(new ApiClient(service.baseUrl), await generateKeyPairSigner()));
     expect(await codeOf(stranger.request('GET', hooks()))).toBe('404 not_found');

@@ -334,10 +334,11 @@ export const EXPECTED_READ_MODELS: Record<string, Record<string, unknown>[]> = {
       deleted: false,
     },
   ],
-  webhook_deliveries_v1: [
+  webhook_deliveries_v2: [
     {
       _id: '5a4b3c2d-1e0f-8a9b-8c7d-6e5f4a3b2c1d',
       deliveryId: '5a4b3c2d-1e0f-8a9b-8c7d-6e5f4a3b2c1d',
+      seq: 36,
       webhookId: '0e6b7a3c-2d1f-4c5b-9a8e-7f6d5c4b3a21',
       organizationId: F.orgId,
       eventId: `evt_${'1'.repeat(32)}`,

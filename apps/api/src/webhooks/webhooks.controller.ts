@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Req, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiAcceptedResponse, ApiBody, ApiCookieAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
@@ -12,12 +12,13 @@ import { FreshSignatureGuard } from '../auth/fresh-signature.guard';
 import { CurrentSession, SessionGuard, type DashboardSession } from '../auth/session.guard';
 import { DashboardAccess } from '../organizations/access.service';
 import { ChangeWebhook, CreateWebhook, webhookView } from './webhook.handlers';
-import { CreateWebhookRequest, UpdateWebhookRequest } from './webhooks.dto';
+import { CreateWebhookRequest, UpdateWebhookRequest, WebhookDeliveriesQuery } from './webhooks.dto';
+import { decodeCursor, encodeCursor } from '../system/page-cursor';
 import { WebhookDeliveryListResponse, WebhookListResponse, WebhookOneResponse, WebhookTestResponse, WebhookWithSecretResponse } from './webhooks.responses';
 import { OneTimeSecret } from '../system/idempotency.interceptor';
 
-/** Entries of the delivery log answered (newest first). */
-const DELIVERY_LOG_SIZE = 100;
+/** Entries of a delivery log page when the query names no `limit`. */
+const DELIVERY_PAGE_DEFAULT = 50;
 
 /**
  * Webhook endpoints of an organization (spec §4.10, §6.1; docs/api.md "Webhooks"). Every member lists them and
@@ -125,19 +126,36 @@ export class WebhooksController {
     return test;
   }
 
-  /** The delivery log (any member): `{deliveries}`, newest first, each with every attempt (status, duration, error). */
+  /**
+   * The delivery log (any member): `{deliveries, nextCursor}`, newest first, each with every attempt (status,
+   * duration, error); pages of `limit` (1–200, default 50) continued with `cursor` = the previous `nextCursor`.
+   * @throws DomainError invalid_request (400: limit), invalid_cursor (400: a cursor of another endpoint or malformed),
+   *   not_found (404: not a member, or no such endpoint in the organization).
+   */
   @Get(':webhookId/deliveries')
   @ApiOkResponse({ type: WebhookDeliveryListResponse })
-  @ApiErrors('invalid_request', 'unauthorized', 'not_found')
-  async deliveries(@Param('orgId', UuidParam('orgId')) orgId: string, @Param('webhookId', UuidParam('webhookId')) webhookId: string, @CurrentSession() session: DashboardSession) {
+  @ApiErrors('invalid_request', 'invalid_cursor', 'unauthorized', 'not_found')
+  async deliveries(
+    @Param('orgId', UuidParam('orgId')) orgId: string,
+    @Param('webhookId', UuidParam('webhookId')) webhookId: string,
+    @Query() query: WebhookDeliveriesQuery,
+    @CurrentSession() session: DashboardSession,
+  ): Promise<WebhookDeliveryListResponse> {
     await this.access.organization(orgId, session.address);
     const endpoint = await this.readStore.collection<WebhookDoc>(COLLECTIONS.webhooks).findOne({ _id: webhookId });
     if (!endpoint || endpoint.organizationId !== orgId || endpoint.deleted) throw new DomainError('not_found', 'webhook endpoint not found');
+    const scope = ['webhook-deliveries', orgId, webhookId];
+    const before = query.cursor === undefined ? undefined : decodeCursor(query.cursor, scope);
+    const limit = query.limit === undefined ? DELIVERY_PAGE_DEFAULT : Number(query.limit);
+    // One more than the page: whether an older page exists.
     const docs = await this.readStore
       .collection<WebhookDeliveryDoc>(COLLECTIONS.webhookDeliveries)
-      .find({ webhookId }, { sort: { scheduledAt: -1 }, limit: DELIVERY_LOG_SIZE });
+      .find(before === undefined ? { webhookId } : { webhookId, seq: { $lt: before } }, { sort: { seq: -1 }, limit: limit + 1 });
+    const page = docs.slice(0, limit);
+    const nextCursor = docs.length > limit ? encodeCursor(page[page.length - 1]!.seq, scope) : null;
     return {
-      deliveries: docs.map((d) => ({
+      nextCursor,
+      deliveries: page.map((d) => ({
         id: d.deliveryId,
         eventId: d.eventId,
         eventType: d.eventType,

@@ -53,5 +53,6 @@ export class WebhookDeliveryResponse {
 }
 
 export class WebhookDeliveryListResponse {
-  @ApiProperty({ type: [WebhookDeliveryResponse], description: 'Newest first, at most 100' }) deliveries!: WebhookDeliveryResponse[];
+  @ApiProperty({ type: [WebhookDeliveryResponse], description: 'Newest first (by the time the delivery was scheduled), `limit` at most' }) deliveries!: WebhookDeliveryResponse[];
+  @ApiProperty({ type: String, nullable: true, description: 'Pass as `cursor` for the next (older) page; null on the last' }) nextCursor!: string | null;
 }

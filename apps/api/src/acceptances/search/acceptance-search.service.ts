@@ -6,7 +6,7 @@ import { COLLECTIONS, type AcceptanceDoc } from '@svc/projections';
 import { receiptUrlOf } from '../submit.handler';
 import { acceptanceRecord, type AcceptanceRecord } from '../views';
 import type { AcceptanceSearchQuery } from './acceptance-search.dto';
-import { decodeCursor, encodeCursor, type CursorScope } from './acceptance-cursor';
+import { decodeCursor, encodeCursor, type CursorScope } from '../../system/page-cursor';
 
 const DEFAULT_LIMIT = 50;
 

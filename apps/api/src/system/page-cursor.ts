@@ -1,7 +1,8 @@
 /**
- * Cursors of acceptance search (spec §4.5, §8): opaque base64url text naming the position after which the next
- * page starts (the `confirmedSeq` of the last record served) and a digest of the query it belongs to. A cursor
- * passed to another organization or with other filters is foreign and refused, as is anything malformed.
+ * Page cursors (acceptance search, spec §4.5, §8; the webhook delivery log): opaque base64url text naming the
+ * position after which the next page starts (a log position of the last record served, e.g. the `confirmedSeq` of
+ * an acceptance) and a digest of the query it belongs to. A cursor passed to another organization, another endpoint
+ * or with other filters is foreign and refused, as is anything malformed.
  */
 import { createHash } from 'node:crypto';
 import { DomainError } from '@svc/domain';
@@ -9,7 +10,7 @@ import { DomainError } from '@svc/domain';
 const SEQ_BYTES = 8;
 const DIGEST_BYTES = 12;
 
-/** What a cursor is bound to: the caller's organization and every filter of the query (not the page size). */
+/** What a cursor is bound to: the listing, the caller's organization and every filter of the query (not the page size). */
 export type CursorScope = readonly (string | null)[];
 
 function digestOf(scope: CursorScope): Buffer {
