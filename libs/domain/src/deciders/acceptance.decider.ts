@@ -81,6 +81,19 @@ export type AcceptanceCommand =
       recordedUpTo: number;
     };
 
+/**
+ * The landing of an acceptance's transaction. One the ledger had already finalized when it was recorded (the
+ * outcome was recorded late, after a restart) is recorded finalized at once as well: `AcceptanceFinalized` is
+ * written once per acceptance, whether its finality was seen by the finality processor or at recording.
+ */
+function relayedEvents(relayed: AcceptanceRelayedData): AcceptanceEvent[] {
+  const events: AcceptanceEvent[] = [{ type: 'AcceptanceRelayed', data: relayed }];
+  if (relayed.commitment === 'finalized') {
+    events.push({ type: 'AcceptanceFinalized', data: { acceptanceId: relayed.acceptanceId, transactionSignature: relayed.transactionSignature, slot: relayed.slot } });
+  }
+  return events;
+}
+
 const INITIAL: AcceptanceState = { status: 'none', submitted: null, transaction: null, relayed: null, finalized: false, batched: null };
 
 /**
@@ -182,10 +195,10 @@ export const acceptanceDecider: Decider<AcceptanceCommand, AcceptanceEvent, Acce
       case 'ResignAcceptance':
         if (!awaitsOutcome(state, command.resigned.acceptanceId) || state.transaction?.transactionSignature !== command.resigned.replaces) return [];
         return [{ type: 'AcceptanceResigned', data: command.resigned }];
-      case 'RecordRelayed':
-        if (command.relayed.batch !== null) return anchoredInBatch(state, command.relayed) ? [{ type: 'AcceptanceRelayed', data: command.relayed }] : [];
-        if (!awaitsOutcome(state, command.relayed.acceptanceId, command.relayed.transactionSignature)) return [];
-        return [{ type: 'AcceptanceRelayed', data: command.relayed }];
+      case 'RecordRelayed': {
+        const recordable = command.relayed.batch !== null ? anchoredInBatch(state, command.relayed) : awaitsOutcome(state, command.relayed.acceptanceId, command.relayed.transactionSignature);
+        return recordable ? relayedEvents(command.relayed) : [];
+      }
       case 'PlaceInBatch': {
         const placed = placement(state, command.batched, command.recordedUpTo);
         return placed ? [{ type: 'AcceptanceBatched', data: placed }] : [];

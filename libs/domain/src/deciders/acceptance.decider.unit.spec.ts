@@ -6,7 +6,7 @@
 import type { AcceptanceResignedData, EventOf } from '../events';
 import { A, acceptanceSubmitted, batchedSubmission, CHALLENGE_EXPIRES_AT, CHALLENGE_OPEN_AT, challengeIssued, HEX, SIG } from '../testing/fixtures';
 import { decided, given, refused } from '../testing/given-when-then';
-import { acceptanceDecider, type AcceptanceCommand, type SubmitAcceptanceCommand } from './acceptance.decider';
+import { acceptanceDecider, type AcceptanceCommand, type AcceptanceEvent, type SubmitAcceptanceCommand } from './acceptance.decider';
 import type { ChallengeState } from './challenge.decider';
 
 const WALLET_SIGNATURE = '4NKL5VB2MQ2i8s5FwgDJGWsJSbempX15YubwhGJoKzsqYcfpVtDedPsrVcxgMwuTPQXvHsH1o8tc6j878mSMs3xo';
@@ -144,7 +144,9 @@ describe('acceptance decider: relay outcomes (at-least-once)', () => {
 
   it('records the landing of the submitted transaction, and its finality when it was already final', () => {
     expect(given(acceptanceDecider, [submitted]).when(relay())).toEqual(decided(relayed()));
-    expect(given(acceptanceDecider, [submitted]).when(relay('finalized'))).toEqual(decided(relayed('finalized')));
+    const finalizedAtOnce: EventOf<'AcceptanceFinalized'> = { type: 'AcceptanceFinalized', data: { acceptanceId: HEX.acceptance1, transactionSignature: SIG.acc1, slot: 3_120_512 } };
+    expect(given(acceptanceDecider, [submitted]).when(relay('finalized'))).toEqual(decided<AcceptanceEvent>(relayed('finalized'), finalizedAtOnce));
+    expect(given(acceptanceDecider, [submitted, relayed('finalized'), finalizedAtOnce]).when(finalize)).toEqual(decided());
     expect(given(acceptanceDecider, [submitted, relayed('finalized')]).state.finalized).toBe(true);
   });
 
