@@ -5,62 +5,37 @@
  * least once, always under the same event id, signed so that Stripe's verifier accepts it, with the data of §6.1.
  */
 import { existsSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { generateKeyPairSigner } from '@solana/kit';
 import Stripe from 'stripe';
 import { ApiClient } from '../apps/cli/src/api-client';
 import { acceptAsWallet } from '../apps/cli/src/operations';
 import { apiMain } from '../apps/cli/src/paths';
 import { startService, type RunningService } from '../apps/cli/src/service-process';
-import { exited, ORIGIN } from './support/durability';
+import { exited, ORIGIN, webhookReceiver, type ReceivedWebhook, type WebhookReceiver } from './support/durability';
 import { eventually, publishedDocument } from './support/fixtures';
-import { testCertificates } from './support/test-certificates';
 import { tempDataDir } from './support/test-service';
 
 const built = existsSync(apiMain());
 const stripe = new Stripe('sk_test_unused');
 
-interface Received {
-  eventId: string;
-  signature: string;
-  body: string;
-}
-
 (built ? describe : describe.skip)(`webhook delivery resumed after a crash${built ? '' : ' (skipped: run "npm run build" first; npm test does)'}`, () => {
-  const received: Received[] = [];
-  let receiver: Server;
+  let receiver: WebhookReceiver;
+  let received: ReceivedWebhook[];
   let receiverBase: string;
-  let certDir: string;
   let env: Record<string, string>;
 
   beforeAll(async () => {
-    const certs = await testCertificates();
-    certDir = certs.dir;
-    receiver = createServer({ key: certs.key, cert: certs.cert }, (req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        received.push({ eventId: String(req.headers['svc-event-id']), signature: String(req.headers['svc-signature']), body: Buffer.concat(chunks).toString('utf8') });
-        res.writeHead(200).end('ok');
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    receiverBase = `https://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    receiver = await webhookReceiver();
+    ({ received, base: receiverBase } = receiver);
     env = {
       LEDGER_SLOT_MS: '100',
       NODE_ENV: 'test',
-      WEBHOOK_ALLOW_LOOPBACK: 'true',
-      WEBHOOK_TEST_CA_FILE: certs.caFile,
+      ...receiver.env,
       WEBHOOK_RETRY_SCALE: '0.001',
       RATE_LIMIT_SIGNIN_PER_MINUTE: '1000',
     };
   });
-  afterAll(async () => {
-    receiver?.closeAllConnections();
-    await new Promise((resolve) => receiver?.close(resolve));
-    if (certDir) rmSync(certDir, { recursive: true, force: true });
-  });
+  afterAll(() => receiver?.close());
 
   it.each(['webhook:before-send', 'webhook:after-send'] as const)('killed at %s: agreement.accepted arrives, always under one event id', async (point) => {
     received.length = 0;

@@ -1,14 +1,17 @@
 import type { ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
 import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
-import { buildPublicationTransaction, parseEvidenceTransaction, type EvidenceTransaction } from '@svc/evidence';
+import { buildPublicationTransaction, parseEvidenceTransaction, type EvidenceTransaction, type MemoKind, type MemoRecord } from '@svc/evidence';
 import { toAddress, toSignature, type Ledger, type Signature } from '@svc/ledger';
 import { ApiClient, ApiError } from '../../apps/cli/src/api-client';
 import { signText, type PublishedVersion } from '../../apps/cli/src/operations';
 import { startService, type RunningService } from '../../apps/cli/src/service-process';
 import { publishedDocument, termsOfService, type PublishedDocument } from './fixtures';
+import { testCertificates } from './test-certificates';
 import { tempDataDir } from './test-service';
 
 /** The site asking for signatures in these tests. */
@@ -92,14 +95,7 @@ export interface AcceptanceOnLedger {
  * acceptance memo, read back from the ledger and decoded with the evidence library.
  */
 export async function acceptancesOnLedger(ledger: Ledger, address: string): Promise<AcceptanceOnLedger[]> {
-  const found: AcceptanceOnLedger[] = [];
-  for (const { signature, parsed } of await successfulTransactions(ledger, address)) {
-    for (const memo of parsed.memos) {
-      if (memo.record?.kind !== 'accept') continue;
-      found.push({ transactionSignature: signature, acceptanceId: memo.record.acceptanceId, versionAddress: memo.record.versionAddress, feePayer: parsed.feePayer });
-    }
-  }
-  return found;
+  return (await recordsOnLedger(ledger, address, 'accept')).map(({ transactionSignature, acceptanceId, versionAddress, feePayer }) => ({ transactionSignature, acceptanceId, versionAddress, feePayer }));
 }
 
 /** A batch anchor memo (`svc/1 batch …`) carried by a successful transaction on the ledger. */
@@ -113,12 +109,32 @@ export interface BatchAnchorOnLedger {
 
 /** Every batch anchor memo in the successful transactions referencing `address` (the relayer). */
 export async function batchAnchorsOnLedger(ledger: Ledger, address: string): Promise<BatchAnchorOnLedger[]> {
-  const found: BatchAnchorOnLedger[] = [];
+  return (await recordsOnLedger(ledger, address, 'batch')).map(({ transactionSignature, lane, sequence, size, root }) => ({ transactionSignature, lane, sequence, size, root }));
+}
+
+/** An audit anchor memo (`svc/1 audit …`) carried by a successful transaction on the ledger. */
+export interface AuditAnchorOnLedger {
+  transactionSignature: string;
+  organization: string;
+  sequence: number;
+  head: string;
+}
+
+/** Every audit anchor memo in the successful transactions referencing `address` (the relayer). */
+export async function auditAnchorsOnLedger(ledger: Ledger, address: string): Promise<AuditAnchorOnLedger[]> {
+  return (await recordsOnLedger(ledger, address, 'audit')).map(({ transactionSignature, organization, sequence, head }) => ({ transactionSignature, organization, sequence, head }));
+}
+
+/** A memo record of one kind, with the successful transaction carrying it. */
+export type RecordOnLedger<K extends MemoKind> = Extract<MemoRecord, { kind: K }> & { transactionSignature: string; feePayer: string };
+
+/** Every `svc/1 <kind>` memo record in the successful transactions referencing `address`, decoded with the evidence library. */
+export async function recordsOnLedger<K extends MemoKind>(ledger: Ledger, address: string, kind: K): Promise<RecordOnLedger<K>[]> {
+  const found: RecordOnLedger<K>[] = [];
   for (const { signature, parsed } of await successfulTransactions(ledger, address)) {
     for (const memo of parsed.memos) {
-      if (memo.record?.kind !== 'batch') continue;
-      const { lane, sequence, size, root } = memo.record;
-      found.push({ transactionSignature: signature, lane, sequence, size, root });
+      if (memo.record?.kind !== kind) continue;
+      found.push({ ...(memo.record as Extract<MemoRecord, { kind: K }>), transactionSignature: signature, feePayer: parsed.feePayer });
     }
   }
   return found;
@@ -247,4 +263,117 @@ export async function crashScenario(prefix: string, env: Record<string, string>,
     await second?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** The data of every event of `type` in a service's event log (`<dataDir>/events.sqlite`, read-only), in log order. */
+export function recordedEvents<T>(dataDir: string, type: string): T[] {
+  const db = new Database(path.join(dataDir, 'events.sqlite'), { readonly: true, fileMustExist: true });
+  try {
+    return db
+      .prepare<[string], { data: string }>('SELECT data FROM events WHERE type = ? ORDER BY position')
+      .all(type)
+      .map((row) => JSON.parse(row.data) as T);
+  } finally {
+    db.close();
+  }
+}
+
+/** A webhook delivery as the receiver got it: the event id header, the signature header and the raw body. */
+export interface ReceivedWebhook {
+  eventId: string;
+  signature: string;
+  body: string;
+}
+
+/** An HTTPS webhook receiver on loopback answering 200 to everything, trusted by the service through a test CA. */
+export interface WebhookReceiver {
+  /** `https://127.0.0.1:<port>`. */
+  base: string;
+  /** Service settings that let it deliver here: loopback allowed, the test CA trusted. */
+  env: { WEBHOOK_ALLOW_LOOPBACK: string; WEBHOOK_TEST_CA_FILE: string };
+  received: ReceivedWebhook[];
+  close(): Promise<void>;
+}
+
+/** Starts a {@link WebhookReceiver} on a free loopback port, with a fresh test CA. */
+export async function webhookReceiver(): Promise<WebhookReceiver> {
+  const certs = await testCertificates();
+  const received: ReceivedWebhook[] = [];
+  const server = createServer({ key: certs.key, cert: certs.cert }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push({ eventId: String(req.headers['svc-event-id']), signature: String(req.headers['svc-signature']), body: Buffer.concat(chunks).toString('utf8') });
+      res.writeHead(200).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    base: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    env: { WEBHOOK_ALLOW_LOOPBACK: 'true', WEBHOOK_TEST_CA_FILE: certs.caFile },
+    received,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      rmSync(certs.dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A service armed to die at a fault point, seen from its clients. `call` runs a request; when it fails without an
+ * HTTP answer, the armed process is expected to have died with it in flight: `call` waits for it to exit, requires
+ * a SIGKILL, starts the service again unarmed on the same data and port (once), and runs the request again.
+ */
+export interface ArmedService {
+  baseUrl: string;
+  rpcUrl: string;
+  armed: RunningService;
+  /** The unarmed service started after the armed one died; null while it lives. */
+  restarted(): RunningService | null;
+  call<T>(request: () => Promise<T>): Promise<T>;
+  /** Kills the armed process if it still runs, stops the restarted one. */
+  stop(): Promise<void>;
+}
+
+export async function armedService(options: { dataDir: string; port: number; env: Record<string, string>; point: string }): Promise<ArmedService> {
+  const { dataDir, port, env, point } = options;
+  const armed = await startService({ dataDir, port, env: { ...env, NODE_ENV: 'test', SVC_TEST_KILL_AT: point } }).catch((err: Error) => {
+    throw new Error(`the service armed at ${point} did not start: ${err.message}`);
+  });
+  let restarting: Promise<RunningService> | null = null;
+  let restarted: RunningService | null = null;
+  const restart = async (): Promise<RunningService> => {
+    let timer: NodeJS.Timeout | undefined;
+    const died = await Promise.race([exited(armed.process).then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), 10_000)))]);
+    clearTimeout(timer);
+    if (!died) throw new Error(`a request to the service failed while it kept running (armed at ${point})`);
+    if (armed.process.signalCode !== 'SIGKILL') throw new Error(`the armed service exited with ${armed.process.exitCode ?? armed.process.signalCode}, not SIGKILL`);
+    return (restarted = await startService({ dataDir, port, env }));
+  };
+  return {
+    baseUrl: armed.baseUrl,
+    rpcUrl: armed.rpcUrl,
+    armed,
+    restarted: () => restarted,
+    async call<T>(request: () => Promise<T>): Promise<T> {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await request();
+        } catch (err) {
+          if (err instanceof ApiError || attempt >= 3) throw err;
+          const service = await (restarting ??= restart());
+          if (service.process.exitCode !== null || service.process.signalCode !== null) throw err;
+        }
+      }
+    },
+    async stop() {
+      if (armed.process.exitCode === null && armed.process.signalCode === null) {
+        armed.process.kill('SIGKILL');
+        await exited(armed.process);
+      }
+      const second = restarting ? await restarting.catch(() => null) : null;
+      await second?.stop();
+    },
+  };
 }

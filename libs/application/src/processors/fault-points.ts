@@ -7,7 +7,10 @@
  * Points: `relay:before-send` (the transaction is recorded, not sent), `relay:after-send` (sent and landed,
  * outcome not recorded), `webhook:before-send` (a due webhook attempt, not sent), `webhook:after-send` (sent and
  * answered, the attempt not recorded), `batch:before-close` (a batch's leaves placed, the batch not recorded),
- * `batch:before-send` (a batch recorded, its anchor not sent), `batch:after-send` (the anchor landed, not recorded).
+ * `batch:before-send` (a batch recorded, its anchor not sent), `batch:after-send` (the anchor landed, not recorded),
+ * `finality:before-record` (a relayed acceptance's finalized slot known, `AcceptanceFinalized` not recorded),
+ * `audit:before-send` (an audit anchor recorded, not sent), `audit:after-send` (the anchor landed, its outcome not
+ * recorded).
  */
 export type FaultPoint =
   | 'relay:before-send'
@@ -16,7 +19,10 @@ export type FaultPoint =
   | 'webhook:after-send'
   | 'batch:before-close'
   | 'batch:before-send'
-  | 'batch:after-send';
+  | 'batch:after-send'
+  | 'finality:before-record'
+  | 'audit:before-send'
+  | 'audit:after-send';
 
 const spec = process.env.NODE_ENV === 'test' ? process.env.SVC_TEST_KILL_AT : undefined;
 const [armedPoint, armedAt] = spec ? [spec.split('@')[0], Number(spec.split('@')[1] ?? 1)] : [undefined, 0];

@@ -3,6 +3,7 @@ import { acceptanceDecider, type EventOf } from '@svc/domain';
 import { reactionContext } from '../infrastructure/command-context';
 import { Decisions } from '../shared/decisions.service';
 import type { StoredDomainEvent } from '../shared/stored-events';
+import { faultPoint } from './fault-points';
 import { FinalityWatcher } from './finality-watcher';
 import type { Processor } from './processor';
 
@@ -39,6 +40,7 @@ export class RecordFinalityWhenRelayed implements Processor<Relayed> {
     const { state } = await this.decisions.load(event.streamId, acceptanceDecider, { cached: true });
     if (state.finalized || state.relayed?.transactionSignature !== transactionSignature) return;
     const slot = await this.finality.finalized(transactionSignature, event.data.slot);
+    faultPoint('finality:before-record');
     await this.decisions.handle(
       event.streamId,
       acceptanceDecider,

@@ -1,17 +1,20 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { auditLogDecider, type EventOf } from '@svc/domain';
-import { isLedgerError, LEDGER, LedgerErrorCode, toSignature, type Ledger } from '@svc/ledger';
+import { LEDGER, toSignature, type Ledger } from '@svc/ledger';
 import { reactionContext } from '../../infrastructure/command-context';
 import { Decisions } from '../../shared/decisions.service';
 import type { StoredDomainEvent } from '../../shared/stored-events';
+import { faultPoint } from '../fault-points';
 import type { Processor } from '../processor';
+import { sendRecordedTransaction } from '../send-recorded-transaction';
 
 type Requested = EventOf<'AuditAnchorRequested'>;
 
 /**
  * Sends a recorded audit anchor to the ledger and records the outcome (`AuditHeadAnchored` or `AuditAnchorFailed`),
  * the same crash-safe order as the acceptance relay: the transaction was recorded signed before this runs, so a
- * resend after a crash lands at most once (the ledger answers `AlreadyProcessed`, or its status is found). An anchor
+ * resend after a crash lands at most once (sendRecordedTransaction: the ledger answers `AlreadyProcessed`, or its
+ * status is found). Crash points `audit:before-send` and `audit:after-send` (fault-points.ts). An anchor
  * that failed is not retried: the next anchor covers the head, then further.
  */
 @Injectable()
@@ -34,21 +37,10 @@ export class SendAuditAnchorWhenRequested implements Processor<Requested> {
     const ctx = reactionContext(event, 'service:audit-anchors');
     const { state } = await this.decisions.load(event.streamId, auditLogDecider);
     if (state.pendingAnchor?.transactionSignature !== anchor.transactionSignature) return;
-    const signature = toSignature(anchor.transactionSignature);
-    let failure: string | null = null;
-    try {
-      await this.ledger.sendTransaction(Buffer.from(anchor.transactionWire, 'base64'), { commitment: 'confirmed' });
-    } catch (err) {
-      if (!isLedgerError(err) || err.code === LedgerErrorCode.Unavailable || err.code === LedgerErrorCode.Timeout) throw err;
-      if (err.code === LedgerErrorCode.BlockhashNotFound) {
-        const [status] = await this.ledger.getSignatureStatuses([signature]);
-        if (!status) failure = 'the blockhash expired before the anchor landed';
-      } else if (err.code !== LedgerErrorCode.AlreadyProcessed) {
-        failure = `${err.code}: ${err.message}`;
-      }
-    }
+    const sent = await sendRecordedTransaction(this.ledger, anchor, { before: () => faultPoint('audit:before-send'), after: () => faultPoint('audit:after-send') });
+    let failure = sent === 'landed' ? null : sent === 'expired' ? 'the blockhash expired before the anchor landed' : sent.reason;
     if (failure === null) {
-      const landed = await this.ledger.getTransaction(signature);
+      const landed = await this.ledger.getTransaction(toSignature(anchor.transactionSignature));
       if (!landed) throw new Error(`the ledger confirmed the audit anchor ${anchor.transactionSignature} but cannot return it yet`);
       if (landed.err === null) {
         await this.decisions.handle(
