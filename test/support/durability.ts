@@ -336,7 +336,7 @@ export interface ArmedService {
   stop(): Promise<void>;
 }
 
-export async function armedService(options: { dataDir: string; port: number; env: Record<string, string>; point: string }): Promise<ArmedService> {
+export async function armedService(options: { dataDir: string; port: number; env: Record<string, string>; point: string; pauseBeforeRestartMs?: number }): Promise<ArmedService> {
   const { dataDir, port, env, point } = options;
   const armed = await startService({ dataDir, port, env: { ...env, NODE_ENV: 'test', SVC_TEST_KILL_AT: point } }).catch((err: Error) => {
     throw new Error(`the service armed at ${point} did not start: ${err.message}`);
@@ -349,6 +349,7 @@ export async function armedService(options: { dataDir: string; port: number; env
     clearTimeout(timer);
     if (!died) throw new Error(`a request to the service failed while it kept running (armed at ${point})`);
     if (armed.process.signalCode !== 'SIGKILL') throw new Error(`the armed service exited with ${armed.process.exitCode ?? armed.process.signalCode}, not SIGKILL`);
+    if (options.pauseBeforeRestartMs) await new Promise((r) => setTimeout(r, options.pauseBeforeRestartMs));
     return (restarted = await startService({ dataDir, port, env }));
   };
   return {
