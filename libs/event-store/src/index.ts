@@ -8,6 +8,7 @@ import { SqliteEventStore } from './sqlite-event-store';
 export * from './event-store.port';
 export { EventSchemaRegistry, EVENT_SCHEMAS_DIR_NAME, type EventSchemaSource } from './event-schema-registry';
 export { SqliteEventStore, DuplicateEventIdError, type SqliteEventStoreOptions } from './sqlite-event-store';
+export { startWalCheckpointer, type WalCheckpointer, type WalCheckpointerOptions } from './wal-checkpointer';
 export { EventStoreDbEventStore, type EventStoreDbEventStoreOptions } from './eventstoredb-event-store';
 export { GENESIS_HASH, sqliteRowHash, streamEventHash, type SqliteRowFields, type StreamEventFields } from './event-hash';
 export { eventStoreLogger, type LineLogger } from './logger-sink';
@@ -46,5 +47,5 @@ export function createEventStore(
   if (config.eventStoreUrl && config.eventStoreUrl.trim() !== '') {
     return new EventStoreDbEventStore({ connectionString: config.eventStoreUrl.trim(), ...settings });
   }
-  return new SqliteEventStore({ file: path.join(config.dataDir, SQLITE_EVENTS_FILE), ...settings });
+  return new SqliteEventStore({ file: path.join(config.dataDir, SQLITE_EVENTS_FILE), backgroundCheckpoints: true, ...settings });
 }

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { AppendBatcher } from './append-batcher';
 import { prepareAppend, type PreparedEvent } from './append-preparation';
 import { RecentEvents } from './recent-events';
+import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer';
 import { SubscriptionGroup, type CatchUpSource } from './catch-up-subscription';
 import { decodeEvent, type ReadPath } from './event-decoding';
 import { GENESIS_HASH, sqliteRowHash } from './event-hash';
@@ -23,7 +24,7 @@ import {
   type SubscriptionRetryOptions,
 } from './event-store.port';
 import { checkedRow, checkedRun, predecessorLookups, selectEvents, type EventRow, type PredecessorLookups } from './sqlite-rows';
-import { openEventsDatabase } from './sqlite-schema';
+import { EVENTS_AUTOCHECKPOINT_PAGES, openEventsDatabase } from './sqlite-schema';
 import { expectationHolds, firstRevisionFits } from './expected-revision';
 import { resolveRetry } from './subscription-support';
 
@@ -50,6 +51,11 @@ export interface SqliteEventStoreOptions {
   busyTimeoutMs?: number;
   /** SQLite page cache of this connection, in KiB; default 32 768 (32 MiB). */
   cacheSizeKiB?: number;
+  /**
+   * WAL checkpoints from a worker thread instead of inside commits (wal-checkpointer.ts); default off (the
+   * service's `createEventStore` turns it on). Ignored for `:memory:`.
+   */
+  backgroundCheckpoints?: boolean;
 }
 
 type Int = number | bigint;
@@ -96,6 +102,7 @@ export class SqliteEventStore implements EventStore {
   /** Events written by the open transaction, handed to {@link recent} once it commits. */
   private written: StoredEvent[] = [];
   private readonly recent = new RecentEvents();
+  private readonly checkpointer: WalCheckpointer | undefined;
 
   /**
    * Opens (or creates, or migrates) the file and its table.
@@ -112,6 +119,12 @@ export class SqliteEventStore implements EventStore {
       busyTimeoutMs: options.busyTimeoutMs ?? 5000,
       cacheSizeKiB: options.cacheSizeKiB ?? 32_768,
     });
+    if (options.backgroundCheckpoints && options.file !== ':memory:') {
+      this.checkpointer = startWalCheckpointer(this.db, options.file, {
+        fallbackAutocheckpoint: EVENTS_AUTOCHECKPOINT_PAGES,
+        onError: (message) => this.logger?.('warn', message),
+      });
+    }
     this.stmtStreamTail = this.db.prepare('SELECT revision, hash FROM events WHERE stream_id = ? ORDER BY revision DESC LIMIT 1');
     this.stmtLogTail = this.db.prepare('SELECT position, hash FROM events ORDER BY position DESC LIMIT 1');
     this.stmtInsert = this.db.prepare(
@@ -291,6 +304,7 @@ export class SqliteEventStore implements EventStore {
     await this.subscriptions.stopAll();
     this.batcher.flush();
     this.closed = true;
+    await this.checkpointer?.stop();
     this.db.close();
   }
 

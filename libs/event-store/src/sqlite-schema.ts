@@ -8,6 +8,9 @@ import Database from 'better-sqlite3';
 import { GENESIS_HASH } from './event-hash';
 import { hashOfRow, type RowContent } from './sqlite-rows';
 
+/** Pages of WAL after which a commit checkpoints, when checkpoints are not run in the background. */
+export const EVENTS_AUTOCHECKPOINT_PAGES = 16_384;
+
 /** Connection settings of {@link openEventsDatabase}. */
 export interface EventsDatabaseOptions {
   /** How long a write waits for another process's lock, in milliseconds. */
@@ -40,7 +43,7 @@ export function openEventsDatabase(file: string, options: EventsDatabaseOptions)
     // Checkpoint the WAL every 16,384 pages (64 MiB at 4 KiB) rather than SQLite's 1,000: pages that many
     // commits rewrite (index and interior pages) are copied back once, and commits wait on fewer syncs.
     // Measured on the acceptance path: about 30% less service CPU per acceptance.
-    if (file !== ':memory:') db.pragma('wal_autocheckpoint = 16384');
+    if (file !== ':memory:') db.pragma(`wal_autocheckpoint = ${EVENTS_AUTOCHECKPOINT_PAGES}`);
     db.pragma(`cache_size = -${Math.max(2048, Math.floor(options.cacheSizeKiB))}`);
     db.exec(`
       CREATE TABLE IF NOT EXISTS events (

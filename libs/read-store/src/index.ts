@@ -29,5 +29,5 @@ export interface ReadStoreConfig {
 export async function createReadStore(config: ReadStoreConfig): Promise<ReadStore> {
   const url = config.mongodbUrl?.trim();
   if (url) return MongoReadStore.connect({ url });
-  return SqliteReadStore.open({ file: path.join(config.dataDir, SQLITE_READ_FILE) });
+  return SqliteReadStore.open({ file: path.join(config.dataDir, SQLITE_READ_FILE), backgroundCheckpoints: true });
 }

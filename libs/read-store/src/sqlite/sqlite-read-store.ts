@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
+import { startWalCheckpointer, type WalCheckpointer } from '@svc/event-store';
 import type { Checkpoint, Collection, Doc, ReadStore } from '../read-store.port';
 import { assertCollectionName, parsePosition, type CheckpointDoc } from '../read-store.support';
 import { SqliteCollection, type SqliteStoreContext } from './sqlite-collection';
@@ -13,7 +14,16 @@ export interface SqliteReadStoreOptions {
   cacheSizeKiB?: number;
   /** How long a write waits for another process's lock, in milliseconds; default 5000. */
   busyTimeoutMs?: number;
+  /**
+   * WAL checkpoints from a worker thread instead of inside commits (the event store's startWalCheckpointer);
+   * default off (the service's `createReadStore` turns it on). Ignored for `:memory:`. A worker that fails is
+   * reported with `process.emitWarning` and the connection checkpoints by itself again.
+   */
+  backgroundCheckpoints?: boolean;
 }
+
+/** Pages of WAL after which a commit checkpoints, when checkpoints are not run in the background (64 MiB). */
+const READ_AUTOCHECKPOINT_PAGES = 4096;
 
 interface OpenTransaction {
   ended: Promise<void>;
@@ -32,6 +42,7 @@ interface OpenTransaction {
  */
 export class SqliteReadStore implements ReadStore {
   private readonly db: Database.Database;
+  private readonly checkpointer: WalCheckpointer | undefined;
   private readonly collections = new Map<string, SqliteCollection<Doc>>();
   private readonly context: SqliteStoreContext;
   private tx: OpenTransaction | undefined;
@@ -65,7 +76,7 @@ export class SqliteReadStore implements ReadStore {
     this.db.pragma('synchronous = NORMAL');
     // Checkpoint the WAL every 4,096 pages (64 MiB at 16 KiB) rather than every 1,000: pages many writes touch
     // are copied back once, and writes wait on fewer syncs (as the event store does).
-    if (options.file !== ':memory:') this.db.pragma('wal_autocheckpoint = 4096');
+    if (options.file !== ':memory:') this.db.pragma(`wal_autocheckpoint = ${READ_AUTOCHECKPOINT_PAGES}`);
     this.db.pragma(`cache_size = -${Math.max(2048, Math.floor(options.cacheSizeKiB ?? 65_536))}`);
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS checkpoints (_id TEXT PRIMARY KEY NOT NULL, position TEXT NOT NULL, updated_at TEXT NOT NULL);
@@ -73,6 +84,12 @@ export class SqliteReadStore implements ReadStore {
         collection TEXT NOT NULL, fields TEXT NOT NULL, "unique" INTEGER NOT NULL, PRIMARY KEY (collection, fields)
       );
     `);
+    if (options.backgroundCheckpoints && options.file !== ':memory:') {
+      this.checkpointer = startWalCheckpointer(this.db, options.file, {
+        fallbackAutocheckpoint: READ_AUTOCHECKPOINT_PAGES,
+        onError: (message) => process.emitWarning(message, 'ReadStoreWarning'),
+      });
+    }
     this.stmtGetCheckpoint = this.db.prepare('SELECT _id, position, updated_at AS updatedAt FROM checkpoints WHERE _id = ?');
     this.stmtSaveCheckpoint = this.db.prepare(
       'INSERT INTO checkpoints (_id, position, updated_at) VALUES (?, ?, ?) ON CONFLICT (_id) DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at',
@@ -214,6 +231,7 @@ export class SqliteReadStore implements ReadStore {
     while (this.tx) await this.tx.ended;
     if (this.closed) return;
     this.closed = true;
+    await this.checkpointer?.stop();
     this.db.close();
   }
 

@@ -1,0 +1,65 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import Database from 'better-sqlite3';
+import { startWalCheckpointer } from './wal-checkpointer';
+
+const until = async (check: () => boolean, timeoutMs = 5_000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+describe('startWalCheckpointer: WAL checkpoints from a worker thread', () => {
+  let dir: string;
+  let file: string;
+  let db: Database.Database;
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'svc-wal-'));
+    file = path.join(dir, 'data.sqlite');
+    db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+  });
+  afterEach(() => {
+    if (db.open) db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const write = (rows: number) => {
+    const insert = db.prepare('INSERT INTO t (body) VALUES (?)');
+    for (let i = 0; i < rows; i++) insert.run('x'.repeat(1000));
+  };
+
+  it('copies committed pages into the database file while the connection itself never checkpoints', async () => {
+    const checkpointer = startWalCheckpointer(db, file, { intervalMs: 20 });
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    const before = statSync(file).size;
+    write(2_000);
+    // The rows reach the database file (not only the WAL) without a checkpoint on this connection.
+    await until(() => statSync(file).size > before + 1_000_000);
+    await checkpointer.stop();
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    expect(db.prepare('SELECT COUNT(*) AS n FROM t').get()).toEqual({ n: 2_000 });
+  });
+
+  it('without it, a connection whose automatic checkpoints are off leaves the rows in the WAL', async () => {
+    db.pragma('wal_autocheckpoint = 0');
+    const before = statSync(file).size;
+    write(2_000);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(statSync(file).size).toBe(before);
+    expect(statSync(`${file}-wal`).size).toBeGreaterThan(1_000_000);
+  });
+
+  it('gives the connection its automatic checkpoints back, and says why, when the worker cannot run', async () => {
+    const errors: string[] = [];
+    startWalCheckpointer(db, path.join(dir, 'missing.sqlite'), { fallbackAutocheckpoint: 777, onError: (m) => errors.push(m) });
+    await until(() => errors.length > 0);
+    expect(errors[0]).toMatch(/background WAL checkpoints of .*missing\.sqlite stopped/);
+    await until(() => db.pragma('wal_autocheckpoint', { simple: true }) === 777);
+  });
+});
