@@ -5,22 +5,20 @@ import type { ReadStore } from '@svc/read-store';
 const acceptances = (store: ReadStore) => store.collection<AcceptanceDoc>(COLLECTIONS.acceptances);
 
 /**
- * Acceptance records (spec §2.3) with their relay outcome. Indexed for every query the service makes:
- * by id, by (version, signer), by transaction signature, by signer and status newest first, by
- * organization newest first, the relay's scans by status, and acceptance search (spec §4.5: an organization's
- * confirmed acceptances newest first, narrowed by document, version, signer or externalUserRef).
+ * Acceptance records (spec §2.3) with their relay outcome. Indexed for the queries the service makes, and only
+ * those (every index is rewritten by each acceptance's writes): by id, by (version, signer), by transaction
+ * signature, by signer and status newest first, and acceptance search (spec §4.5: an organization's confirmed
+ * acceptances newest first, narrowed by document, version, signer or externalUserRef). Version 4 dropped the
+ * indexes of scans the processors replaced (by status, by organization and submission time).
  */
 export const acceptancesProjection = defineProjection({
   name: 'acceptances',
-  version: 3,
+  version: 4,
   indexes: {
     [COLLECTIONS.acceptances]: [
       { fields: { versionAddress: 1, signer: 1 } },
       { fields: { transactionSignature: 1 } },
       { fields: { signer: 1, status: 1, submittedAt: -1 } },
-      { fields: { organizationId: 1, submittedAt: -1 } },
-      { fields: { status: 1, submittedAt: 1 } },
-      { fields: { status: 1, commitment: 1 } },
       { fields: { organizationId: 1, confirmedSeq: -1 } },
       { fields: { organizationId: 1, document: 1, confirmedSeq: -1 } },
       { fields: { organizationId: 1, versionAddress: 1, confirmedSeq: -1 } },

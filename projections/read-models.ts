@@ -11,7 +11,7 @@ export const COLLECTIONS = {
   versions: 'versions_v1',
   drafts: 'drafts_v1',
   contents: 'contents_v2',
-  acceptances: 'acceptances_v3',
+  acceptances: 'acceptances_v4',
   batches: 'batches_v1',
   sessions: 'sessions_v1',
   apiKeys: 'api_keys_v1',

@@ -141,7 +141,7 @@ export const EXPECTED_READ_MODELS: Record<string, Record<string, unknown>[]> = {
     { _id: F.hash1, contentHash: F.hash1, text: 'Be nice.', byteLength: 8, mediaType: 'text/markdown', published: true },
     { _id: F.hash2, contentHash: F.hash2, text: 'Be very nice.', byteLength: 13, mediaType: 'text/markdown', published: true },
   ],
-  acceptances_v3: [
+  acceptances_v4: [
     {
       _id: F.accA,
       acceptanceId: F.accA,
