@@ -17,6 +17,9 @@ import { cliMain } from '../apps/cli/src/paths';
 import { publishedDocument } from './support/fixtures';
 import { startTestService, tempDataDir } from './support/test-service';
 
+/** The checkpoint key of the acceptances projection (`<name>.v<version>`), as faults name it. */
+const ACCEPTANCES_KEY = `acceptances.v${ALL_PROJECTIONS.find((p) => p.name === 'acceptances')!.version}`;
+
 const exec = promisify(execFile);
 /** The compiled CLI (`npm run build`); SVC_CLI_MAIN may name another build of it. */
 const cli = process.env['SVC_CLI_MAIN'] ?? cliMain();
@@ -98,7 +101,7 @@ async function stoppedServiceData() {
       (err: { code?: number; stderr?: string; stdout?: string }) => err,
     );
     expect(failed?.code).not.toBe(0);
-    expect(`${failed?.stderr ?? ''}${failed?.stdout ?? ''}`).toMatch(new RegExp(`acceptances\\.v3.*position ${row.position}`));
+    expect(`${failed?.stderr ?? ''}${failed?.stdout ?? ''}`).toMatch(new RegExp(`${ACCEPTANCES_KEY.replace('.', '\\.')}.*position ${row.position}`));
 
     const service = await startTestService({ dataDir, port });
     try {
@@ -107,7 +110,7 @@ async function stoppedServiceData() {
       const body = (await res.json()) as { status: string; components: Record<string, string>; projectionFaults: { projection: string; streamId: string; position: string; reason: string }[] };
       expect(body.status).toBe('not_ready');
       expect(body.components['projections']).toBe('down');
-      expect(body.projectionFaults).toContainEqual({ projection: 'acceptances.v3', streamId: row.streamId, position: String(row.position), reason: expect.stringMatching(/hash/) });
+      expect(body.projectionFaults).toContainEqual({ projection: ACCEPTANCES_KEY, streamId: row.streamId, position: String(row.position), reason: expect.stringMatching(/hash/) });
       expect(accepted.acceptanceId).toBeTruthy();
     } finally {
       await service.destroy();

@@ -77,11 +77,13 @@ export function startWalCheckpointer(db: Database.Database, file: string, option
   return {
     async stop() {
       if (!running) return;
+      // Held while stopping: an unreferenced worker would let the process end before its last checkpoint (and
+      // before whatever the caller does after stop).
+      worker.ref();
       worker.postMessage('stop');
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<void>((resolve) => {
         timer = setTimeout(() => resolve(), 5_000);
-        timer.unref();
       });
       await Promise.race([exited, late]);
       clearTimeout(timer);
