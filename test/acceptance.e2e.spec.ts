@@ -76,6 +76,31 @@ describe('wallet acceptance (challenge, submit, relay) against the embedded stor
     expect(byTx.acceptanceId).toBe(result.acceptanceId);
   });
 
+  it('serves the public summary with the error envelope, CORS, rate-limit headers and the request id', async () => {
+    const signer = await generateKeyPairSigner();
+    const result = await acceptAsWallet(client, signer, { ...target(), origin: ORIGIN });
+    const summary = await fetch(`${service.baseUrl}/api/v1/public/acceptances/${result.acceptanceId}`, { headers: { origin: 'https://elsewhere.example', 'x-request-id': 'trace.summary-1' } });
+    expect(summary.status).toBe(200);
+    expect(summary.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(summary.headers.get('access-control-allow-origin')).toBe('*');
+    expect(summary.headers.get('x-request-id')).toBe('trace.summary-1');
+    expect(Number(summary.headers.get('x-ratelimit-remaining'))).toBeGreaterThan(0);
+    const body = (await summary.json()) as { acceptance: Record<string, unknown>; receiptUrl: string };
+    expect(Object.keys(body).sort()).toEqual(['acceptance', 'receiptUrl']);
+    expect(body.receiptUrl).toBe(`${service.baseUrl}/receipts/${result.acceptanceId}`);
+    expect(body.acceptance).toMatchObject({ acceptanceId: result.acceptanceId, transactionSignature: result.transactionSignature, externalUserRef: null });
+
+    const refusal = async (id: string) => {
+      const res = await fetch(`${service.baseUrl}/api/v1/public/acceptances/${id}`);
+      return { status: res.status, requestId: res.headers.get('x-request-id'), body: await res.json() };
+    };
+    // Not hex64 (upper case, short, long): 400; well-formed but unknown: 404. Each a fresh request id.
+    for (const id of [result.acceptanceId.toUpperCase(), result.acceptanceId.slice(1), `${result.acceptanceId}0`]) {
+      expect(await refusal(id)).toEqual({ status: 400, requestId: expect.stringMatching(/^[0-9a-f-]{36}$/), body: { error: { code: 'invalid_request', message: 'acceptanceId: invalid format' } } });
+    }
+    expect(await refusal('0'.repeat(64))).toEqual({ status: 404, requestId: expect.stringMatching(/^[0-9a-f-]{36}$/), body: { error: { code: 'not_found', message: 'acceptance not found' } } });
+  });
+
   it('answers the challenge and the submission with every field of spec §4.4', async () => {
     const signer = await generateKeyPairSigner();
     const issued = await client.request<Record<string, unknown> & { challengeId: string; message: string; clientBinding: string; nonce: string; issuedAt: string; expiresAt: string }>(

@@ -24,6 +24,8 @@ import {
 } from '@svc/http';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { callsPerMinutePerClient, LEDGER, registerLedgerJsonRpc, type Ledger } from '@svc/ledger';
+import { serveAcceptanceSummaryDirectly } from './acceptances/acceptance-summary.route';
+import { ReceiptService } from './acceptances/receipt.service';
 import { AppModule } from './app.module';
 import { registerIdempotencyHooks } from './system/idempotency.interceptor';
 import { IdempotencyStore } from './system/idempotency.store';
@@ -65,6 +67,11 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
 
   // @nestjs/platform-fastify carries its own copy of fastify's types; the instance is the same object.
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+  // First of the hooks: every answer carries its request id, those of the rate limiter and the 404 handler included.
+  fastify.addHook('onRequest', (request, reply, done) => {
+    void reply.header('x-request-id', request.id);
+    done();
+  });
   registerRequestBodies(fastify, { jsonOnlyPrefix: '/api/', largeBodyRoutes: DRAFT_ROUTES });
   await app.register(fastifyCookie as never);
   // Public endpoints are callable from any website (no credentials); the dashboard's cookies only
@@ -90,9 +97,6 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
     app.get<ReadStore>(READ_STORE),
   );
   registerIdempotencyHooks(fastify, app.get(IdempotencyStore));
-  fastify.addHook('onSend', async (request, reply) => {
-    if (!reply.hasHeader('x-request-id')) reply.header('x-request-id', request.id);
-  });
 
   if (!config.ledgerRpcUrl) {
     registerLedgerJsonRpc(fastify, app.get<Ledger>(LEDGER), {
@@ -110,6 +114,7 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
     .addCookieAuth('svc_session')
     .addBearerAuth()
     .build();
+  serveAcceptanceSummaryDirectly(fastify, app.get(ReceiptService), config.publicBaseUrl);
   await app.init();
   const document = completeOpenApiDocument(SwaggerModule.createDocument(app, openApi, { ignoreGlobalPrefix: true }));
   // The receipt pages live outside the /api prefix: their paths name the service's base URL as their server.

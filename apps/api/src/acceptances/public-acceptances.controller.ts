@@ -9,6 +9,7 @@ import { ApiErrors, Hex64Param, SignatureParam, SignerParam } from '@svc/http';
 import { LEDGER, toSignature, type Ledger } from '@svc/ledger';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { COLLECTIONS, type AcceptanceDoc, type BatchDoc } from '@svc/projections';
+import { acceptanceSummary, type AcceptanceSummary } from './acceptance-summary.route';
 import { ReceiptService } from './receipt.service';
 import { receiptUrlOf } from './submit.handler';
 import { publicAcceptanceRecord } from './views';
@@ -35,9 +36,9 @@ export class PublicAcceptancesController {
   @Get('acceptances/:acceptanceId')
   @ApiOkResponse({ type: AcceptanceResponse })
   @ApiErrors('invalid_request', 'not_found')
-  async acceptance(@Param('acceptanceId', Hex64Param('acceptanceId')) acceptanceId: string) {
-    const a = await this.receipts.acceptance(acceptanceId);
-    return { acceptance: publicAcceptanceRecord(a), receiptUrl: receiptUrlOf(this.config.publicBaseUrl, acceptanceId) };
+  async acceptance(@Param('acceptanceId') acceptanceId: string): Promise<AcceptanceSummary> {
+    // Served by serveAcceptanceSummaryDirectly once the application is bootstrapped; same function either way.
+    return acceptanceSummary(this.receipts, this.config.publicBaseUrl, acceptanceId);
   }
 
   /**

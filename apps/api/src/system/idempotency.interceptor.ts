@@ -117,15 +117,15 @@ export class IdempotencyInterceptor implements NestInterceptor {
  */
 export function registerIdempotencyHooks(app: FastifyInstance, store: IdempotencyStore): void {
   const logger = new Logger('Idempotency');
+  // Most requests carry no claim: the hooks then answer synchronously, without a promise, and leave the request's
+  // shape alone (the claim is cleared, never deleted).
   const take = (request: FastifyRequest): StoredClaim | undefined => {
-    const claim = (request as WithClaim)[CLAIM];
-    delete (request as WithClaim)[CLAIM];
+    const held = request as WithClaim;
+    const claim = held[CLAIM];
+    if (claim !== undefined) held[CLAIM] = undefined;
     return claim;
   };
-  app.addHook('onSend', async (request, reply, payload) => {
-    const taken = take(request);
-    if (!taken) return payload;
-    const { claim, secretFields } = taken;
+  const save = async ({ claim, secretFields }: StoredClaim, reply: FastifyReply, payload: unknown): Promise<void> => {
     const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
     try {
       if (reply.statusCode >= 500 || body === undefined) {
@@ -141,11 +141,18 @@ export function registerIdempotencyHooks(app: FastifyInstance, store: Idempotenc
     } catch (err) {
       logger.error(`stored response of an idempotent request not saved: ${(err as Error).message}`);
     }
-    return payload;
-  });
-  const abandon = async (request: FastifyRequest) => {
-    const claim = take(request)?.claim;
-    if (claim) await store.release(claim).catch((err: Error) => logger.error(`idempotency key not released: ${err.message}`));
   };
-  app.addHook('onResponse', abandon);
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const taken = take(request);
+    if (taken === undefined) return done(null, payload);
+    void save(taken, reply, payload).then(() => done(null, payload));
+  });
+  app.addHook('onResponse', (request, _reply, done) => {
+    const claim = take(request)?.claim;
+    if (claim === undefined) return done();
+    void store
+      .release(claim)
+      .catch((err: Error) => logger.error(`idempotency key not released: ${err.message}`))
+      .then(() => done());
+  });
 }

@@ -83,6 +83,11 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
 
   async findOne(filter: Filter): Promise<T | null> {
     this.ctx.assertOpen();
+    const id = idOnly(filter);
+    if (id !== undefined) {
+      const text = this.statement('one:_id', `SELECT doc FROM ${this.table} WHERE _id = ?`).pluck().get(id) as string | undefined;
+      return text === undefined ? null : decodeDoc<T>(text);
+    }
     const compiled = this.compile(filter);
     if (compiled.exact) {
       const text = this.statement(`one:${compiled.shape}`, `SELECT doc FROM ${this.table} WHERE ${compiled.where} LIMIT 1`)
@@ -357,4 +362,14 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
       throw err;
     }
   }
+}
+
+/** The id of a filter that is exactly `{_id: <string>}` (the commonest read: by primary key), else undefined. */
+function idOnly(filter: Filter): string | undefined {
+  let id: unknown;
+  for (const key in filter) {
+    if (key !== '_id') return undefined;
+    id = filter[key];
+  }
+  return typeof id === 'string' ? id : undefined;
 }
