@@ -39,4 +39,18 @@ describe('base58', () => {
     expect(isBase58Signature('1'.repeat(64))).toBe(true);
     expect(isBase58Signature('1'.repeat(63))).toBe(false);
   });
+
+  it('answers the same for a text checked again, as an address or as a signature', () => {
+    const address = bytesToBase58(new Uint8Array(32).fill(7));
+    const signature = bytesToBase58(new Uint8Array(64).fill(9));
+    for (let round = 0; round < 3; round++) {
+      expect(isBase58Address(address)).toBe(true);
+      expect(isBase58Signature(address)).toBe(false);
+      expect(isBase58Signature(signature)).toBe(true);
+      expect(isBase58Address(signature)).toBe(false);
+      // Same length as an address, one byte short once decoded: never remembered as valid.
+      expect(isBase58Address(bytesToBase58(new Uint8Array(31).fill(255)))).toBe(false);
+    }
+  });
 });
+
