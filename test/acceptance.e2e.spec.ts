@@ -234,6 +234,31 @@ describe('wallet acceptance (challenge, submit, relay) against the embedded stor
     await expectApiError(client.request('GET', `/v1/acceptance/challenges/${c.challengeId}`), 400, 'missing_binding');
   });
 
+  it('reads a challenge as accepted once its own acceptance is relayed; another challenge of the signer stays open', async () => {
+    const signer = await generateKeyPairSigner();
+    const unused = await challenge(signer);
+    const used = await challenge(signer);
+    const statusOf = (c: { challengeId: string; clientBinding: string }) =>
+      client.request<{ status: string; acceptanceId: string | null; receiptUrl: string | null }>('GET', `/v1/acceptance/challenges/${c.challengeId}`, undefined, {
+        headers: { 'x-client-binding': c.clientBinding },
+      });
+    expect(await statusOf(used)).toMatchObject({ status: 'open', acceptanceId: null, receiptUrl: null });
+    const result = await client.request<{ acceptanceId: string; status: string }>(
+      'POST',
+      `/v1/acceptance/challenges/${used.challengeId}/submit`,
+      { clientBinding: used.clientBinding, signature: await signText(signer, used.message) },
+      { origin: ORIGIN },
+    );
+    expect(result.status).toBe('confirmed');
+    expect(await statusOf(used)).toMatchObject({ status: 'accepted', acceptanceId: result.acceptanceId, receiptUrl: `${service.baseUrl}/receipts/${result.acceptanceId}` });
+    expect(await statusOf(unused)).toMatchObject({ status: 'open', acceptanceId: null });
+    await expectApiError(
+      client.request('POST', `/v1/acceptance/challenges/${unused.challengeId}/submit`, { clientBinding: unused.clientBinding, signature: await signText(signer, unused.message) }, { origin: ORIGIN }),
+      409,
+      'already_accepted',
+    );
+  });
+
   it('validates challenge requests at the edge with the spec codes', async () => {
     const signer = await generateKeyPairSigner();
     await expectApiError(

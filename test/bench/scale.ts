@@ -73,7 +73,7 @@ export async function measureScale(input: ScaleInput): Promise<Row[]> {
   input.log(`scale: synthesizing ${n} acceptances (synthesized, not relayed)…`);
   const progress = input.count >= 10_000 ? (done: number) => input.log(`  ${done.toLocaleString('en-US')} written`) : undefined;
   const synth = await synthesizeAcceptances(input.dataDir, input.target, input.count, 5_000, progress);
-  rows.push({ figure: `scale ${n}: synthesize acceptances (synthesized, not relayed; 4 events each)`, perSecond: synth.acceptances / synth.seconds, seconds: synth.seconds });
+  rows.push({ figure: `scale ${n}: synthesize acceptances (synthesized, not relayed; 3 events each)`, perSecond: synth.acceptances / synth.seconds, seconds: synth.seconds });
 
   input.log('scale: catch-up launch (projections and process managers meet the synthesized events)…');
   const first = await timedStart(input.dataDir, synth.lastAcceptanceId, startTimeoutMs(input.count));

@@ -5,7 +5,6 @@
  *
  *   challenge-<id>:                 AcceptanceChallengeIssued
  *   acceptance-<version>-<signer>:  AcceptanceSubmitted, AcceptanceRelayed
- *   challenge-<id>:                 AcceptanceChallengeCompleted
  *
  * with a fresh Ed25519 signer, a real `svc/1` message (docs/protocol.md) and the signer's valid signature over it,
  * and a real acceptance transaction signed by a benchmark fee payer, which is never sent to the ledger (so the
@@ -80,7 +79,6 @@ function appendChain(store: SqliteEventStore, target: SynthesisTarget, m: Accept
     [event('AcceptanceSubmitted', submitted, meta(byChallenge, submitId, CURRENT_SCHEMA_VERSION.AcceptanceSubmitted)), event('AcceptanceRelayed', relayed, meta(byChallenge, submitId, CURRENT_SCHEMA_VERSION.AcceptanceRelayed))],
     'no_stream',
   );
-  store.appendSync(challengeStream, [event('AcceptanceChallengeCompleted', { challengeId: m.challengeId, acceptanceId: m.acceptanceId }, meta(byChallenge, submitId))], 0n);
 }
 
 /**
@@ -127,5 +125,5 @@ export async function synthesizeAcceptances(dataDir: string, target: SynthesisTa
     await store.close();
   }
   if (lastAcceptanceId && !sampleIds.includes(lastAcceptanceId)) sampleIds.push(lastAcceptanceId);
-  return { acceptances: count, events: 4 * count, seconds: Number(process.hrtime.bigint() - started) / 1e9, sampleIds, lastAcceptanceId, logEvents };
+  return { acceptances: count, events: 3 * count, seconds: Number(process.hrtime.bigint() - started) / 1e9, sampleIds, lastAcceptanceId, logEvents };
 }

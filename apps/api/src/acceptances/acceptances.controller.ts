@@ -3,7 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ApiHeader, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '@svc/config';
-import { challengeDecider, DomainError, streams } from '@svc/domain';
+import { acceptanceDecider, challengeDecider, DomainError, streams, type AcceptanceChallengeIssuedData } from '@svc/domain';
 import { ApiErrors, UuidParam } from '@svc/http';
 import { CLOCK, commandContext, Decisions, hashSecret, safeEqual, type Clock } from '@svc/application';
 import { ChallengeRequest, SubmitRequest } from './acceptances.dto';
@@ -85,9 +85,10 @@ export class AcceptanceSigningController {
   @ApiErrors('invalid_request', 'missing_binding', 'forbidden', 'not_found')
   async status(@Param('challengeId', UuidParam('challengeId')) challengeId: string, @Headers('x-client-binding') binding: string | undefined) {
     if (!binding) throw new DomainError('missing_binding', 'x-client-binding: header required');
-    const { issued, completedBy: acceptanceId } = (await this.decisions.load(streams.challenge(challengeId), challengeDecider)).state;
+    const { issued, completedBy } = (await this.decisions.load(streams.challenge(challengeId), challengeDecider)).state;
     if (!issued) throw new DomainError('not_found', 'challenge not found');
     if (!safeEqual(hashSecret(binding), issued.clientBindingHash)) throw new DomainError('forbidden', 'x-client-binding does not match this challenge');
+    const acceptanceId = completedBy ?? (await this.acceptedThrough(issued));
     const status = acceptanceId ? 'accepted' : Date.parse(issued.expiresAt) <= this.clock.now().getTime() ? 'expired' : 'open';
     return {
       challengeId,
@@ -99,5 +100,14 @@ export class AcceptanceSigningController {
       acceptanceId,
       receiptUrl: acceptanceId ? receiptUrlOf(this.config.publicBaseUrl, acceptanceId) : null,
     };
+  }
+
+  /**
+   * The acceptance recorded through a challenge: the signer's acceptance of the challenge's version, once relayed
+   * (anchored, for a batched one) and submitted with this challenge; else null (docs/architecture.md "Streams").
+   */
+  private async acceptedThrough(issued: AcceptanceChallengeIssuedData): Promise<string | null> {
+    const { state } = await this.decisions.load(streams.acceptance(issued.versionAddress, issued.signer), acceptanceDecider);
+    return state.status === 'relayed' && state.submitted?.challengeId === issued.challengeId ? state.submitted.acceptanceId : null;
   }
 }

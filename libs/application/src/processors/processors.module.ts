@@ -3,7 +3,6 @@ import { SharedModule } from '../shared/shared.module';
 import { DeliverWebhookWhenDue } from './deliver-webhook-when-due.processor';
 import { ScheduleWebhookDeliveriesWhenRecorded } from './schedule-webhook-deliveries-when-recorded.processor';
 import { WebhookClient } from '../webhooks/webhook-client';
-import { CompleteChallengeWhenAcceptanceRelayed } from './complete-challenge-when-acceptance-relayed.processor';
 import { AppendAuditEntryWhenRecorded } from './audit/append-audit-entry-when-recorded.processor';
 import { AuditAnchors } from './audit/audit-anchors';
 import { SendAuditAnchorWhenRequested } from './audit/send-audit-anchor-when-requested.processor';
@@ -24,7 +23,6 @@ import { RelayAcceptanceWhenSubmitted } from './relay-acceptance-when-submitted.
     RelayAcceptanceWhenSubmitted,
     BatchAcceptanceWhenSubmitted,
     AnchorBatchWhenClosed,
-    CompleteChallengeWhenAcceptanceRelayed,
     RecordFinalityWhenRelayed,
     FinalityWatcher,
     AppendAuditEntryWhenRecorded,

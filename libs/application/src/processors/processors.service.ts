@@ -5,7 +5,6 @@ import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { INFRA_OPTIONS } from '../infrastructure/tokens';
 import { AppendAuditEntryWhenRecorded } from './audit/append-audit-entry-when-recorded.processor';
 import { SendAuditAnchorWhenRequested } from './audit/send-audit-anchor-when-requested.processor';
-import { CompleteChallengeWhenAcceptanceRelayed } from './complete-challenge-when-acceptance-relayed.processor';
 import type { Processor } from './processor';
 import { ProcessorRunner, type ProcessorFault } from './processor-runner';
 import { RecordFinalityWhenRelayed } from './record-finality-when-relayed.processor';
@@ -29,7 +28,6 @@ export class Processors implements OnApplicationBootstrap, OnApplicationShutdown
     @Inject(READ_STORE) readStore: ReadStore,
     @Inject(INFRA_OPTIONS) private readonly options: { runProjections: boolean },
     relay: RelayAcceptanceWhenSubmitted,
-    completeChallenge: CompleteChallengeWhenAcceptanceRelayed,
     finality: RecordFinalityWhenRelayed,
     auditLog: AppendAuditEntryWhenRecorded,
     auditAnchor: SendAuditAnchorWhenRequested,
@@ -39,7 +37,7 @@ export class Processors implements OnApplicationBootstrap, OnApplicationShutdown
     anchorBatch: AnchorBatchWhenClosed,
   ) {
     const run = <E extends DomainEvent>(processor: Processor<E>) => new ProcessorRunner(processor, store, readStore);
-    this.runners = [run(relay), run(completeChallenge), run(finality), run(auditLog), run(auditAnchor), run(scheduleWebhooks), run(deliverWebhooks), run(batcher), run(anchorBatch)];
+    this.runners = [run(relay), run(finality), run(auditLog), run(auditAnchor), run(scheduleWebhooks), run(deliverWebhooks), run(batcher), run(anchorBatch)];
   }
 
   async onApplicationBootstrap(): Promise<void> {

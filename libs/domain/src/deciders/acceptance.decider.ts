@@ -124,7 +124,12 @@ function checkSubmission(command: SubmitAcceptanceCommand, state: AcceptanceStat
   const challenge = command.challenge.issued;
   if (!challenge) throw new DomainError('not_found', 'challenge not found');
   if (!command.bindingMatches) throw new DomainError('forbidden', 'clientBinding does not match this challenge');
-  if (command.challenge.completedBy !== null) throw new DomainError('challenge_not_open', 'the challenge was already used');
+  // A challenge is used once its acceptance is submitted: the acceptance's own stream says so (challenges used
+  // before the service stopped recording completions on the challenge stream also carry `completedBy`).
+  const submittedHere = state.status === 'submitted' || state.status === 'relayed';
+  if (command.challenge.completedBy !== null || (submittedHere && state.submitted?.challengeId === challenge.challengeId)) {
+    throw new DomainError('challenge_not_open', 'the challenge was already used');
+  }
   if (Date.parse(challenge.expiresAt) <= command.now) throw new DomainError('challenge_expired', 'the challenge expired; request a new one');
   if (command.hasPasskeyAssertion) throw new DomainError('invalid_request', 'passkeyAssertion: not accepted for wallet signers');
   if (!command.signature) throw new DomainError('invalid_request', 'signature: required for wallet signers');
@@ -132,9 +137,7 @@ function checkSubmission(command: SubmitAcceptanceCommand, state: AcceptanceStat
   if (command.currentVersionAddress !== challenge.versionAddress) {
     throw new DomainError('version_superseded', 'a newer version was published since the challenge; request a new one');
   }
-  if (state.status === 'submitted' || state.status === 'relayed') {
-    // The challenge's completion is recorded asynchronously: the acceptance stream knows it was used.
-    if (state.submitted?.challengeId === challenge.challengeId) throw new DomainError('challenge_not_open', 'the challenge was already used');
+  if (submittedHere) {
     throw new DomainError('already_accepted', `${challenge.signer} already accepted version ${challenge.versionNumber} of this document`);
   }
   if (!command.submission) throw new DomainError('internal_error', 'a verified submission without its record');

@@ -75,9 +75,14 @@ describe('acceptance decider: submission', () => {
     expect(given(acceptanceDecider).when(submit(over))).toEqual({ refused: code });
   });
 
-  it('refuses a second use of the same challenge with challenge_not_open while its completion is not recorded yet', () => {
+  it('refuses a second use of the same challenge with challenge_not_open, as the acceptance stream records its use', () => {
     expect(given(acceptanceDecider, [submitted]).when(submit())).toEqual(refused('challenge_not_open'));
     expect(given(acceptanceDecider, [submitted, relayed()]).when(submit())).toEqual(refused('challenge_not_open'));
+    // In the place of that rule: before expiry, the passkey, signature and version rules.
+    expect(given(acceptanceDecider, [submitted, relayed()]).when(submit({ now: CHALLENGE_EXPIRES_AT, signatureValid: false, submission: null }))).toEqual(
+      refused('challenge_not_open'),
+    );
+    expect(given(acceptanceDecider, [submitted]).when(submit({ currentVersionAddress: A.v2 }))).toEqual(refused('challenge_not_open'));
   });
 
   it('refuses another challenge of a signer who accepted (or is being relayed) with already_accepted', () => {

@@ -12,7 +12,11 @@ export type ChallengeEvent = EventOf<'AcceptanceChallengeIssued'> | EventOf<'Acc
 
 export interface ChallengeState {
   issued: AcceptanceChallengeIssuedData | null;
-  /** The acceptance that used the challenge, once recorded. */
+  /**
+   * The acceptance that used the challenge, for challenges whose completion earlier versions of the service recorded
+   * on this stream (`AcceptanceChallengeCompleted`); null otherwise. The service now reads the use of a challenge
+   * from the acceptance's own stream, which records the challenge of each submission (acceptance decider).
+   */
   completedBy: string | null;
 }
 
@@ -42,8 +46,7 @@ export type ChallengeCommand =
       facts: ChallengeFacts;
       /** The challenge as the caller built it from the current version; null when there is no version to sign. */
       issued: AcceptanceChallengeIssuedData | null;
-    }
-  | { kind: 'CompleteChallenge'; acceptanceId: string };
+    };
 
 /**
  * Checks the rules of spec §4.4 for issuing a challenge, in the order the API reports them.
@@ -90,10 +93,8 @@ export const challengeDecider: Decider<ChallengeCommand, ChallengeEvent, Challen
     }
   },
   /**
-   * Completing a completed challenge is a no-op (the completion is at-least-once).
    * @throws DomainError as {@link checkChallengeFacts}; internal_error when the challenge id is taken (random UUIDs)
-   *   or the record's evidence mode is not the organization's (a caller bug);
-   *   not_found (404) when completing an unknown challenge.
+   *   or the record's evidence mode is not the organization's (a caller bug).
    */
   decide(command, state) {
     switch (command.kind) {
@@ -103,10 +104,6 @@ export const challengeDecider: Decider<ChallengeCommand, ChallengeEvent, Challen
         if (state.issued) throw new DomainError('internal_error', 'challenge id already in use');
         if (command.issued.evidenceMode !== command.facts.organization?.evidenceMode) throw new DomainError('internal_error', "a challenge recorded with another evidence mode than the organization's");
         return [{ type: 'AcceptanceChallengeIssued', data: command.issued }];
-      case 'CompleteChallenge':
-        if (!state.issued) throw new DomainError('not_found', 'challenge not found');
-        if (state.completedBy !== null) return [];
-        return [{ type: 'AcceptanceChallengeCompleted', data: { challengeId: state.issued.challengeId, acceptanceId: command.acceptanceId } }];
     }
   },
 };
