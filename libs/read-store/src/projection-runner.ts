@@ -10,7 +10,8 @@ import {
 } from './projection';
 import { BatchApplier, errMessage } from './projection-batches';
 import { ensureIndexes, indexWhenCaughtUp, recordIntegrityFault } from './projection-maintenance';
-import { isCaughtUpNow, noEventOfTypes, yieldToEventLoop } from './projection-polling';
+import { CheckpointFollower } from './checkpoint-follower';
+import { isCaughtUpNow, yieldToEventLoop } from './projection-polling';
 import { deferred, ProjectionState } from './projection-state';
 import type { ReadStore } from './read-store.port';
 
@@ -40,6 +41,7 @@ export class ProjectionRunner {
   private idleTimer: NodeJS.Timeout | undefined;
   private idleBusy = false;
   private readonly batches: BatchApplier;
+  private readonly follower: CheckpointFollower<ProjectionState>;
 
   /**
    * @param projections distinct names; each needs a positive integer version and at least one event type.
@@ -56,7 +58,7 @@ export class ProjectionRunner {
       batchSize: options.batchSize ?? 1000,
       idleCheckMs: options.idleCheckMs ?? 1000,
       waitForTimeoutMs: options.waitForTimeoutMs ?? 10_000,
-      pollIntervalMs: options.pollIntervalMs ?? 50,
+      pollIntervalMs: options.pollIntervalMs ?? 10,
       retryDelayMs: options.retryDelayMs ?? 100,
     };
     if (!(Number.isSafeInteger(this.opts.batchSize) && this.opts.batchSize >= 1)) throw new TypeError('batchSize must be a positive integer');
@@ -76,6 +78,9 @@ export class ProjectionRunner {
       this.byName.set(p.name, state);
       return state;
     });
+    this.follower = new CheckpointFollower(eventStore, readStore, this.states, this.opts.pollIntervalMs, () =>
+      this.phase === 'idle' ? 'idle' : this.phase === 'stopping' || this.phase === 'stopped' ? 'stopped' : 'running',
+    );
   }
 
   /** Names of the projections, in the order given. */
@@ -381,22 +386,11 @@ export class ProjectionRunner {
   }
 
   /** `waitFor` of a runner that does not run the projections: polls the stored checkpoints. */
+  /** Waits of a runner that was never started: answered from the stored checkpoints (see CheckpointFollower). */
   private async pollCheckpoints(position: bigint, done: Set<ProjectionState>): Promise<void> {
-    for (;;) {
-      for (const s of this.states) {
-        if (done.has(s)) continue;
-        const checkpoint = await this.readStore.getCheckpoint(s.key);
-        if (checkpoint !== null && checkpoint >= position) done.add(s);
-        else if (await noEventOfTypes(this.eventStore, s.types, checkpoint ?? undefined, position)) done.add(s);
-      }
-      if (done.size === this.states.length) return;
-      if (this.phase === 'stopping' || this.phase === 'stopped') throw new ProjectionRunnerStoppedError();
-      if (this.phase !== 'idle') {
-        // The runner started meanwhile: follow its subscriptions.
-        await Promise.all(this.states.filter((s) => !done.has(s)).map((s) => this.waitForState(s, position).then(() => void done.add(s))));
-        return;
-      }
-      await new Promise((resolve) => setTimeout(resolve, this.opts.pollIntervalMs).unref());
+    if ((await this.follower.wait(position, done)) === 'handover') {
+      await Promise.all(this.states.filter((s) => !done.has(s)).map((s) => this.waitForState(s, position).then(() => void done.add(s))));
     }
   }
+
 }

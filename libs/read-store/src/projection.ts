@@ -53,7 +53,10 @@ export interface ProjectionRunnerOptions {
   idleCheckMs?: number;
   /** Default `timeoutMs` of `waitFor`, in milliseconds; default 10 000. */
   waitForTimeoutMs?: number;
-  /** Poll period of `waitFor` in a process whose runner was never started, in milliseconds; default 50. */
+  /**
+   * Poll period of `waitFor` in a process whose runner was never started (one shared round of checkpoint and log
+   * reads per period while anyone waits, see CheckpointFollower), in milliseconds; default 10.
+   */
   pollIntervalMs?: number;
   /** Delay before the first retry of a failed batch, in milliseconds; default 100, doubling up to 30 000. */
   retryDelayMs?: number;
