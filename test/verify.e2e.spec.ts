@@ -66,13 +66,32 @@ const built = existsSync(cliMain());
     expect(report.report.verdict).toBe('VALID');
   });
 
+  it('a finalized summary reads the same every time, each answer with its own request id and the public headers', async () => {
+    const read = async (requestId: string) => {
+      const res = await fetch(`${service.baseUrl}/api/v1/public/acceptances/${receipt.acceptanceId}`, { headers: { origin: 'https://elsewhere.example', 'x-request-id': requestId } });
+      return { status: res.status, type: res.headers.get('content-type'), id: res.headers.get('x-request-id'), cors: res.headers.get('access-control-allow-origin'), limit: res.headers.get('x-ratelimit-limit'), body: await res.text() };
+    };
+    const first = await read('first-read');
+    const second = await read('second-read');
+    expect(first).toMatchObject({ status: 200, type: 'application/json; charset=utf-8', id: 'first-read', cors: '*' });
+    expect(second).toMatchObject({ status: 200, type: 'application/json; charset=utf-8', id: 'second-read', cors: '*', limit: first.limit });
+    expect(Number(first.limit)).toBeGreaterThan(0);
+    expect(second.body).toBe(first.body);
+    const { acceptance, receiptUrl } = JSON.parse(first.body) as { acceptance: Record<string, unknown>; receiptUrl: string };
+    expect(acceptance).toMatchObject({ acceptanceId: receipt.acceptanceId, commitment: 'finalized', transactionSignature: receipt.transaction.signature, externalUserRef: null });
+    expect(receiptUrl).toMatch(new RegExp(`/receipts/${receipt.acceptanceId}$`));
+  });
+
   it('a fresh receipt is VALID_WITH_WARNINGS (exit 1) until finality; --wait-finalized waits for it and exits 0', async () => {
     const fresh = await acceptAsWallet(client, await generateKeyPairSigner(), { organization: doc.organization.address, document: doc.document.address, origin: 'https://shop.example.com' });
     const { receipt: young } = await fetchReceipt(client, fresh.acceptanceId);
     const now = await svcVerify(serializeReceipt(young), service.rpcUrl, dir);
     expect(now).toEqual({ code: 1, verdict: 'VALID_WITH_WARNINGS', failed: [] });
+    const commitment = async () => (await client.request<{ acceptance: { commitment: string } }>('GET', `/v1/public/acceptances/${fresh.acceptanceId}`)).acceptance.commitment;
+    expect(await commitment()).toBe('confirmed'); // read (and not kept) before finality
     const waited = await svcVerify(serializeReceipt(young), service.rpcUrl, dir, ['--wait-finalized', '60']);
     expect(waited).toEqual({ code: 0, verdict: 'VALID', failed: [] });
+    await eventually(async () => ((await commitment()) === 'finalized' ? true : undefined));
   });
 
   it('--wait-finalized does not wait on a receipt that cannot become valid', async () => {
