@@ -80,7 +80,7 @@ export class PublicAcceptancesController {
   @Get('acceptances/:acceptanceId/receipt')
   @ApiOkResponse({ type: ReceiptWithReportResponse })
   @ApiErrors('invalid_request', 'not_found', 'pending_batch', 'verification_failed')
-  async receipt(@Param('acceptanceId', Hex64Param('acceptanceId')) acceptanceId: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
+  async receipt(@Param('acceptanceId', Hex64Param('acceptanceId')) acceptanceId: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<Buffer> {
     const result = await this.receipts.receiptWithReport(acceptanceId);
     if (result.report.verdict === 'INVALID') {
       throw new DomainError('verification_failed', `the receipt does not verify: ${result.report.summary}`);

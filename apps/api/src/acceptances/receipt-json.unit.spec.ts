@@ -24,13 +24,15 @@ describe('receipt JSON', () => {
     for (let round = 0; round < 2; round++) {
       for (const documentText of texts) {
         const result = { receipt: { ...receipt, documentText }, report };
-        expect(receiptWithReportJson(result)).toBe(JSON.stringify(result));
+        const bytes = receiptWithReportJson(result);
+        expect(bytes.toString('utf8')).toBe(JSON.stringify(result));
+        expect(bytes.equals(Buffer.from(JSON.stringify(result), 'utf8'))).toBe(true);
       }
     }
   });
 
   it('leaves a field that looks like the placeholder alone', () => {
     const result = { receipt: { ...receipt, documentText: 'text' }, report: { ...report, summary: '\u0000document-text-' } };
-    expect(receiptWithReportJson(result)).toBe(JSON.stringify(result));
+    expect(receiptWithReportJson(result).toString('utf8')).toBe(JSON.stringify(result));
   });
 });
