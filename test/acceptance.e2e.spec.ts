@@ -5,8 +5,17 @@ import { ApiClient, ApiError } from '../apps/cli/src/api-client';
 import { acceptAsWallet, signText } from '../apps/cli/src/operations';
 import { publishedDocument, type PublishedDocument } from './support/fixtures';
 import { startTestService, type TestService } from './support/test-service';
+import { READ_STORE, type ReadStore } from '@svc/read-store';
+import { COLLECTIONS } from '@svc/projections';
 
 const ORIGIN = 'https://shop.example.com';
+
+/** An answer of `GET /v1/public/acceptances/{id}/receipt`: the receipt and its report, or the error envelope. */
+interface ReceiptAnswer {
+  receipt?: Record<string, unknown>;
+  report?: { verdict: string };
+  error?: { code: string; message: string };
+}
 
 async function expectApiError(promise: Promise<unknown>, status: number, code: string): Promise<ApiError> {
   try {
@@ -99,6 +108,32 @@ describe('wallet acceptance (challenge, submit, relay) against the embedded stor
       expect(await refusal(id)).toEqual({ status: 400, requestId: expect.stringMatching(/^[0-9a-f-]{36}$/), body: { error: { code: 'invalid_request', message: 'acceptanceId: invalid format' } } });
     }
     expect(await refusal('0'.repeat(64))).toEqual({ status: 404, requestId: expect.stringMatching(/^[0-9a-f-]{36}$/), body: { error: { code: 'not_found', message: 'acceptance not found' } } });
+  });
+
+  it('serves the receipt with its live report, the error envelope and the request id; 422 when it does not verify', async () => {
+    const result = await acceptAsWallet(client, await generateKeyPairSigner(), { ...target(), origin: ORIGIN });
+    const read = async (id: string) => {
+      const res = await fetch(`${service.baseUrl}/api/v1/public/acceptances/${id}/receipt`, { headers: { origin: 'https://elsewhere.example', 'x-request-id': 'trace.receipt-1' } });
+      return { status: res.status, type: res.headers.get('content-type'), cors: res.headers.get('access-control-allow-origin'), requestId: res.headers.get('x-request-id'), body: (await res.json()) as ReceiptAnswer };
+    };
+    const ok = await read(result.acceptanceId);
+    expect(ok).toMatchObject({ status: 200, type: 'application/json; charset=utf-8', cors: '*', requestId: 'trace.receipt-1' });
+    expect(Object.keys(ok.body).sort()).toEqual(['receipt', 'report']);
+    expect(ok.body.receipt).toMatchObject({ acceptanceId: result.acceptanceId, transaction: { signature: result.transactionSignature } });
+    expect(ok.body.report?.verdict).toMatch(/^VALID/);
+
+    const refused = (code: string, message: string) => ({ status: 400, type: 'application/json; charset=utf-8', cors: '*', requestId: 'trace.receipt-1', body: { error: { code, message } } });
+    expect(await read(result.acceptanceId.toUpperCase())).toEqual(refused('invalid_request', 'acceptanceId: invalid format'));
+    expect(await read('0'.repeat(64))).toEqual({ ...refused('not_found', 'acceptance not found'), status: 404 });
+
+    // The read model says another signature than the one on the ledger: the report fails, the answer is 422.
+    const forged = await acceptAsWallet(client, await generateKeyPairSigner(), { ...target(), origin: ORIGIN });
+    const store = service.app.get<ReadStore>(READ_STORE);
+    const other = await store.collection<{ _id: string; signature: string }>(COLLECTIONS.acceptances).findOne({ _id: result.acceptanceId });
+    await store.collection(COLLECTIONS.acceptances).updateOne({ _id: forged.acceptanceId }, { $set: { signature: other!.signature } });
+    const failed = await read(forged.acceptanceId);
+    expect(failed).toMatchObject({ status: 422, body: { error: { code: 'verification_failed' } } });
+    expect(failed.body.error?.message).toMatch(/^the receipt does not verify: /);
   });
 
   it('answers the challenge and the submission with every field of spec §4.4', async () => {

@@ -24,6 +24,7 @@ import {
 } from '@svc/http';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { callsPerMinutePerClient, LEDGER, registerLedgerJsonRpc, type Ledger } from '@svc/ledger';
+import { serveAcceptanceReceiptDirectly } from './acceptances/acceptance-receipt.route';
 import { serveAcceptanceSummaryDirectly } from './acceptances/acceptance-summary.route';
 import { ReceiptService } from './acceptances/receipt.service';
 import { AppModule } from './app.module';
@@ -115,6 +116,7 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
     .addBearerAuth()
     .build();
   serveAcceptanceSummaryDirectly(fastify, app.get(ReceiptService), config.publicBaseUrl);
+  serveAcceptanceReceiptDirectly(fastify, app.get(ReceiptService));
   await app.init();
   const document = completeOpenApiDocument(SwaggerModule.createDocument(app, openApi, { ignoreGlobalPrefix: true }));
   // The receipt pages live outside the /api prefix: their paths name the service's base URL as their server.

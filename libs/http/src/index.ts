@@ -10,3 +10,4 @@ export * from './rate-limit';
 export * from './rate-counters';
 export * from './request-id';
 export * from './openapi';
+export * from './direct-route';

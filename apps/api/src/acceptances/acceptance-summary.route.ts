@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
-import { Hex64Param, toErrorResponse } from '@svc/http';
+import { Hex64Param, serveRouteDirectly, toErrorResponse } from '@svc/http';
 import type { ReceiptService } from './receipt.service';
 import { receiptUrlOf } from './submit.handler';
 import { publicAcceptanceRecord, type AcceptanceRecord } from './views';
@@ -69,7 +69,5 @@ export function serveAcceptanceSummaryDirectly(fastify: FastifyInstance, receipt
     void reply.type('application/json; charset=utf-8').send(kept);
     return undefined;
   };
-  fastify.addHook('onRoute', (route) => {
-    if (route.url === ACCEPTANCE_SUMMARY_ROUTE && route.method === 'GET') route.handler = handler;
-  });
+  serveRouteDirectly(fastify, 'GET', ACCEPTANCE_SUMMARY_ROUTE, handler);
 }

@@ -10,7 +10,7 @@ import { LEDGER, toSignature, type Ledger } from '@svc/ledger';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { COLLECTIONS, type AcceptanceDoc, type BatchDoc } from '@svc/projections';
 import { acceptanceSummary, type AcceptanceSummary } from './acceptance-summary.route';
-import { receiptWithReportJson } from './receipt-json';
+import { acceptanceReceiptJson } from './acceptance-receipt.route';
 import { ReceiptService } from './receipt.service';
 import { receiptUrlOf } from './submit.handler';
 import { publicAcceptanceRecord } from './views';
@@ -81,12 +81,10 @@ export class PublicAcceptancesController {
   @ApiOkResponse({ type: ReceiptWithReportResponse })
   @ApiErrors('invalid_request', 'not_found', 'pending_batch', 'verification_failed')
   async receipt(@Param('acceptanceId', Hex64Param('acceptanceId')) acceptanceId: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<Buffer> {
-    const result = await this.receipts.receiptWithReport(acceptanceId);
-    if (result.report.verdict === 'INVALID') {
-      throw new DomainError('verification_failed', `the receipt does not verify: ${result.report.summary}`);
-    }
+    // Served by serveAcceptanceReceiptDirectly once the application is bootstrapped; same function either way.
+    const body = await acceptanceReceiptJson(this.receipts, acceptanceId);
     void reply.type('application/json; charset=utf-8');
-    return receiptWithReportJson(result);
+    return body;
   }
 
   /**

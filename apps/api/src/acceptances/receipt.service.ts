@@ -35,6 +35,8 @@ export class ReceiptService {
   /** Document texts, bounded by their total size (UTF-16 code units, about 64 MiB). */
   private readonly contents = new LRUCache<string, ContentDoc>({ maxSize: 32 * 1024 * 1024, sizeCalculation: (c) => Math.max(1, c.text.length) });
   private readonly batchLeaves = new LRUCache<string, readonly string[]>({ max: 256 });
+  /** Records of finalized acceptances: no event changes an acceptance once finalized (docs/architecture.md "Streams"). */
+  private readonly finalizedAcceptances = new LRUCache<string, AcceptanceDoc>({ max: 16_384 });
   /** What the live report need not read or hash twice (finalized transactions, creations, content hashes). */
   private readonly verifierMemo = new VerifierMemo();
 
@@ -45,12 +47,16 @@ export class ReceiptService {
   ) {}
 
   /**
-   * A recorded acceptance by id: relayed, or batched and waiting for its batch (`transactionSignature` null).
+   * A recorded acceptance by id: relayed, or batched and waiting for its batch (`transactionSignature` null). The
+   * record is shared, not copied: callers must not change it.
    * @throws DomainError not_found (404)
    */
   async acceptance(acceptanceId: string): Promise<AcceptanceDoc> {
+    const kept = this.finalizedAcceptances.get(acceptanceId);
+    if (kept) return kept;
     const acceptance = await this.readStore.collection<AcceptanceDoc>(COLLECTIONS.acceptances).findOne({ _id: acceptanceId });
     if (!acceptance || !(acceptance.status === 'confirmed' || pendingBatch(acceptance))) throw new DomainError('not_found', 'acceptance not found');
+    if (acceptance.commitment === 'finalized') this.finalizedAcceptances.set(acceptanceId, acceptance);
     return acceptance;
   }
 
