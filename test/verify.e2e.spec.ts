@@ -82,6 +82,16 @@ const built = existsSync(cliMain());
     expect(receiptUrl).toMatch(new RegExp(`/receipts/${receipt.acceptanceId}$`));
   });
 
+  it('a finalized receipt read again differs only in its issue time, and verifies VALID each time', async () => {
+    const first = (await fetchReceipt(client, receipt.acceptanceId)).receipt as AcceptanceReceiptV1;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const second = (await fetchReceipt(client, receipt.acceptanceId)).receipt as AcceptanceReceiptV1;
+    expect(Date.parse(second.issuedAt)).toBeGreaterThan(Date.parse(first.issuedAt));
+    expect({ ...second, issuedAt: first.issuedAt }).toEqual(first);
+    expect({ ...first, issuedAt: receipt.issuedAt }).toEqual(receipt);
+    expect(await svcVerify(serializeReceipt(second), service.rpcUrl, dir)).toEqual({ code: 0, verdict: 'VALID', failed: [] });
+  });
+
   it('a fresh receipt is VALID_WITH_WARNINGS (exit 1) until finality; --wait-finalized waits for it and exits 0', async () => {
     const fresh = await acceptAsWallet(client, await generateKeyPairSigner(), { organization: doc.organization.address, document: doc.document.address, origin: 'https://shop.example.com' });
     const { receipt: young } = await fetchReceipt(client, fresh.acceptanceId);
