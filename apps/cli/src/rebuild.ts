@@ -15,8 +15,9 @@ export interface RebuiltProjection {
 /**
  * Rebuilds read models from the event log, on the stores the service's configuration names
  * (`DATA_DIR`, `EVENTSTORE_URL`, `MONGODB_URL`): each chosen projection's collections are dropped and its
- * checkpoint deleted, then the log is replayed into them in batches (one read-store transaction each with
- * the embedded store). Stop the service first: its own projections would write the same read models.
+ * checkpoint deleted, then the log is read once and each page applied by all of them (one read-store transaction
+ * per page with the embedded store; `ProjectionRunner.rebuildTogether`). Stop the service first: its own
+ * projections would write the same read models.
  * @returns the rebuilt projections, the log position they were rebuilt through and the time it took.
  * @throws Error naming an unknown projection; ProjectionFaultedError naming the projection, stream and
  *   position when a stored event fails its integrity check (the read model then stops before it).
@@ -34,7 +35,7 @@ export async function rebuildProjections(names: string[], dataDir?: string): Pro
   try {
     await runner.start();
     const head = await eventStore.headPosition();
-    for (const name of chosen) await runner.rebuild(name);
+    await runner.rebuildTogether(chosen);
     await runner.waitFor(head, { timeoutMs: Infinity });
     const seconds = (Date.now() - started) / 1000;
     return chosen.map((projection) => ({ projection, throughPosition: head.toString(), seconds }));

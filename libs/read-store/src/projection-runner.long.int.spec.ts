@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import type { NewEvent } from '@svc/event-store';
 import { ProjectionFaultedError, ProjectionLagError, type Projection } from './projection';
 import { deferred } from './projection-state';
-import type { ReadStore } from './read-store.port';
+import type { Doc, ReadStore } from './read-store.port';
 import { RunnerHarness, THINGS, countingProjection, memoryLogger, other, thing, waitUntil, type ThingDoc } from './testing/runner-fixtures';
 
 interface Appended {
@@ -47,6 +47,55 @@ function expectedDocs(appended: Appended[]): ThingDoc[] {
 
 const readModel = (store: ReadStore) => store.collection<ThingDoc>(THINGS).find({}, { sort: { _id: 1 } });
 const countedPositions = (appended: Appended[]) => appended.filter((a) => a.counted).map((a) => a.position);
+
+const OTHERS = 'others_v1';
+
+/** Counts the events of the type the things projection ignores, per thing (idempotent like the other). */
+function othersProjection(calls: bigint[]): Projection {
+  return {
+    name: 'others',
+    version: 1,
+    eventTypes: ['OtherThingHappened'],
+    indexes: { [OTHERS]: [] },
+    async handle(event, store) {
+      calls.push(event.position);
+      await store.collection(OTHERS).updateOne({ _id: String(event.data['thingId']) }, { $addToSet: { eventIds: event.id } }, { upsert: true });
+    },
+  };
+}
+
+/** The documents of the others projection, computed from what was appended. */
+function expectedOthers(appended: Appended[]): Doc[] {
+  const docs = new Map<string, { _id: string; eventIds: string[] }>();
+  for (const a of appended.filter((x) => !x.counted)) {
+    const doc = docs.get(a.thingId) ?? { _id: a.thingId, eventIds: [] };
+    doc.eventIds.push(a.id);
+    docs.set(a.thingId, doc);
+  }
+  return [...docs.values()].sort((x, y) => (x._id < y._id ? -1 : 1));
+}
+
+const othersModel = (store: ReadStore) => store.collection(OTHERS).find({}, { sort: { _id: 1 } });
+
+
+/** Rewrites the data of the stored event of `a` behind the store's back (its hash no longer matches). */
+function tamper(h: RunnerHarness, a: Appended): void {
+  const db = new Database(h.eventsFile);
+  db.prepare('UPDATE events SET data = ? WHERE position = ?').run(JSON.stringify({ thingId: a.thingId, n: a.n + 1 }), a.position);
+  db.close();
+}
+
+/** The counting projection, failing on the event with n = 1,234 as many times as `failing.times` says. */
+function flakyThings(failing: { times: number }): Projection {
+  const base = countingProjection([]);
+  return {
+    ...base,
+    async handle(event, store) {
+      await base.handle(event, store);
+      if (event.data['n'] === 1_234 && failing.times-- > 0) throw new Error('network blip');
+    },
+  };
+}
 
 describe('ProjectionRunner on long streams', () => {
   let h: RunnerHarness;
@@ -118,15 +167,8 @@ describe('ProjectionRunner on long streams', () => {
       ping: () => reads.ping(),
       close: () => reads.close(),
     };
-    let failures = 3;
-    const base = countingProjection([]);
-    const flaky: Projection = {
-      ...base,
-      async handle(event, store) {
-        await base.handle(event, store);
-        if (event.data['n'] === 1_234 && failures-- > 0) throw new Error('network blip');
-      },
-    };
+    const failing = { times: 3 };
+    const flaky = flakyThings(failing);
     const logger = memoryLogger();
     const r = h.runner([flaky], { batchSize: 100 }, logger, plain);
     await r.start();
@@ -139,9 +181,7 @@ describe('ProjectionRunner on long streams', () => {
   it('a tampered stored event stops the projection loudly: logged, listed by faults(), waitFor rejects', async () => {
     const appended = await appendMany(h, 1_000);
     const bad = appended.filter((a) => a.counted)[600]!;
-    const db = new Database(h.eventsFile);
-    db.prepare('UPDATE events SET data = ? WHERE position = ?').run(JSON.stringify({ thingId: bad.thingId, n: bad.n + 1 }), bad.position);
-    db.close();
+    tamper(h, bad);
 
     const logger = memoryLogger();
     const r = h.runner([countingProjection([])], { batchSize: 64 }, logger);
@@ -162,5 +202,88 @@ describe('ProjectionRunner on long streams', () => {
     const checkpoint = (await h.reads.getCheckpoint('things.v1')) ?? -1n;
     expect(checkpoint).toBeLessThan(bad.position);
     expect(await readModel(h.reads)).toEqual(expectedDocs(appended.filter((a) => a.position <= checkpoint)));
+  });
+
+  it('replays 4,000 events into two projections from one read: each event applied once, in order, then live events', async () => {
+    const first = await appendMany(h, 4_000);
+    const calls: bigint[] = [];
+    const otherCalls: bigint[] = [];
+    const r = h.runner([countingProjection(calls), othersProjection(otherCalls)], { batchSize: 64 });
+    await r.start();
+    await r.waitFor(first[first.length - 1]!.position);
+    // Documents the log does not explain: the rebuild must remove them.
+    await h.reads.collection(THINGS).insertOne({ _id: 'stray', eventIds: [], lastN: 0 });
+    await h.reads.collection(OTHERS).insertOne({ _id: 'stray', eventIds: [] });
+    calls.length = 0;
+    otherCalls.length = 0;
+    const pagesAfter: bigint[] = [];
+    const readAll = h.events.readAll.bind(h.events);
+    const spy = jest.spyOn(h.events, 'readAll').mockImplementation((options) => {
+      pagesAfter.push(options?.after ?? -1n);
+      return readAll(options);
+    });
+
+    await r.rebuildTogether(['things', 'others']);
+    spy.mockRestore();
+    const second = await appendMany(h, 300, 4_000);
+    const all = [...first, ...second];
+    await r.waitFor(all[all.length - 1]!.position);
+
+    expect(calls).toEqual(countedPositions(all));
+    expect(otherCalls).toEqual(all.filter((a) => !a.counted).map((a) => a.position));
+    expect(await readModel(h.reads)).toEqual(expectedDocs(all));
+    expect(await othersModel(h.reads)).toEqual(expectedOthers(all));
+    // The log was read once, page after page: 4,000 events in pages of 64.
+    expect(pagesAfter).toEqual([...pagesAfter].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+    expect(new Set(pagesAfter).size).toBe(pagesAfter.length);
+    expect(pagesAfter.length).toBe(Math.ceil(4_000 / 64));
+    // The index dropped with the collection is built again.
+    const db = new Database(`${h.dir}/read.sqlite`, { readonly: true });
+    expect((db.prepare(`SELECT name FROM pragma_index_list('rm_${THINGS}')`).pluck().all() as string[]).some((n) => n.includes('lastN'))).toBe(true);
+    db.close();
+    await r.stop();
+    expect(await h.reads.getCheckpoint('things.v1')).toBe(all[all.length - 1]!.position);
+    expect(await h.reads.getCheckpoint('others.v1')).toBe(all[all.length - 1]!.position);
+    await expect(r.rebuildTogether(['things', 'nope'])).rejects.toThrow(/unknown projection "nope"/);
+  });
+
+  it('a tampered event ends the shared replay: the projection of its type stops loudly before it, the other reaches the head', async () => {
+    const appended = await appendMany(h, 1_000);
+    const logger = memoryLogger();
+    const r = h.runner([countingProjection([]), othersProjection([])], { batchSize: 64 }, logger);
+    await r.start();
+    const head = appended[appended.length - 1]!.position;
+    await r.waitFor(head);
+    const bad = appended.filter((a) => a.counted)[600]!;
+    tamper(h, bad);
+
+    await r.rebuildTogether(['things', 'others']);
+    await waitUntil(async () => r.faults().length > 0);
+    expect(r.faults()).toEqual([{ projection: 'things.v1', streamId: `thing-${bad.thingId}`, position: String(bad.position), reason: expect.stringMatching(/hash/) }]);
+    expect(logger.lines.some((l) => l.level === 'warn' && l.message.includes('shared replay stopped'))).toBe(true);
+    await waitUntil(async () => (await othersModel(h.reads)).length === expectedOthers(appended).length);
+    expect(await othersModel(h.reads)).toEqual(expectedOthers(appended));
+    await r.stop();
+    const checkpoint = (await h.reads.getCheckpoint('things.v1')) ?? -1n;
+    expect(checkpoint).toBeLessThan(bad.position);
+    expect(await readModel(h.reads)).toEqual(expectedDocs(appended.filter((a) => a.position <= checkpoint)));
+  });
+
+  it('a handler failing during the shared replay is retried on its own subscription, never skipped', async () => {
+    const appended = await appendMany(h, 2_000);
+    const failing = { times: 0 };
+    const flaky = flakyThings(failing);
+    const logger = memoryLogger();
+    const r = h.runner([flaky, othersProjection([])], { batchSize: 100 }, logger);
+    await r.start();
+    await r.waitFor(appended[appended.length - 1]!.position);
+    failing.times = 3;
+    await r.rebuildTogether(['things', 'others']);
+    await r.waitFor(appended[appended.length - 1]!.position);
+    expect(await readModel(h.reads)).toEqual(expectedDocs(appended));
+    expect(await othersModel(h.reads)).toEqual(expectedOthers(appended));
+    expect(logger.lines.some((l) => l.level === 'warn' && l.message.includes('shared replay stopped') && l.message.includes('network blip'))).toBe(true);
+    expect(logger.lines.filter((l) => l.level === 'error' && l.message.includes('network blip'))).toHaveLength(2);
+    expect(r.faults()).toEqual([]);
   });
 });

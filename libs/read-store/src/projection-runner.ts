@@ -10,6 +10,7 @@ import {
 } from './projection';
 import { BatchApplier, errMessage } from './projection-batches';
 import { ensureIndexes, indexWhenCaughtUp, recordIntegrityFault } from './projection-maintenance';
+import { replayTogether } from './projection-replay';
 import { CheckpointFollower } from './checkpoint-follower';
 import { isCaughtUpNow, yieldToEventLoop } from './projection-polling';
 import { deferred, ProjectionState } from './projection-state';
@@ -257,6 +258,71 @@ export class ProjectionRunner {
         throw err;
       }
     });
+  }
+
+  /**
+   * Rebuilds several projections with one read of the log (what `svc rebuild-projections` runs): each is reset as
+   * {@link rebuild} does (subscription stopped, checkpoint deleted, collections dropped), then the log up to its
+   * head of that moment is read once, page by page, and every page is applied by all of them in one read-store
+   * transaction (projection-replay.ts). Their indexes are built after that replay, then each is subscribed from its
+   * checkpoint for the events appended meanwhile. Resolves once they are subscribed again; `waitFor` waits for the
+   * replay meanwhile. A page that cannot be read or applied ends the shared replay: each projection then goes on
+   * from its checkpoint on its own subscription, which reports a bad stored event or retries a failing handler as
+   * usual. When the runner is not running, only the resets are done (the next `start()` replays).
+   * @throws Error for an unknown name (nothing is reset); the read store's error if a reset fails.
+   */
+  async rebuildTogether(names: readonly string[]): Promise<void> {
+    const chosen = [...new Set(names)].map((name) => {
+      const s = this.byName.get(name);
+      if (!s) throw new Error(`unknown projection ${JSON.stringify(name)}`);
+      return s;
+    });
+    await this.starting?.catch(() => undefined);
+    // Every chosen projection's lock is held for the whole rebuild: a stop or another rebuild waits for it.
+    const release = deferred();
+    const holding = (s: ProjectionState) =>
+      new Promise<void>((entered) => {
+        void s.serialize(() => {
+          entered();
+          return release.promise;
+        });
+      });
+    await Promise.all(chosen.map(holding));
+    try {
+      const resubscribe = this.phase === 'running';
+      for (const s of chosen) {
+        this.logger?.warn(`rebuilding projection ${s.key}`);
+        await this.halt(s, false);
+        await this.readStore.deleteCheckpoint(s.key); // checkpoint first, as in `rebuild`
+        s.reset(undefined);
+        for (const collection of s.collections()) await this.readStore.collection(collection).drop();
+      }
+      if (!(resubscribe && this.phase === 'running')) {
+        for (const s of chosen) await ensureIndexes(this.readStore, s);
+        return;
+      }
+      const head = await this.eventStore.headPosition();
+      const generations = chosen.map((s) => s.generation);
+      const unchanged = () => this.phase === 'running' && chosen.every((s, i) => s.generation === generations[i]);
+      const reached = await replayTogether(this.eventStore, this.readStore, chosen, head, {
+        pageSize: this.opts.batchSize,
+        proceed: unchanged,
+        logger: this.logger,
+      });
+      if (!unchanged()) return;
+      for (const s of chosen) {
+        if (reached === head) {
+          await ensureIndexes(this.readStore, s);
+          this.subscribe(s, reached);
+        } else {
+          // The shared replay stopped early: the projection's own subscription takes over, indexes as in `rebuild`.
+          this.subscribe(s, reached);
+          s.indexing = indexWhenCaughtUp(this.readStore, s, s.generation, head, this.logger);
+        }
+      }
+    } finally {
+      release.resolve();
+    }
   }
 
   // ---------------------------------------------------------------------------------------------
