@@ -104,6 +104,28 @@ describe('SQLite read store', () => {
     expect((await store.collection('acceptances').findOne({ transactionSignature: 't7' }))?._id).toBe('a7');
   });
 
+  it('drop keeps the indexed fields as empty unindexed columns: writes after it fill them, and the index is built again from them', async () => {
+    const c = store.collection<Row>('rebuilt');
+    await c.ensureIndex({ fields: { g: 1 } });
+    for (let i = 0; i < 20; i++) await c.insertOne({ _id: `old${i}`, g: 'old' });
+    await c.drop();
+    const db = new Database(path.join(dir, 'read.sqlite'), { readonly: true });
+    const indexes = () => db.prepare(`SELECT name FROM pragma_index_list('rm_rebuilt')`).pluck().all() as string[];
+    expect(indexes().some((n) => n.includes('g'))).toBe(false);
+    for (let i = 0; i < 30; i++) await c.insertOne({ _id: `d${i}`, g: i % 3 === 0 ? 'x' : 'y', n: i });
+    await c.updateOne({ _id: 'd1' }, { $set: { g: 'x' } });
+    // Read from the column while no index exists, then after the index is built from it: the same answers.
+    const xs = ['d0', 'd1', 'd12', 'd15', 'd18', 'd21', 'd24', 'd27', 'd3', 'd6', 'd9'];
+    expect((await c.find({ g: 'x' }, { sort: { _id: 1 } })).map((d) => d._id)).toEqual(xs);
+    expect(db.prepare(`SELECT COUNT(*) FROM "rm_rebuilt" WHERE "f:g" = 'x'`).pluck().get()).toBe(xs.length);
+    await c.ensureIndex({ fields: { g: 1 } });
+    expect(indexes().some((n) => n.includes('g'))).toBe(true);
+    expect((await c.find({ g: 'x' }, { sort: { _id: 1 } })).map((d) => d._id)).toEqual(xs);
+    expect(db.prepare(`SELECT COUNT(*) FROM "rm_rebuilt" WHERE "f:g" IS json_extract(doc, '$.g')`).pluck().get()).toBe(30);
+    expect(await c.count({ g: 'old' })).toBe(0);
+    db.close();
+  });
+
   it('refuses an array, a sub-document or a Date in an indexed field, on every write path and when indexing', async () => {
     const c = store.collection('things');
     await c.ensureIndex({ fields: { kind: 1 } });
