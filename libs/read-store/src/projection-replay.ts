@@ -53,7 +53,8 @@ export async function replayTogether(
     try {
       await applyPage(readStore, states, upTo, last);
     } catch (err) {
-      options.logger?.warn(`shared replay stopped after position ${String(after)}: ${errMessage(err)}; each projection continues on its own`);
+      // A handler failed: logged as the runner logs every failed batch; the projection's own subscription retries it.
+      options.logger?.error(`shared replay stopped after position ${String(after)}: ${errMessage(err)}; each projection continues on its own`, err);
       return applied;
     }
     for (const s of states) s.markApplied(last);

@@ -261,7 +261,8 @@ describe('ProjectionRunner on long streams', () => {
     await waitUntil(async () => r.faults().length > 0);
     expect(r.faults()).toEqual([{ projection: 'things.v1', streamId: `thing-${bad.thingId}`, position: String(bad.position), reason: expect.stringMatching(/hash/) }]);
     expect(logger.lines.some((l) => l.level === 'warn' && l.message.includes('shared replay stopped'))).toBe(true);
-    await waitUntil(async () => (await othersModel(h.reads)).length === expectedOthers(appended).length);
+    const expected = JSON.stringify(expectedOthers(appended));
+    await waitUntil(async () => JSON.stringify(await othersModel(h.reads)) === expected);
     expect(await othersModel(h.reads)).toEqual(expectedOthers(appended));
     await r.stop();
     const checkpoint = (await h.reads.getCheckpoint('things.v1')) ?? -1n;
@@ -282,8 +283,9 @@ describe('ProjectionRunner on long streams', () => {
     await r.waitFor(appended[appended.length - 1]!.position);
     expect(await readModel(h.reads)).toEqual(expectedDocs(appended));
     expect(await othersModel(h.reads)).toEqual(expectedOthers(appended));
-    expect(logger.lines.some((l) => l.level === 'warn' && l.message.includes('shared replay stopped') && l.message.includes('network blip'))).toBe(true);
-    expect(logger.lines.filter((l) => l.level === 'error' && l.message.includes('network blip'))).toHaveLength(2);
+    // One failure ends the shared replay; the projection's own subscription meets the other two, then applies it.
+    const failures = logger.lines.filter((l) => l.level === 'error' && l.message.includes('network blip'));
+    expect(failures.map((l) => l.message.includes('shared replay stopped'))).toEqual([true, false, false]);
     expect(r.faults()).toEqual([]);
   });
 });

@@ -99,9 +99,10 @@ export class ProjectionRunner {
   }
 
   /**
-   * Reads every projection's checkpoint, ensures its indexes and subscribes it from there; a projection
-   * without a checkpoint replays the whole log and gets its indexes once caught up (as in `rebuild`).
-   * Resolves once every subscription is running (not once caught up: use `waitFor`).
+   * Reads every projection's checkpoint, ensures its indexes and subscribes it from there; the projections
+   * without a checkpoint replay the whole log together in the background, from one read, get their indexes at its
+   * end and are subscribed then (as in `rebuildTogether`).
+   * Resolves once every subscription with a checkpoint is running (not once caught up: use `waitFor`).
    * Idempotent while running; may be called again after `stop()`.
    * @throws the read store's error (e.g. DuplicateKeyError on a unique index); nothing keeps running then.
    */
@@ -116,15 +117,13 @@ export class ProjectionRunner {
 
   private async doStart(): Promise<void> {
     try {
+      const fresh: ProjectionState[] = [];
       for (const s of this.states) {
         await s.serialize(async () => {
           const checkpoint = (await this.readStore.getCheckpoint(s.key)) ?? undefined;
           s.reset(checkpoint);
           if (checkpoint === undefined) {
-            // Nothing applied yet: a full replay, which builds the indexes at its end, as a rebuild does.
-            const head = await this.eventStore.headPosition();
-            this.subscribe(s, undefined);
-            s.indexing = indexWhenCaughtUp(this.readStore, s, s.generation, head, this.logger);
+            fresh.push(s);
           } else {
             await ensureIndexes(this.readStore, s);
             this.subscribe(s, checkpoint);
@@ -132,6 +131,13 @@ export class ProjectionRunner {
         });
       }
       this.phase = 'running';
+      // Nothing applied yet (a first launch on an existing log, a new projection version): they replay the log
+      // together in the background, as a rebuild does, and build their indexes at its end.
+      if (fresh.length > 0) {
+        void this.holdingLocks(fresh, () => this.replayThenSubscribe(fresh)).catch((err: unknown) =>
+          this.logger?.error(`the first replay of projections ${fresh.map((s) => s.key).join(', ')} failed: ${errMessage(err)}`, err),
+        );
+      }
       if (this.opts.idleCheckMs > 0) {
         this.idleTimer = setInterval(() => void this.idleCheck(), this.opts.idleCheckMs);
         this.idleTimer.unref();
@@ -278,17 +284,7 @@ export class ProjectionRunner {
       return s;
     });
     await this.starting?.catch(() => undefined);
-    // Every chosen projection's lock is held for the whole rebuild: a stop or another rebuild waits for it.
-    const release = deferred();
-    const holding = (s: ProjectionState) =>
-      new Promise<void>((entered) => {
-        void s.serialize(() => {
-          entered();
-          return release.promise;
-        });
-      });
-    await Promise.all(chosen.map(holding));
-    try {
+    await this.holdingLocks(chosen, async () => {
       const resubscribe = this.phase === 'running';
       for (const s of chosen) {
         this.logger?.warn(`rebuilding projection ${s.key}`);
@@ -297,31 +293,53 @@ export class ProjectionRunner {
         s.reset(undefined);
         for (const collection of s.collections()) await this.readStore.collection(collection).drop();
       }
-      if (!(resubscribe && this.phase === 'running')) {
-        for (const s of chosen) await ensureIndexes(this.readStore, s);
-        return;
-      }
-      const head = await this.eventStore.headPosition();
-      const generations = chosen.map((s) => s.generation);
-      const unchanged = () => this.phase === 'running' && chosen.every((s, i) => s.generation === generations[i]);
-      const reached = await replayTogether(this.eventStore, this.readStore, chosen, head, {
-        pageSize: this.opts.batchSize,
-        proceed: unchanged,
-        logger: this.logger,
+      if (resubscribe && this.phase === 'running') await this.replayThenSubscribe(chosen);
+      else for (const s of chosen) await ensureIndexes(this.readStore, s);
+    });
+  }
+
+  /** Runs `step` while holding the lock of every state of `states` (a stop or rebuild of one of them waits). */
+  private async holdingLocks(states: readonly ProjectionState[], step: () => Promise<void>): Promise<void> {
+    const release = deferred();
+    const holding = (s: ProjectionState) =>
+      new Promise<void>((entered) => {
+        void s.serialize(() => {
+          entered();
+          return release.promise;
+        });
       });
-      if (!unchanged()) return;
-      for (const s of chosen) {
-        if (reached === head) {
-          await ensureIndexes(this.readStore, s);
-          this.subscribe(s, reached);
-        } else {
-          // The shared replay stopped early: the projection's own subscription takes over, indexes as in `rebuild`.
-          this.subscribe(s, reached);
-          s.indexing = indexWhenCaughtUp(this.readStore, s, s.generation, head, this.logger);
-        }
-      }
+    await Promise.all(states.map(holding));
+    try {
+      await step();
     } finally {
       release.resolve();
+    }
+  }
+
+  /**
+   * The shared replay (projection-replay.ts) of projections without a checkpoint and without a subscription, up to
+   * the log head of now; then their indexes, then each one's subscription from where the replay got. When the
+   * replay stopped early, each one's own subscription goes on from there and builds the indexes once caught up.
+   * The caller holds their locks. Nothing is subscribed when the runner stops or one of them is reset meanwhile.
+   */
+  private async replayThenSubscribe(chosen: readonly ProjectionState[]): Promise<void> {
+    const head = await this.eventStore.headPosition();
+    const generations = chosen.map((s) => s.generation);
+    const unchanged = () => this.phase === 'running' && chosen.every((s, i) => s.generation === generations[i]);
+    const reached = await replayTogether(this.eventStore, this.readStore, chosen, head, {
+      pageSize: this.opts.batchSize,
+      proceed: unchanged,
+      logger: this.logger,
+    });
+    if (!unchanged()) return;
+    for (const s of chosen) {
+      if (reached === head) {
+        await ensureIndexes(this.readStore, s);
+        this.subscribe(s, reached);
+      } else {
+        this.subscribe(s, reached);
+        s.indexing = indexWhenCaughtUp(this.readStore, s, s.generation, head, this.logger);
+      }
     }
   }
 
