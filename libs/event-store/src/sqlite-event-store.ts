@@ -43,6 +43,12 @@ export interface SqliteEventStoreOptions {
    * same file, in milliseconds; default 500. Appends of this instance are delivered at once.
    */
   pollIntervalMs?: number;
+  /**
+   * While a subscription runs: how often this instance asks SQLite whether another connection (another process)
+   * has committed to the file since the last check (`PRAGMA data_version`, which reads no table), and wakes
+   * the subscriptions when one has, in milliseconds; default 20. 0 leaves only the slow poll.
+   */
+  foreignCommitCheckMs?: number;
   /** Backoff when a subscription handler rejects. */
   retry?: SubscriptionRetryOptions;
   /** Events read per page by subscriptions during catch-up; default 500. */
@@ -72,9 +78,9 @@ const NO_LIMIT = -1;
  * Every row carries a SHA-256 hash of its content linked to the previous row of the log and of its
  * stream; reads recompute and compare them and refuse a bad row with EventIntegrityError
  * (libs/event-store/README.md, "Tamper evidence"). Appends run synchronously inside one `BEGIN IMMEDIATE`
- * transaction; several processes may share the file (their appends are seen by subscriptions through
- * the slow poll). Every process writing the file must run this version (a row written without its hash
- * is refused on read).
+ * transaction; several processes may share the file (their appends wake subscriptions through a check of
+ * SQLite's `data_version` every 20 ms, with the slow poll behind it). Every process writing the file must run this
+ * version (a row written without its hash is refused on read).
  */
 export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
@@ -82,6 +88,10 @@ export class SqliteEventStore implements EventStore {
   private readonly readPath: ReadPath;
   private readonly logger?: EventStoreLogger;
   private readonly pollIntervalMs: number;
+  private readonly foreignCommitCheckMs: number;
+  /** Checks for other connections' commits while subscriptions run (see `foreignCommitCheckMs`). */
+  private foreignCommitTimer: NodeJS.Timeout | undefined;
+  private readonly stmtDataVersion: Database.Statement<[], number>;
   private readonly retry: Required<SubscriptionRetryOptions>;
   private readonly pageSize: number;
   private readonly subscriptions = new SubscriptionGroup();
@@ -113,6 +123,7 @@ export class SqliteEventStore implements EventStore {
     this.readPath = { schemas: options.schemas, upcast: options.upcast };
     this.logger = options.logger;
     this.pollIntervalMs = options.pollIntervalMs ?? 500;
+    this.foreignCommitCheckMs = options.foreignCommitCheckMs ?? 20;
     this.retry = resolveRetry(options.retry);
     this.pageSize = options.pageSize ?? 500;
     this.db = openEventsDatabase(options.file, {
@@ -127,6 +138,7 @@ export class SqliteEventStore implements EventStore {
     }
     this.stmtStreamTail = this.db.prepare('SELECT revision, hash FROM events WHERE stream_id = ? ORDER BY revision DESC LIMIT 1');
     this.stmtLogTail = this.db.prepare('SELECT position, hash FROM events ORDER BY position DESC LIMIT 1');
+    this.stmtDataVersion = this.db.prepare<[], number>('PRAGMA data_version').pluck();
     this.stmtInsert = this.db.prepare(
       'INSERT INTO events (position, stream_id, revision, id, type, data, metadata, created_at, hash, prev_hash, stream_prev_hash) ' +
         'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
@@ -257,8 +269,8 @@ export class SqliteEventStore implements EventStore {
 
   /**
    * Starts a catch-up subscription (catch-up-subscription.ts): pages through the log after
-   * `options.after`, then delivers live events (woken by this instance's appends at once, and by the
-   * poll every `pollIntervalMs` for appends of other processes). With `eventTypes`, only rows of those
+   * `options.after`, then delivers live events (woken by this instance's appends at once, by other processes'
+   * commits within `foreignCommitCheckMs`, and by the poll every `pollIntervalMs`). With `eventTypes`, only rows of those
    * types are read. Stops for good on a bad stored event (see {@link Subscription.failure}).
    */
   subscribeToAll(handler: EventHandler, options: SubscribeOptions = {}): Subscription {
@@ -278,12 +290,31 @@ export class SqliteEventStore implements EventStore {
       head: async () => this.headSync(),
       isClosed: () => this.closed,
     };
-    return this.subscriptions.start(source, handler, options, {
+    const sub = this.subscriptions.start(source, handler, options, {
       pageSize: this.pageSize,
       idleMs: this.pollIntervalMs,
       retry: this.retry,
       logger: this.logger,
     });
+    this.watchForeignCommits();
+    return sub;
+  }
+
+  /**
+   * Starts the check for commits of other connections (once per instance): SQLite's `data_version` changes when
+   * another connection commits to the file, never for this one's own commits (which wake subscriptions already).
+   */
+  private watchForeignCommits(): void {
+    if (this.foreignCommitTimer || this.foreignCommitCheckMs <= 0) return;
+    let seen = this.stmtDataVersion.get();
+    this.foreignCommitTimer = setInterval(() => {
+      if (this.closed) return;
+      const now = this.stmtDataVersion.get();
+      if (now === seen) return;
+      seen = now;
+      this.subscriptions.wakeSoon();
+    }, this.foreignCommitCheckMs);
+    this.foreignCommitTimer.unref();
   }
 
   /** True while the database answers a trivial query. */
@@ -304,6 +335,7 @@ export class SqliteEventStore implements EventStore {
     await this.subscriptions.stopAll();
     this.batcher.flush();
     this.closed = true;
+    clearInterval(this.foreignCommitTimer);
     await this.checkpointer?.stop();
     this.db.close();
   }
