@@ -33,9 +33,11 @@ export async function rebuildProjections(names: string[], dataDir?: string): Pro
   const runner = new ProjectionRunner(eventStore, readStore, [...ALL_PROJECTIONS], undefined, { idleCheckMs: 0 });
   const started = Date.now();
   try {
-    await runner.start();
-    const head = await eventStore.headPosition();
+    // Reset first, then start: the chosen projections, left without a checkpoint, replay the log together from one
+    // read and get their indexes after it; the others resume from their checkpoints.
     await runner.rebuildTogether(chosen);
+    const head = await eventStore.headPosition();
+    await runner.start();
     await runner.waitFor(head, { timeoutMs: Infinity });
     const seconds = (Date.now() - started) / 1000;
     return chosen.map((projection) => ({ projection, throughPosition: head.toString(), seconds }));

@@ -247,6 +247,36 @@ describe('ProjectionRunner on long streams', () => {
     await expect(r.rebuildTogether(['things', 'nope'])).rejects.toThrow(/unknown projection "nope"/);
   });
 
+  it('rebuildTogether while stopped only resets; the next start replays them together, once, and builds their indexes', async () => {
+    const appended = await appendMany(h, 1_500);
+    const head = appended[appended.length - 1]!.position;
+    const r1 = h.runner([countingProjection([]), othersProjection([])], { batchSize: 64 });
+    await r1.start();
+    await r1.waitFor(head);
+    await r1.stop();
+    await r1.rebuildTogether(['things', 'others']);
+    expect(await h.reads.getCheckpoint('things.v1')).toBeNull();
+    expect(await h.reads.getCheckpoint('others.v1')).toBeNull();
+    expect(await h.reads.collection(THINGS).count({})).toBe(0);
+
+    const calls: bigint[] = [];
+    const otherCalls: bigint[] = [];
+    const r2 = h.runner([countingProjection(calls), othersProjection(otherCalls)], { batchSize: 64 });
+    const readAll = jest.spyOn(h.events, 'readAll');
+    await r2.start();
+    await r2.waitFor(head);
+    const pages = readAll.mock.calls.length;
+    readAll.mockRestore();
+    expect(calls).toEqual(countedPositions(appended));
+    expect(otherCalls).toEqual(appended.filter((a) => !a.counted).map((a) => a.position));
+    expect(await readModel(h.reads)).toEqual(expectedDocs(appended));
+    expect(await othersModel(h.reads)).toEqual(expectedOthers(appended));
+    expect(pages).toBe(Math.ceil(1_500 / 64));
+    const db = new Database(`${h.dir}/read.sqlite`, { readonly: true });
+    expect((db.prepare(`SELECT name FROM pragma_index_list('rm_${THINGS}')`).pluck().all() as string[]).some((n) => n.includes('lastN'))).toBe(true);
+    db.close();
+  });
+
   it('a tampered event ends the shared replay: the projection of its type stops loudly before it, the other reaches the head', async () => {
     const appended = await appendMany(h, 1_000);
     const logger = memoryLogger();

@@ -274,7 +274,8 @@ export class ProjectionRunner {
    * checkpoint for the events appended meanwhile. Resolves once they are subscribed again; `waitFor` waits for the
    * replay meanwhile. A page that cannot be read or applied ends the shared replay: each projection then goes on
    * from its checkpoint on its own subscription, which reports a bad stored event or retries a failing handler as
-   * usual. When the runner is not running, only the resets are done (the next `start()` replays).
+   * usual. When the runner is not running, only the resets are done: the next `start()` replays them together
+   * and builds their indexes after the replay.
    * @throws Error for an unknown name (nothing is reset); the read store's error if a reset fails.
    */
   async rebuildTogether(names: readonly string[]): Promise<void> {
@@ -293,8 +294,8 @@ export class ProjectionRunner {
         s.reset(undefined);
         for (const collection of s.collections()) await this.readStore.collection(collection).drop();
       }
+      // Not running: the next `start()` finds them without a checkpoint, replays them together and builds their indexes.
       if (resubscribe && this.phase === 'running') await this.replayThenSubscribe(chosen);
-      else for (const s of chosen) await ensureIndexes(this.readStore, s);
     });
   }
 
