@@ -221,54 +221,20 @@ export class ProjectionRunner {
   }
 
   /**
-   * Rebuilds one projection: stops its subscription, deletes its checkpoint, drops its collections
-   * and subscribes it again from the start of the log; its indexes are built once the replay has
-   * reached the log head of that moment (`waitFor` includes that build). Resolves
-   * once the new subscription runs (use `waitFor(await eventStore.headPosition())` to await the
-   * replay). Readers see the read model empty, then filling, meanwhile. When the runner is not
-   * running, only the reset is done (the next `start()` replays).
-   * @throws Error for an unknown name; the read store's error if the reset fails (the projection
-   *   is then resubscribed from its stored checkpoint, if any).
+   * Rebuilds one projection: {@link rebuildTogether} with its name alone. Its subscription is stopped, its
+   * checkpoint deleted and its collections dropped; then it replays the log (`waitFor` waits for that replay and
+   * the index build after it), and is subscribed again. Readers see the read model empty, then filling, meanwhile.
+   * When the runner is not running, only the reset is done (the next `start()` replays).
+   * @throws Error for an unknown name; the read store's error if the reset fails (the projection is then
+   *   resubscribed from its stored checkpoint, if any).
    */
-  async rebuild(name: string): Promise<void> {
-    const s = this.byName.get(name);
-    if (!s) throw new Error(`unknown projection ${JSON.stringify(name)}`);
-    await this.starting?.catch(() => undefined);
-    await s.serialize(async () => {
-      const resubscribe = this.phase === 'running';
-      this.logger?.warn(`rebuilding projection ${s.key}`);
-      await this.halt(s, false);
-      try {
-        // Checkpoint first: a crash between the two steps then replays into the old documents
-        // (harmless, handlers are idempotent) instead of resuming over emptied collections.
-        await this.readStore.deleteCheckpoint(s.key);
-        s.reset(undefined);
-        for (const collection of s.collections()) await this.readStore.collection(collection).drop();
-        if (resubscribe && this.phase === 'running') {
-          // The indexes are built once the replay has caught up with the log as it is now: one sorted
-          // build per index instead of an index insert per write at random places (the bulk of a
-          // rebuild's writes on a large read model). Queries stay correct meanwhile, only slower.
-          const head = await this.eventStore.headPosition();
-          this.subscribe(s, undefined);
-          s.indexing = indexWhenCaughtUp(this.readStore, s, s.generation, head, this.logger);
-        } else {
-          await ensureIndexes(this.readStore, s);
-        }
-      } catch (err) {
-        this.logger?.error(`rebuild of projection ${s.key} failed: ${errMessage(err)}`, err);
-        if (resubscribe && this.phase === 'running' && !s.sub) {
-          const checkpoint = (await this.readStore.getCheckpoint(s.key).catch(() => null)) ?? undefined;
-          s.reset(checkpoint);
-          this.subscribe(s, checkpoint);
-        }
-        throw err;
-      }
-    });
+  rebuild(name: string): Promise<void> {
+    return this.rebuildTogether([name]);
   }
 
   /**
-   * Rebuilds several projections with one read of the log (what `svc rebuild-projections` runs): each is reset as
-   * {@link rebuild} does (subscription stopped, checkpoint deleted, collections dropped), then the log up to its
+   * Rebuilds several projections with one read of the log (what `svc rebuild-projections` runs): each is reset
+   * (subscription stopped, checkpoint deleted, collections dropped), then the log up to its
    * head of that moment is read once, page by page, and every page is applied by all of them in one read-store
    * transaction (projection-replay.ts). Their indexes are built after that replay, then each is subscribed from its
    * checkpoint for the events appended meanwhile. Resolves once they are subscribed again; `waitFor` waits for the
@@ -276,7 +242,8 @@ export class ProjectionRunner {
    * from its checkpoint on its own subscription, which reports a bad stored event or retries a failing handler as
    * usual. When the runner is not running, only the resets are done: the next `start()` replays them together
    * and builds their indexes after the replay.
-   * @throws Error for an unknown name (nothing is reset); the read store's error if a reset fails.
+   * @throws Error for an unknown name (nothing is reset); the read store's error if a reset fails (those already
+   *   stopped are then resubscribed from their stored checkpoints).
    */
   async rebuildTogether(names: readonly string[]): Promise<void> {
     const chosen = [...new Set(names)].map((name) => {
@@ -287,12 +254,26 @@ export class ProjectionRunner {
     await this.starting?.catch(() => undefined);
     await this.holdingLocks(chosen, async () => {
       const resubscribe = this.phase === 'running';
-      for (const s of chosen) {
-        this.logger?.warn(`rebuilding projection ${s.key}`);
-        await this.halt(s, false);
-        await this.readStore.deleteCheckpoint(s.key); // checkpoint first, as in `rebuild`
-        s.reset(undefined);
-        for (const collection of s.collections()) await this.readStore.collection(collection).drop();
+      try {
+        for (const s of chosen) {
+          this.logger?.warn(`rebuilding projection ${s.key}`);
+          await this.halt(s, false);
+          // Checkpoint first: a crash between the two steps then replays into the old documents (harmless,
+          // handlers are idempotent) instead of resuming over emptied collections.
+          await this.readStore.deleteCheckpoint(s.key);
+          s.reset(undefined);
+          for (const collection of s.collections()) await this.readStore.collection(collection).drop();
+        }
+      } catch (err) {
+        this.logger?.error(`rebuild of projections ${chosen.map((s) => s.key).join(', ')} failed: ${errMessage(err)}`, err);
+        // Those already stopped go on from what their stored checkpoint says.
+        for (const s of chosen) {
+          if (!resubscribe || this.phase !== 'running' || s.sub) continue;
+          const checkpoint = (await this.readStore.getCheckpoint(s.key).catch(() => null)) ?? undefined;
+          s.reset(checkpoint);
+          this.subscribe(s, checkpoint);
+        }
+        throw err;
       }
       // Not running: the next `start()` finds them without a checkpoint, replays them together and builds their indexes.
       if (resubscribe && this.phase === 'running') await this.replayThenSubscribe(chosen);
