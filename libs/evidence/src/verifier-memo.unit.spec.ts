@@ -2,6 +2,8 @@ import type { AcceptanceReceiptV1 } from './receipt';
 import { buildWorld, type World } from './testing/world';
 import { verifyReceipt, type VerificationReport } from './verifier';
 import { VerifierMemo } from './verifier-memo';
+import { asSignature } from './base58';
+import { parseEvidenceTransaction } from './transactions';
 
 const now = new Date('2026-11-23T00:00:00Z');
 const clone = (r: AcceptanceReceiptV1): AcceptanceReceiptV1 => JSON.parse(JSON.stringify(r));
@@ -60,5 +62,35 @@ describe('VerifierMemo: what a verifier keeps between receipts of one ledger', (
     const slot = clone(world.receipt);
     slot.transaction.slot += 1;
     expect(failed(await verifyReceipt(slot, world.ledger, { now, memo }))).toEqual(['transaction.slot']);
+  });
+
+  it('verifies a signature once per exact (signer, message, signature) triple; any other byte is a new verification', () => {
+    const memo = new VerifierMemo();
+    const calls: string[] = [];
+    const verdict = (signer: string, message: string, signature: string, refusal: 'mismatch' | null) =>
+      memo.signatureVerdict(signer, message, signature, () => (calls.push(`${signer}|${message}|${signature}`), refusal));
+    expect(verdict('Signer1', 'message', 'Sig1', null)).toBeNull();
+    expect(verdict('Signer1', 'message', 'Sig1', 'mismatch')).toBeNull(); // the kept verdict, not recomputed
+    expect(verdict('Signer1', 'message.', 'Sig1', 'mismatch')).toBe('mismatch');
+    expect(verdict('Signer1', 'message', 'Sig2', 'mismatch')).toBe('mismatch');
+    expect(verdict('Signer2', 'message', 'Sig1', 'mismatch')).toBe('mismatch');
+    // Parts that would concatenate to the same text are still different triples.
+    expect(verdict('Signer1', 'Sig1', 'message', 'mismatch')).toBe('mismatch');
+    expect(calls).toHaveLength(5);
+  });
+
+  it('decodes a transaction object once, and a failed decoding fails again without decoding again', async () => {
+    const memo = new VerifierMemo();
+    const tx = (await world.ledger.getTransaction(asSignature(world.receipt.transaction.signature)))!;
+    let decodings = 0;
+    const decode = (wire: typeof tx.wire) => (decodings++, parseEvidenceTransaction(wire));
+    const first = memo.decodedTransaction(tx, decode);
+    expect(first.signature).toBe(world.receipt.transaction.signature);
+    expect(memo.decodedTransaction(tx, decode)).toBe(first);
+    expect(decodings).toBe(1);
+    const broken = { ...tx, wire: new Uint8Array([1, 2, 3]) };
+    expect(() => memo.decodedTransaction(broken, decode)).toThrow();
+    expect(() => memo.decodedTransaction(broken, decode)).toThrow();
+    expect(decodings).toBe(2);
   });
 });

@@ -244,7 +244,8 @@ async function runChecks(
   const messageBytes = utf8.encode(r.acceptance.message);
   const signature = base58ToBytes(r.acceptance.signature);
   // Strict verification, as the ledger's precompile does (docs/protocol.md §13).
-  const refusal = ed25519SignatureProblem(r.acceptance.signer, messageBytes, signature);
+  const verify = () => ed25519SignatureProblem(r.acceptance.signer, messageBytes, signature);
+  const refusal = options.memo ? options.memo.signatureVerdict(r.acceptance.signer, r.acceptance.message, r.acceptance.signature, verify) : verify();
   if (refusal === null) set('acceptance.signature', 'pass', `valid Ed25519 signature by ${r.acceptance.signer}`);
   else if (refusal === 'mismatch') set('acceptance.signature', 'fail', `the signature does not verify for ${r.acceptance.signer} over the message`);
   else set('acceptance.signature', 'fail', `strict Ed25519 verification refuses it: ${describeSignatureRefusal(refusal)}`);
@@ -264,6 +265,7 @@ async function runChecks(
   const memo = options.memo;
   const genesisHash = () => ledger.getGenesisHash();
   const transaction = () => ledger.getTransaction(asSignature(r.transaction.signature));
+  const decode: Decode = memo ? (t) => memo.decodedTransaction(t, parseEvidenceTransaction) : (t) => parseEvidenceTransaction(t.wire);
   const started = {
     genesis: quiet(read('getGenesisHash', memo ? () => memo.genesisHash(genesisHash) : genesisHash)),
     transaction: quiet(read('getTransaction', memo ? () => memo.transaction(r.transaction.signature, transaction) : transaction)),
@@ -286,9 +288,9 @@ async function runChecks(
       set('transaction.found', 'fail', `the ledger has no transaction ${r.transaction.signature}`);
       block({ kind: 'no-transaction', detail: 'no acceptance transaction to check' });
     } else if (r.format === RECEIPT_FORMAT_V2) {
-      checkAnchorTransaction(r, tx, message, set);
+      checkAnchorTransaction(r, tx, decode, message, set);
     } else {
-      checkAcceptanceTransaction(r, tx, messageBytes, signature, message, set);
+      checkAcceptanceTransaction(r, tx, decode, messageBytes, signature, message, set);
     }
 
     await checkRegistrations(r, started, set);
@@ -304,15 +306,19 @@ function quiet<T>(promise: Promise<T>): Promise<T> {
   return promise;
 }
 
+/** Decodes a ledger transaction's bytes. @throws Error when they are not a transaction. */
+type Decode = (tx: LedgerTransaction) => EvidenceTransaction;
+
 function checkAcceptanceTransaction(
   r: AcceptanceReceiptV1,
   tx: LedgerTransaction,
+  decode: Decode,
   messageBytes: Uint8Array,
   signature: Uint8Array,
   message: AcceptanceMessageFields | null,
   set: (id: CheckId, status: CheckStatus, detail: string) => void,
 ): void {
-  const parsed = foundTransaction(r, tx, set);
+  const parsed = foundTransaction(r, tx, decode, set);
   if (!parsed) return;
 
   const first = parsed.instructions[0];
@@ -348,10 +354,10 @@ function checkAcceptanceTransaction(
 }
 
 /** Decodes the ledger's transaction and records `transaction.found` and `transaction.succeeded`; null when not found. */
-function foundTransaction(r: AcceptanceReceipt, tx: LedgerTransaction, set: (id: CheckId, status: CheckStatus, detail: string) => void): EvidenceTransaction | null {
+function foundTransaction(r: AcceptanceReceipt, tx: LedgerTransaction, decode: Decode, set: (id: CheckId, status: CheckStatus, detail: string) => void): EvidenceTransaction | null {
   let parsed: EvidenceTransaction;
   try {
-    parsed = parseEvidenceTransaction(tx.wire);
+    parsed = decode(tx);
   } catch (error) {
     set('transaction.found', 'fail', `the ledger's transaction cannot be decoded: ${(error as Error).message}`);
     return null;
@@ -387,10 +393,11 @@ function checkInclusion(r: AcceptanceReceiptV2, set: (id: CheckId, status: Check
 function checkAnchorTransaction(
   r: AcceptanceReceiptV2,
   tx: LedgerTransaction,
+  decode: Decode,
   message: AcceptanceMessageFields | null,
   set: (id: CheckId, status: CheckStatus, detail: string) => void,
 ): void {
-  const parsed = foundTransaction(r, tx, set);
+  const parsed = foundTransaction(r, tx, decode, set);
   if (!parsed) return;
   const anchors = parsed.memos.filter((m) => m.record?.kind === 'batch');
   if (anchors.length !== 1) {
