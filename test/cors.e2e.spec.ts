@@ -29,6 +29,7 @@ describe('CORS', () => {
     expect(answer.status).toBe(200);
     expect(answer.headers.get('access-control-allow-origin')).toBe('*');
     expect(answer.headers.get('access-control-allow-credentials')).toBeNull();
+    expect(answer.headers.get('vary') ?? '').toMatch(/\borigin\b/i);
     // What a page needs to read: the request id and the rate headers.
     const exposed = (answer.headers.get('access-control-expose-headers') ?? '').split(/,\s*/);
     expect(exposed).toEqual(expect.arrayContaining(['x-request-id', 'x-ratelimit-remaining', 'retry-after', 'idempotent-replayed']));
@@ -52,6 +53,12 @@ describe('CORS', () => {
     const allowed = (answer.headers.get('access-control-allow-headers') ?? '').split(/,\s*/);
     expect(allowed).toEqual(expect.arrayContaining(['authorization', 'idempotency-key', 'x-csrf-token', 'content-type']));
     expect(answer.headers.get('access-control-allow-methods')).toContain('PATCH');
+    // The simple request itself, with the dashboard's cookies: readable by the app, and cached per origin.
+    const read = await fetch(`${service.baseUrl}/api/v1/organizations`, { headers: { origin: app, cookie: cookie() } });
+    expect(read.status).toBe(200);
+    expect(read.headers.get('access-control-allow-origin')).toBe(app);
+    expect(read.headers.get('access-control-allow-credentials')).toBe('true');
+    expect(read.headers.get('vary') ?? '').toMatch(/\borigin\b/i);
     // An API-key call from a server-side page of the app declares authorization and idempotency-key as well.
     const keyed = await preflight('/v1/organizations', foreign, 'GET', 'authorization,idempotency-key');
     expect((keyed.headers.get('access-control-allow-headers') ?? '').split(/,\s*/)).toEqual(expect.arrayContaining(['authorization', 'idempotency-key']));
