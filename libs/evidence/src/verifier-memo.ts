@@ -94,8 +94,8 @@ export class VerifierMemo {
    * @returns null when valid, else the refusal `verify` gave.
    */
   signatureVerdict(signer: string, message: string, signature: string, verify: () => SignatureRefusal | null): SignatureRefusal | null {
-    // Base58 and an address have no NUL, so the three parts cannot shift into one another.
-    const key = `${signer}\u0000${signature}\u0000${message}`;
+    // Length-prefixed, so no two different triples (whatever characters a forged receipt puts in them) share a key.
+    const key = `${signer.length}:${signature.length}:${signer}${signature}${message}`;
     const known = this.verdicts.get(key);
     if (known) return known.refusal;
     const refusal = verify();

@@ -74,9 +74,13 @@ describe('VerifierMemo: what a verifier keeps between receipts of one ledger', (
     expect(verdict('Signer1', 'message.', 'Sig1', 'mismatch')).toBe('mismatch');
     expect(verdict('Signer1', 'message', 'Sig2', 'mismatch')).toBe('mismatch');
     expect(verdict('Signer2', 'message', 'Sig1', 'mismatch')).toBe('mismatch');
-    // Parts that would concatenate to the same text are still different triples.
+    // Parts that would concatenate to the same text are still different triples, whatever characters they hold.
     expect(verdict('Signer1', 'Sig1', 'message', 'mismatch')).toBe('mismatch');
-    expect(calls).toHaveLength(5);
+    expect(verdict('Signer', '1Sig1', 'message', 'mismatch')).toBe('mismatch');
+    // A valid triple whose message holds a NUL, and a forged one that moves the separator: not the same key.
+    expect(verdict('Signer1', 'Sig1', 'part\u0000rest', null)).toBeNull();
+    expect(verdict('Signer1', 'Sig1\u0000part', 'rest', 'mismatch')).toBe('mismatch');
+    expect(calls).toHaveLength(8);
   });
 
   it('decodes a transaction object once, and a failed decoding fails again without decoding again', async () => {
