@@ -36,9 +36,10 @@ export const statsProjection = defineProjection({
     },
     AcceptanceRelayed: async ({ data: d, metadata }, store) => {
       const p = await pending(store).findOne({ _id: d.acceptanceId });
-      if (!p) return;
-      const marked = await pending(store).updateOne({ _id: d.acceptanceId, counted: false }, { $set: { counted: true } });
-      if (marked.matched === 0) return;
+      // A projection's handlers run one at a time, so the record just read is still the stored one: marking it by
+      // `_id` alone is the same test-and-set as a filter on `counted`, without a query to match in memory.
+      if (!p || p.counted) return;
+      await pending(store).updateOne({ _id: d.acceptanceId }, { $set: { counted: true } });
       const at = d.blockTime === null ? metadata.occurredAt : new Date(d.blockTime * 1000).toISOString();
       const day = at.slice(0, 10);
       await perDay(store).updateOne(
