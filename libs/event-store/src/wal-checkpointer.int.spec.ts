@@ -55,6 +55,48 @@ describe('startWalCheckpointer: WAL checkpoints from a worker thread', () => {
     expect(statSync(`${file}-wal`).size).toBeGreaterThan(1_000_000);
   });
 
+  /**
+   * Commits 10-row transactions back to back for `ms`, letting the event loop run every 50 of them (as a rebuild does
+   * between pages); returns the largest WAL file seen and the bytes written.
+   */
+  const writeWithoutPause = async (ms: number) => {
+    const insert = db.prepare('INSERT INTO t (body) VALUES (?)');
+    const tx = db.transaction(() => {
+      for (let i = 0; i < 10; i++) insert.run('x'.repeat(1000));
+    });
+    let largestWal = 0;
+    let written = 0;
+    for (const end = Date.now() + ms; Date.now() < end; ) {
+      for (let i = 0; i < 50; i++) {
+        tx();
+        written += 10_000;
+      }
+      largestWal = Math.max(largestWal, statSync(`${file}-wal`).size);
+      await new Promise((r) => setImmediate(r));
+    }
+    return { largestWal, written };
+  };
+
+  it('keeps the WAL bounded under commits that leave passive checkpoints no pause to catch up', async () => {
+    const checkpointer = startWalCheckpointer(db, file, { intervalMs: 10, truncateAboveFrames: 256 });
+    const { largestWal, written } = await writeWithoutPause(1_500);
+    await checkpointer.stop();
+    expect(written).toBeGreaterThan(20_000_000);
+    // The WAL is emptied whenever it passes 256 frames (1 MiB of 4 KiB pages) and the connection next yields; how far
+    // past that it gets depends on the disk's sync time, but it stays a fraction of what was written.
+    expect(largestWal).toBeLessThan(written / 2);
+    expect(db.prepare('SELECT COUNT(*) AS n FROM t').get()).toEqual({ n: written / 1000 });
+  });
+
+  it('without the bound, the same commits grow the WAL well past what a checkpoint leaves', async () => {
+    const checkpointer = startWalCheckpointer(db, file, { intervalMs: 10, truncateAboveFrames: Number.MAX_SAFE_INTEGER });
+    const { largestWal, written } = await writeWithoutPause(1_500);
+    await checkpointer.stop();
+    expect(written).toBeGreaterThan(20_000_000);
+    // Each commit appends its pages and the WAL never starts over: the file outgrows everything written.
+    expect(largestWal).toBeGreaterThan(written);
+  });
+
   it('gives the connection its automatic checkpoints back, and says why, when the worker cannot run', async () => {
     const errors: string[] = [];
     startWalCheckpointer(db, path.join(dir, 'missing.sqlite'), { fallbackAutocheckpoint: 777, onError: (m) => errors.push(m) });
