@@ -23,8 +23,9 @@ import {
   type Subscription,
   type SubscriptionRetryOptions,
 } from './event-store.port';
-import { checkedRow, checkedRun, predecessorLookups, selectEvents, type EventRow, type PredecessorLookups } from './sqlite-rows';
+import { checkedRun, predecessorLookups, selectEvents, type EventRow, type PredecessorLookups } from './sqlite-rows';
 import { EVENTS_AUTOCHECKPOINT_PAGES, openEventsDatabase } from './sqlite-schema';
+import { TypedReads } from './sqlite-typed-reads';
 import { expectationHolds, firstRevisionFits } from './expected-revision';
 import { resolveRetry } from './subscription-support';
 
@@ -95,7 +96,7 @@ export class SqliteEventStore implements EventStore {
   private readonly retry: Required<SubscriptionRetryOptions>;
   private readonly pageSize: number;
   private readonly subscriptions = new SubscriptionGroup();
-  private readonly filteredReads = new Map<string, Database.Statement<unknown[], EventRow>>();
+  private readonly typedReads: TypedReads;
   private closed = false;
 
   private readonly stmtStreamTail: Database.Statement<[string], { revision: Int; hash: string | null }>;
@@ -153,6 +154,7 @@ export class SqliteEventStore implements EventStore {
     this.stmtById = this.db.prepare('SELECT position, stream_id, revision, type, data FROM events WHERE id = ?');
     this.stmtPing = this.db.prepare('SELECT 1');
     this.predecessors = predecessorLookups(this.db);
+    this.typedReads = new TypedReads(this.db);
     const tx = this.db.transaction(
       (streamId: string, events: readonly PreparedEvent[], expected: ExpectedRevision): AppendResult =>
         this.appendInTransaction(streamId, events, expected),
@@ -283,9 +285,7 @@ export class SqliteEventStore implements EventStore {
         if (fromMemory) return fromMemory;
         if (!types) return this.readLog(after, max);
         if (types.length === 0) return [];
-        return this.filteredRead(types)
-          .all(after, ...types, max)
-          .map((row) => checkedRow(row, 'log', this.readPath));
+        return this.typedReads.read(types, after, max, this.readPath);
       },
       head: async () => this.headSync(),
       isClosed: () => this.closed,
@@ -349,20 +349,6 @@ export class SqliteEventStore implements EventStore {
 
   private readLog(after: bigint, limit: number): StoredEvent[] {
     return checkedRun(this.stmtReadAll.all(after, limit), 'log', this.readPath, this.predecessors);
-  }
-
-  /** The statement reading rows of the given types only (one per distinct list, kept). */
-  private filteredRead(types: readonly string[]): Database.Statement<unknown[], EventRow> {
-    const key = types.join('\u0000');
-    let stmt = this.filteredReads.get(key);
-    if (!stmt) {
-      const list = types.map(() => '?').join(', ');
-      stmt = this.db.prepare<unknown[], EventRow>(
-        selectEvents(`WHERE e.position > ? AND e.type IN (${list}) ORDER BY e.position ASC LIMIT ?`, 'log'),
-      );
-      this.filteredReads.set(key, stmt);
-    }
-    return stmt;
   }
 
   /** Runs a one-append transaction, then hands its events to the recent window (or drops them on failure). */

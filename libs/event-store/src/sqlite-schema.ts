@@ -60,6 +60,9 @@ export function openEventsDatabase(file: string, options: EventsDatabaseOptions)
         stream_prev_hash TEXT
       );
       CREATE UNIQUE INDEX IF NOT EXISTS events_stream_revision ON events (stream_id, revision);
+      -- Type-filtered subscriptions read positions from this index (sqlite-typed-reads.ts). Opening a log made
+      -- before it builds it once (about 0.3 s per 150,000 events).
+      CREATE INDEX IF NOT EXISTS events_type_position ON events (type, position);
     `);
     const migrate = db.transaction(() => {
       if (!hasChainColumns(db)) addChainColumns(db);
