@@ -18,6 +18,16 @@ import {
 } from './event-store.port';
 import { CheckpointTracker, WakeableSleep, backoffDelay, deliverWithRetry, type DeliveryContext } from './subscription-support';
 
+/**
+ * Longest a subscription delivers events without letting the rest of the process run (milliseconds). A page of a
+ * catch-up is delivered in one chain of promises, so without a bound a process catching up on a long log answered
+ * HTTP only between pages (measured with four processors catching up on 2.8 million events: public reads at
+ * 182/s, p99 1.9 s).
+ */
+export const DELIVERY_SLICE_MS = 5;
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /** Where a subscription reads from. */
 export interface CatchUpSource {
   /**
@@ -151,7 +161,7 @@ export class CatchUpSubscription implements Subscription {
         if (scannedUpTo > this.tracker.current) this.tracker.advance(scannedUpTo);
         if (page.length < this.config.pageSize) await this.liveSleep.sleep(this.config.idleMs);
         // Catching up: let the rest of the process (HTTP requests, other subscriptions) run between full pages.
-        else await new Promise<void>((resolve) => setImmediate(resolve));
+        else await nextTurn();
       }
     } finally {
       this.tracker.stop();
@@ -161,7 +171,12 @@ export class CatchUpSubscription implements Subscription {
 
   /** Delivers a page in order. @returns false when the subscription stopped before the end of the page. */
   private async deliverPage(page: readonly StoredEvent[], ctx: DeliveryContext): Promise<boolean> {
+    let sliceStart = performance.now();
     for (const event of page) {
+      if (performance.now() - sliceStart > DELIVERY_SLICE_MS) {
+        await nextTurn();
+        sliceStart = performance.now();
+      }
       if (this.stopped) return false;
       if (event.position <= this.tracker.current) continue;
       if (this.types && !this.types.has(event.type)) {

@@ -2,7 +2,7 @@
  * The shared catch-up loop over a fake page source: delivery in order, wake-ups, retries of failed
  * reads, the positions passed by a type-filtering source, and the stop for good on a bad stored event.
  */
-import { CatchUpSubscription, type CatchUpSource } from './catch-up-subscription';
+import { CatchUpSubscription, DELIVERY_SLICE_MS, type CatchUpSource } from './catch-up-subscription';
 import { EventIntegrityError, SubscriptionStoppedError, type StoredEvent, type SubscribeOptions } from './event-store.port';
 import { FAST_RETRY, meta, rejectionOf, type LogLine } from './testing/fixtures';
 
@@ -71,6 +71,36 @@ describe('CatchUpSubscription', () => {
       expect(handled).toEqual([1n, 2n]);
       expect(lines.filter((l) => l.message.includes('read failed'))).toHaveLength(2);
       expect(sub.failure).toBeUndefined();
+    } finally {
+      await sub.stop();
+    }
+  });
+
+  it('lets the rest of the process run while it delivers a long page (at most a slice of a few milliseconds at a time)', async () => {
+    const log = new FakeLog();
+    log.events = Array.from({ length: 100 }, (_, i) => event(i + 1));
+    const handled: bigint[] = [];
+    // Each event takes 1 ms of synchronous work, as a processor's stream load and decision can.
+    const busy = async (e: StoredEvent) => {
+      const until = performance.now() + 1;
+      while (performance.now() < until);
+      handled.push(e.position);
+    };
+    const sub = new CatchUpSubscription(log.source(), busy, {}, { pageSize: 100, idleMs: 10_000, retry: FAST_RETRY });
+    // Turns of the event loop that another part of the process (an HTTP request, a timer) gets meanwhile.
+    const otherTurns: number[] = [];
+    const tick = () => {
+      otherTurns.push(handled.length);
+      if (handled.length < 100) setImmediate(tick);
+    };
+    sub.start();
+    setImmediate(tick);
+    try {
+      await sub.caughtUpTo(100n);
+      const during = otherTurns.filter((n) => n > 0 && n < 100);
+      // One page of 100 ms of work: the other part ran about every slice, not only once the page was done.
+      expect(during.length).toBeGreaterThanOrEqual(100 / (DELIVERY_SLICE_MS + 1) / 2);
+      expect(Math.max(...during.map((n, i) => n - (during[i - 1] ?? 0)))).toBeLessThanOrEqual(DELIVERY_SLICE_MS + 2);
     } finally {
       await sub.stop();
     }
