@@ -25,22 +25,23 @@ const Database = require(workerData.module);
 const db = new Database(workerData.file, { fileMustExist: true });
 db.pragma('busy_timeout = 0');
 let handedOver = false;
-const checkpoint = () => {
-  if (handedOver) return;
-  try {
-    const [state] = db.pragma('wal_checkpoint(PASSIVE)');
-    if (state && state.log > workerData.truncateAboveFrames) {
-      handedOver = true;
-      parentPort.postMessage({ truncate: state.log });
-    }
-  } catch (err) { parentPort.postMessage({ error: String((err && err.message) || err) }); }
+const passive = () => {
+  try { return db.pragma('wal_checkpoint(PASSIVE)')[0]; } catch (err) { parentPort.postMessage({ error: String((err && err.message) || err) }); }
 };
-const timer = setInterval(checkpoint, workerData.intervalMs);
+const tick = () => {
+  if (handedOver) return;
+  const state = passive();
+  if (state && state.log > workerData.truncateAboveFrames) {
+    handedOver = true;
+    parentPort.postMessage({ truncate: state.log });
+  }
+};
+const timer = setInterval(tick, workerData.intervalMs);
 parentPort.on('message', (message) => {
   if (message === 'truncated') handedOver = false;
   if (message !== 'stop') return;
   clearInterval(timer);
-  checkpoint();
+  passive();
   db.close();
   parentPort.close();
 });
