@@ -5,7 +5,7 @@
  */
 import type { StoredEvent } from '@svc/event-store';
 import type { ProjectionRunnerLogger, ProjectionRunnerOptions } from './projection';
-import { interruptibleSleep, yieldToEventLoop } from './projection-polling';
+import { applySlices, interruptibleSleep, yieldToEventLoop } from './projection-polling';
 import type { ProjectionState } from './projection-state';
 import type { ReadStore } from './read-store.port';
 
@@ -90,7 +90,9 @@ export class BatchApplier {
   private async applyBatch(s: ProjectionState, batch: StoredEvent[], last: bigint): Promise<void> {
     const run = async (store: ReadStore) => {
       const scoped = s.storeFor(store);
+      const slice = applySlices();
       for (const event of batch) {
+        await slice();
         try {
           await s.projection.handle(event, scoped);
         } catch (err) {

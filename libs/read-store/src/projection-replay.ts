@@ -5,7 +5,7 @@
 import type { EventStore, StoredEvent } from '@svc/event-store';
 import type { ProjectionRunnerLogger } from './projection';
 import { errMessage } from './projection-batches';
-import { yieldToEventLoop } from './projection-polling';
+import { applySlices, yieldToEventLoop } from './projection-polling';
 import type { ProjectionState } from './projection-state';
 import type { ReadStore } from './read-store.port';
 
@@ -68,9 +68,14 @@ export async function replayTogether(
 /** One page: each projection's events of the page, then its checkpoint; all in one transaction when the store has them. */
 async function applyPage(readStore: ReadStore, states: readonly ProjectionState[], page: readonly StoredEvent[], last: bigint): Promise<void> {
   const run = async (store: ReadStore) => {
+    const slice = applySlices();
     for (const s of states) {
       const scoped = s.storeFor(store);
-      for (const event of page) if (s.types.has(event.type)) await s.projection.handle(event, scoped);
+      for (const event of page) {
+        if (!s.types.has(event.type)) continue;
+        await slice();
+        await s.projection.handle(event, scoped);
+      }
       await store.saveCheckpoint(s.key, last);
     }
   };

@@ -139,6 +139,45 @@ describe('ProjectionRunner (SQLite event store, SQLite read store)', () => {
     await expect(r.rebuild('nope')).rejects.toThrow(/unknown projection/);
   });
 
+  it('applies a long page or batch in slices: the rest of the process runs every few milliseconds meanwhile', async () => {
+    const positions: bigint[] = [];
+    for (let i = 0; i < 100; i++) positions.push((await events.append(`thing-${i}`, [thing(String(i), i)], 'no_stream')).position);
+    const applied: bigint[] = [];
+    // 1 ms of synchronous work per event, as a projection's decoding and writing can take.
+    const slow = countingProjection(applied, {
+      async handle(event, store) {
+        const until = performance.now() + 1;
+        while (performance.now() < until);
+        await countingProjection(applied).handle(event, store);
+      },
+    });
+    /** Events applied at each turn of the event loop that something else got while `work` ran. */
+    const turnsDuring = async (work: Promise<unknown>) => {
+      const seen: number[] = [];
+      let done = false;
+      const tick = () => {
+        seen.push(applied.length);
+        if (!done) setImmediate(tick);
+      };
+      setImmediate(tick);
+      await work;
+      done = true;
+      return seen.filter((n, i) => n > 0 && n < 100 && n !== seen[i - 1]);
+    };
+    const r = runner([slow]);
+    // Catch-up from nothing: the shared replay, one page of 100 events.
+    const replay = await turnsDuring(r.start().then(() => r.waitFor(positions[99]!)));
+    expect(applied).toHaveLength(100);
+    expect(replay.length).toBeGreaterThanOrEqual(8);
+    expect(Math.max(...replay.map((n, i) => n - (replay[i - 1] ?? 0)))).toBeLessThanOrEqual(7);
+    // Live: the projection's own subscription, a batch of 100 appended at once.
+    applied.length = 0;
+    const live = await turnsDuring(events.append('thing-live', Array.from({ length: 100 }, (_, i) => thing('live', i)), 'no_stream').then((a) => r.waitFor(a.position)));
+    expect(applied).toHaveLength(100);
+    expect(live.length).toBeGreaterThanOrEqual(8);
+    await r.stop();
+  });
+
   it('rebuild while stopped only resets; the next start replays', async () => {
     await events.append('thing-a', [thing('a', 1)], 'no_stream');
     const calls: bigint[] = [];
