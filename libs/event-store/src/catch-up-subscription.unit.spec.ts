@@ -2,7 +2,8 @@
  * The shared catch-up loop over a fake page source: delivery in order, wake-ups, retries of failed
  * reads, the positions passed by a type-filtering source, and the stop for good on a bad stored event.
  */
-import { CatchUpSubscription, DELIVERY_SLICE_MS, type CatchUpSource } from './catch-up-subscription';
+import { CatchUpSubscription, type CatchUpSource } from './catch-up-subscription';
+import { SLICE_MS } from './time-slices';
 import { EventIntegrityError, SubscriptionStoppedError, type StoredEvent, type SubscribeOptions } from './event-store.port';
 import { FAST_RETRY, meta, rejectionOf, type LogLine } from './testing/fixtures';
 
@@ -99,8 +100,8 @@ describe('CatchUpSubscription', () => {
       await sub.caughtUpTo(100n);
       const during = otherTurns.filter((n) => n > 0 && n < 100);
       // One page of 100 ms of work: the other part ran about every slice, not only once the page was done.
-      expect(during.length).toBeGreaterThanOrEqual(100 / (DELIVERY_SLICE_MS + 1) / 2);
-      expect(Math.max(...during.map((n, i) => n - (during[i - 1] ?? 0)))).toBeLessThanOrEqual(DELIVERY_SLICE_MS + 2);
+      expect(during.length).toBeGreaterThanOrEqual(100 / (SLICE_MS + 1) / 2);
+      expect(Math.max(...during.map((n, i) => n - (during[i - 1] ?? 0)))).toBeLessThanOrEqual(SLICE_MS + 2);
     } finally {
       await sub.stop();
     }

@@ -12,6 +12,7 @@ export { startWalCheckpointer, type WalCheckpointer, type WalCheckpointerOptions
 export { EventStoreDbEventStore, type EventStoreDbEventStoreOptions } from './eventstoredb-event-store';
 export { GENESIS_HASH, sqliteRowHash, streamEventHash, type SqliteRowFields, type StreamEventFields } from './event-hash';
 export { eventStoreLogger, type LineLogger } from './logger-sink';
+export { SLICE_MS, nextTurn, timeSlices } from './time-slices';
 
 /** Where `createEventStore` puts the embedded store. */
 export const SQLITE_EVENTS_FILE = 'events.sqlite';

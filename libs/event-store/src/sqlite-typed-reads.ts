@@ -20,16 +20,14 @@ import { checkedRow, selectEvents, type EventRow } from './sqlite-rows';
 /** A page is read by one range scan when its span holds at most this many rows per matching row. */
 export const DENSE_SPAN = 4;
 
-type Int = number | bigint;
-
 /** Reads pages of events of given types; statements are prepared once per connection (and per type list). */
 export class TypedReads {
-  private readonly positionsOf: Database.Statement<[string, Int, number], number>;
+  private readonly positionsOf: Database.Statement<[string, number | bigint, number], number>;
   private readonly rowAt: Database.Statement<[number], EventRow>;
   private readonly ranges = new Map<number, Database.Statement<unknown[], EventRow>>();
 
   constructor(private readonly db: Database.Database) {
-    this.positionsOf = db.prepare<[string, Int, number], number>('SELECT position FROM events WHERE type = ? AND position > ? ORDER BY position ASC LIMIT ?').pluck();
+    this.positionsOf = db.prepare<[string, number | bigint, number], number>('SELECT position FROM events WHERE type = ? AND position > ? ORDER BY position ASC LIMIT ?').pluck();
     this.rowAt = db.prepare<[number], EventRow>(selectEvents('WHERE e.position = ?', 'log'));
   }
 
@@ -38,7 +36,7 @@ export class TypedReads {
    * (hash, link to the row before it in the log, schema).
    * @throws EventIntegrityError on the first bad row.
    */
-  read(types: readonly string[], after: Int, max: number, path: ReadPath): StoredEvent[] {
+  read(types: readonly string[], after: number | bigint, max: number, path: ReadPath): StoredEvent[] {
     const distinct = [...new Set(types)];
     let positions: number[] = [];
     for (const type of distinct) {

@@ -3,9 +3,9 @@
  * one read-store transaction when the store has them, with the checkpoint saved last in the same batch;
  * a failing batch is rolled back, logged and retried with backoff, never skipped.
  */
-import type { StoredEvent } from '@svc/event-store';
+import { timeSlices, type StoredEvent } from '@svc/event-store';
 import type { ProjectionRunnerLogger, ProjectionRunnerOptions } from './projection';
-import { applySlices, interruptibleSleep, yieldToEventLoop } from './projection-polling';
+import { interruptibleSleep, yieldToEventLoop } from './projection-polling';
 import type { ProjectionState } from './projection-state';
 import type { ReadStore } from './read-store.port';
 
@@ -90,7 +90,7 @@ export class BatchApplier {
   private async applyBatch(s: ProjectionState, batch: StoredEvent[], last: bigint): Promise<void> {
     const run = async (store: ReadStore) => {
       const scoped = s.storeFor(store);
-      const slice = applySlices();
+      const slice = timeSlices(); // at most SLICE_MS of handlers before HTTP requests get a turn
       for (const event of batch) {
         await slice();
         try {

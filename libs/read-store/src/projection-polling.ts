@@ -29,24 +29,3 @@ export function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-/**
- * Longest a projection applies events without letting the rest of the process run (milliseconds). A page or a
- * batch of up to 1,000 events is applied as one chain of promises (inside one read-store transaction with SQLite,
- * whose other writers wait for it anyway), so without a bound HTTP requests waited for whole pages during a
- * catch-up. The event store's subscriptions deliver in the same slices (libs/event-store, `DELIVERY_SLICE_MS`).
- */
-export const APPLY_SLICE_MS = 5;
-
-/**
- * A clock of {@link APPLY_SLICE_MS} slices started now: call it between two events; it returns a promise of the
- * next turn of the event loop once the slice is used up, and undefined before that.
- */
-export function applySlices(sliceMs = APPLY_SLICE_MS): () => Promise<void> | undefined {
-  let started = performance.now();
-  return () => {
-    if (performance.now() - started <= sliceMs) return undefined;
-    return yieldToEventLoop().then(() => {
-      started = performance.now();
-    });
-  };
-}

@@ -2,10 +2,10 @@
  * The shared replay of the projection runner (internal to the library): several projections reset to the start of
  * the log replay it from one read instead of one filtered subscription each (docs/architecture.md "Projections").
  */
-import type { EventStore, StoredEvent } from '@svc/event-store';
+import { timeSlices, type EventStore, type StoredEvent } from '@svc/event-store';
 import type { ProjectionRunnerLogger } from './projection';
 import { errMessage } from './projection-batches';
-import { applySlices, yieldToEventLoop } from './projection-polling';
+import { yieldToEventLoop } from './projection-polling';
 import type { ProjectionState } from './projection-state';
 import type { ReadStore } from './read-store.port';
 
@@ -68,7 +68,7 @@ export async function replayTogether(
 /** One page: each projection's events of the page, then its checkpoint; all in one transaction when the store has them. */
 async function applyPage(readStore: ReadStore, states: readonly ProjectionState[], page: readonly StoredEvent[], last: bigint): Promise<void> {
   const run = async (store: ReadStore) => {
-    const slice = applySlices();
+    const slice = timeSlices(); // at most SLICE_MS of handlers before HTTP requests get a turn
     for (const s of states) {
       const scoped = s.storeFor(store);
       for (const event of page) {
