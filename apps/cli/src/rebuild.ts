@@ -29,7 +29,8 @@ export async function rebuildProjections(names: string[], dataDir?: string): Pro
   const unknown = chosen.filter((n) => !known.includes(n));
   if (unknown.length > 0) throw new Error(`unknown projection(s) ${unknown.join(', ')}; known: ${known.join(', ')}`);
   const eventStore = createEventStore(config, EventSchemaRegistry.fromDirectory());
-  const readStore = await createReadStore(config);
+  // The service is stopped during a rebuild (nothing to answer): indexes are built on the command's own connection.
+  const readStore = await createReadStore(config, { serving: false });
   const runner = new ProjectionRunner(eventStore, readStore, [...ALL_PROJECTIONS], undefined, { idleCheckMs: 0 });
   const started = Date.now();
   try {

@@ -63,6 +63,11 @@ export interface WalCheckpointerOptions {
   truncateAboveFrames?: number;
   /** Milliseconds that TRUNCATE checkpoint waits for other connections (busy timeout) before it is left to a later tick; default 200. */
   truncateWaitMs?: number;
+  /**
+   * Asked before the connection runs a TRUNCATE checkpoint: true puts it off (retried every 50 ms), e.g. while another
+   * connection of the process holds the write lock for a long transaction, which the checkpoint would only wait for.
+   */
+  deferTruncate?: () => boolean;
   /** Told when the worker fails (the connection then checkpoints by itself again). */
   onError?: (message: string) => void;
 }
@@ -101,6 +106,10 @@ export function startWalCheckpointer(db: Database.Database, file: string, option
     if (!running || !db.open) return;
     if (db.inTransaction) {
       setTimeout(truncate, 1).unref();
+      return;
+    }
+    if (options.deferTruncate?.()) {
+      setTimeout(truncate, 50).unref();
       return;
     }
     const busyTimeout = db.pragma('busy_timeout', { simple: true }) as number;

@@ -20,14 +20,28 @@ export interface ReadStoreConfig {
   dataDir: string;
 }
 
+/** How the caller uses the store it opens. */
+export interface ReadStoreUse {
+  /**
+   * Whether requests are answered from the store while it is written (default true): the embedded store then builds
+   * indexes of large collections in a worker thread. A command with nothing to answer meanwhile (a rebuild) passes
+   * false and builds them on its own connection, sparing a second page cache and a thread per index.
+   */
+  serving?: boolean;
+}
+
 /**
  * Picks the adapter: {@link MongoReadStore} (connected and pinged) when `config.mongodbUrl` is set,
  * else {@link SqliteReadStore} at `<dataDir>/read.sqlite` (directory created if missing).
  * @throws the driver's error when MongoDB is unreachable, or a SQLite error when the file cannot be
  *   created or opened.
  */
-export async function createReadStore(config: ReadStoreConfig): Promise<ReadStore> {
+export async function createReadStore(config: ReadStoreConfig, use: ReadStoreUse = {}): Promise<ReadStore> {
   const url = config.mongodbUrl?.trim();
   if (url) return MongoReadStore.connect({ url });
-  return SqliteReadStore.open({ file: path.join(config.dataDir, SQLITE_READ_FILE), backgroundCheckpoints: true });
+  return SqliteReadStore.open({
+    file: path.join(config.dataDir, SQLITE_READ_FILE),
+    backgroundCheckpoints: true,
+    ...(use.serving === false ? { offThreadIndexMinRows: Infinity } : {}),
+  });
 }

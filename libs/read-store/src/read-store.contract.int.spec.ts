@@ -1,6 +1,7 @@
 /**
  * Contract suite of the read store port: every adapter must pass it unchanged.
- * SQLite always runs (a file in a temporary directory); MongoDB runs when MONGODB_URL is set (a throwaway database).
+ * SQLite always runs (a file in a temporary directory), once as configured by default and once building every index in
+ * a worker thread; MongoDB runs when MONGODB_URL is set (a throwaway database).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -19,17 +20,19 @@ interface Harness {
   cleanup(): Promise<void>;
 }
 
-function sqliteHarness(): Harness {
+/** The SQLite adapter; `offThreadIndexMinRows: 1` builds every index of a non-empty collection in a worker thread. */
+function sqliteHarness(offThreadIndexMinRows?: number): Harness {
   let dir = '';
+  const options = offThreadIndexMinRows === undefined ? {} : { offThreadIndexMinRows };
   return {
-    name: 'SQLite adapter',
+    name: offThreadIndexMinRows === undefined ? 'SQLite adapter' : 'SQLite adapter, index builds in a worker thread',
     async open() {
       dir = fs.mkdtempSync(path.join(os.tmpdir(), 'read-store-contract-'));
-      return SqliteReadStore.open({ file: path.join(dir, 'read.sqlite') });
+      return SqliteReadStore.open({ file: path.join(dir, 'read.sqlite'), ...options });
     },
     async reopen(store) {
       await store.close();
-      return SqliteReadStore.open({ file: path.join(dir, 'read.sqlite') });
+      return SqliteReadStore.open({ file: path.join(dir, 'read.sqlite'), ...options });
     },
     async cleanup() {
       fs.rmSync(dir, { recursive: true, force: true });
@@ -54,7 +57,7 @@ function mongoHarness(url: string): Harness {
 }
 
 const MONGODB_URL = process.env['MONGODB_URL'];
-const harnesses: Harness[] = [sqliteHarness(), ...(MONGODB_URL ? [mongoHarness(MONGODB_URL)] : [])];
+const harnesses: Harness[] = [sqliteHarness(), sqliteHarness(1), ...(MONGODB_URL ? [mongoHarness(MONGODB_URL)] : [])];
 
 interface Item extends Doc {
   n: number;

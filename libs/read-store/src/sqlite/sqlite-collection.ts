@@ -14,6 +14,7 @@ import {
 } from '../read-store.port';
 import { assertFindOptions, assertOperatorUpdate, upsertSeed } from '../read-store.support';
 import { decodeDoc, encodeValue } from './document-codec';
+import type { IndexBuildOutcome, IndexBuildPlan } from './index-build-thread';
 import { indexName, isUniqueViolation, sortDocs, tableName, valueAt } from './collection-support';
 import { compileFilter, compileSort, fieldColumn, isSqlPath, type CompiledFilter, type SqlParam } from './sql-filter';
 
@@ -24,6 +25,22 @@ export interface SqliteStoreContext {
   assertOpen(): void;
   /** Undefined when a write may run now, else a promise to await first (another caller's transaction is open). */
   writeGate(): Promise<void> | undefined;
+  /** Collections holding at least this many documents build their indexes off the event loop (`offThread`). */
+  readonly offThreadMinRows: number;
+  /**
+   * Claims the store for an index build on a connection of its own (index-build-thread.ts), synchronously: every
+   * other write of the store waits until the claim is released. Undefined when the build must run on this
+   * connection: a transaction is open (the build then joins it), or the file is `:memory:`.
+   */
+  offThread(): IndexBuildClaim | undefined;
+}
+
+/** The store held for one index build in a worker thread. */
+export interface IndexBuildClaim {
+  /** Runs the plan in the thread. @throws as `buildOffThread`. */
+  run(plan: IndexBuildPlan): Promise<IndexBuildOutcome>;
+  /** Lets the store's writes go on (after the collection has read its new columns). Idempotent. */
+  release(): void;
 }
 
 interface Row {
@@ -190,7 +207,9 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
    * ways). Indexed fields may hold only strings,
    * numbers, booleans or null: a write that puts an array, a sub-document or a Date there is refused
    * with a TypeError. Documents missing the field (or holding null) never collide in a unique index,
-   * sparse or not. An index with the same fields but another `unique` is replaced.
+   * sparse or not. An index with the same fields but another `unique` is replaced. On a collection of
+   * `offThreadMinRows` documents or more, outside a transaction, the build runs in a worker thread
+   * (index-build-thread.ts): the store keeps answering reads meanwhile and holds its writes back until it ends.
    * @throws TypeError on a field path outside `[A-Za-z0-9_-]` segments, or when a document already
    *   holds a non-scalar in an indexed field; DuplicateKeyError when a unique index cannot be built.
    */
@@ -204,32 +223,41 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     this.ctx.assertOpen();
     const db = this.ctx.db;
     const added = fields.filter((f) => f !== '_id' && !this.indexed.has(f));
-    for (const f of added) {
-      const bad = db.prepare(`SELECT _id FROM ${this.table} WHERE json_type(doc, '$.${f}') IN ('array', 'object') LIMIT 1`).pluck().get() as string | undefined;
-      if (bad !== undefined) throw new TypeError(`${this.name}: cannot index ${f}: document ${bad} holds an array or a sub-document there`);
-    }
     const unique = index.unique ? 1 : 0;
     const key = JSON.stringify(fields);
     const existing = db.prepare('SELECT "unique" FROM read_indexes WHERE collection = ? AND fields = ?').pluck().get(this.name, key) as number | undefined;
     if (existing === unique && added.length === 0) return;
     const name = indexName(this.name, fields);
     const columns = fields.map((f) => `${fieldColumn(f)} ${index.fields[f] === -1 ? 'DESC' : 'ASC'}`).join(', ');
+    const plan: IndexBuildPlan = {
+      // A field about to get its column must hold no array or sub-document in any document.
+      checks: added.map((f) => `SELECT _id FROM ${this.table} WHERE json_type(doc, '$.${f}') IN ('array', 'object') LIMIT 1`),
+      statements: [
+        // The column of a new indexed field, filled from the documents (json_extract gives 1/0 for booleans, as writes do).
+        ...added.flatMap((f) => [
+          { sql: `ALTER TABLE ${this.table} ADD COLUMN ${fieldColumn(f)}` },
+          { sql: `UPDATE ${this.table} SET ${fieldColumn(f)} = json_extract(doc, '$.${f}')` },
+        ]),
+        { sql: `DROP INDEX IF EXISTS ${name}` },
+        { sql: `CREATE ${unique ? 'UNIQUE ' : ''}INDEX ${name} ON ${this.table} (${columns})` },
+        { sql: 'INSERT OR REPLACE INTO read_indexes (collection, fields, "unique") VALUES (?, ?, ?)', params: [this.name, key, unique] },
+      ],
+    };
+    // Decided and claimed synchronously after the gate, so no write of this store comes between.
+    const offThread = this.holdsAtLeast(this.ctx.offThreadMinRows) ? this.ctx.offThread() : undefined;
     try {
-      db.transaction(() => {
-        for (const f of added) {
-          // The column of a new indexed field, filled from the documents (json_extract gives 1/0 for booleans, as writes do).
-          db.exec(`ALTER TABLE ${this.table} ADD COLUMN ${fieldColumn(f)}`);
-          db.exec(`UPDATE ${this.table} SET ${fieldColumn(f)} = json_extract(doc, '$.${f}')`);
-        }
-        db.exec(`DROP INDEX IF EXISTS ${name}`);
-        db.exec(`CREATE ${unique ? 'UNIQUE ' : ''}INDEX ${name} ON ${this.table} (${columns})`);
-        db.prepare('INSERT OR REPLACE INTO read_indexes (collection, fields, "unique") VALUES (?, ?, ?)').run(this.name, key, unique);
-      })();
+      const outcome = offThread ? await offThread.run(plan) : this.buildHere(plan);
+      if (!outcome.built) throw new TypeError(`${this.name}: cannot index ${added[outcome.check]}: document ${outcome.found} holds an array or a sub-document there`);
     } catch (err) {
       if (isUniqueViolation(err)) throw new DuplicateKeyError(this.name, `cannot build unique index on ${fields.join(', ')}`, { cause: err });
       throw err;
     } finally {
-      this.loadIndexedFields();
+      // Writes held back by the build go on only once they write the new columns too.
+      try {
+        this.loadIndexedFields();
+      } finally {
+        offThread?.release();
+      }
     }
   }
 
@@ -255,6 +283,24 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   // ---------------------------------------------------------------------------------------------
+
+  /** Runs an index build on the store's own connection (small collections, or inside a transaction). */
+  private buildHere(plan: IndexBuildPlan): IndexBuildOutcome {
+    const db = this.ctx.db;
+    for (const [check, sql] of plan.checks.entries()) {
+      const found = db.prepare(sql).pluck().get() as string | undefined;
+      if (found !== undefined) return { built: false, check, found };
+    }
+    db.transaction(() => plan.statements.forEach((s) => db.prepare(s.sql).run(...(s.params ?? []))))();
+    return { built: true };
+  }
+
+  /** Whether the collection holds at least `count` documents (reads at most that many keys). */
+  private holdsAtLeast(count: number): boolean {
+    if (!Number.isFinite(count)) return false;
+    const offset = Math.max(0, Math.floor(count) - 1);
+    return this.ctx.db.prepare(`SELECT 1 FROM ${this.table} LIMIT 1 OFFSET ?`).pluck().get(offset) !== undefined;
+  }
 
   /** Reads the indexed field paths from the table's `f:<path>` columns. */
   private loadIndexedFields(): void {

@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
 import sift from 'sift';
-import type { Doc, Filter, ReadStore } from '../read-store.port';
+import { DuplicateKeyError, type Doc, type Filter, type ReadStore } from '../read-store.port';
 import { SqliteReadStore } from './sqlite-read-store';
 
 interface Row extends Doc {
@@ -182,5 +182,99 @@ describe('SQLite read store', () => {
     expect(await reopened.collection('big').count({})).toBe(2_000);
     await reopened.close();
     store = new SqliteReadStore({ file: path.join(dir, 'read.sqlite') });
+  });
+});
+
+describe('SQLite read store: index builds on large collections', () => {
+  const ROWS = 20_000;
+  /** The `n` of the documents with `g: 'g1'` the filled store holds, largest first. */
+  const g1 = Array.from({ length: ROWS }, (_, i) => i)
+    .filter((i) => i % 97 === 1)
+    .reverse();
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sqlite-index-build-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  /** A store whose collection `big` holds ROWS documents, none of its fields indexed yet. */
+  async function filled(options: { offThreadIndexMinRows?: number }): Promise<SqliteReadStore> {
+    const store = new SqliteReadStore({ file: path.join(dir, 'read.sqlite'), offThreadIndexMinRows: options.offThreadIndexMinRows });
+    await store.transaction(async (tx) => {
+      const c = tx.collection<Row>('big');
+      for (let i = 0; i < ROWS; i++) await c.insertOne({ _id: `k${String(i).padStart(6, '0')}`, g: `g${i % 97}`, n: i, s: 'x'.repeat(200) });
+    });
+    return store;
+  }
+
+  /**
+   * Starts building an index on `g, n` and, until it ends, reads one document per event-loop turn; a write is issued
+   * as the build starts. @returns the reads answered while the build ran.
+   */
+  async function buildWhileReading(store: SqliteReadStore): Promise<number> {
+    const c = store.collection<Row>('big');
+    let building = true;
+    const build = c.ensureIndex({ fields: { g: 1, n: -1 } }).then(() => {
+      building = false;
+    });
+    const write = c.insertOne({ _id: 'written-meanwhile', g: 'g1', n: -1 });
+    let readsDuringBuild = 0;
+    for (let i = 0; ; i++) {
+      await new Promise((resolve) => setImmediate(resolve)); // the next turn of the event loop
+      if (!building) break;
+      const doc = await c.findOne({ _id: `k${String(i % ROWS).padStart(6, '0')}` });
+      if (building && doc?.n === i % ROWS) readsDuringBuild += 1;
+    }
+    await Promise.all([build, write]);
+    return readsDuringBuild;
+  }
+
+  /** The indexed query (answered from the index's columns alone) finds the documents, the write of the build's time included. */
+  async function expectIndexedAnswers(store: SqliteReadStore): Promise<void> {
+    const c = store.collection<Row>('big');
+    const found = await c.find({ g: 'g1' }, { sort: { n: -1 } });
+    expect(found.map((d) => d.n)).toEqual([...g1, -1]);
+    expect(found.at(-1)?._id).toBe('written-meanwhile');
+  }
+
+  it('builds in a worker thread: reads are answered meanwhile, writes land after it, and queries then use the index', async () => {
+    const store = await filled({});
+    try {
+      expect(await buildWhileReading(store)).toBeGreaterThan(0);
+      await expectIndexedAnswers(store);
+      const db = new Database(path.join(dir, 'read.sqlite'), { readonly: true });
+      const plan = db.prepare(`EXPLAIN QUERY PLAN SELECT doc FROM rm_big WHERE "f:g" = 'g1' ORDER BY "f:n" DESC`).all() as { detail: string }[];
+      db.close();
+      expect(plan.map((p) => p.detail).join(' ')).toMatch(/USING INDEX/);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('on the store\'s own connection (the rebuild command\'s choice), the same build answers no read until it ends', async () => {
+    const store = await filled({ offThreadIndexMinRows: Infinity });
+    try {
+      expect(await buildWhileReading(store)).toBe(0);
+      await expectIndexedAnswers(store);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('refuses in the worker thread as on the connection: a duplicate under a unique index, an array in an indexed field', async () => {
+    const store = await filled({});
+    try {
+      const c = store.collection<Row>('big');
+      await expect(c.ensureIndex({ fields: { g: 1 }, unique: true })).rejects.toBeInstanceOf(DuplicateKeyError);
+      const tagged = store.collection<Row & { tags?: unknown[] }>('big');
+      await tagged.insertOne({ _id: 'listed', s: 'y', tags: ['a'] });
+      await expect(tagged.ensureIndex({ fields: { tags: 1 } })).rejects.toThrow('cannot index tags: document listed holds an array or a sub-document there');
+      // Nothing of the refused builds stayed: no column, no index, and writes go on.
+      await tagged.insertOne({ _id: 'after', g: 'g1', tags: [1, 2] });
+      expect(await tagged.count({ tags: 1 })).toBe(1);
+      expect(await c.count({ g: 'g1' })).toBe(g1.length + 1);
+    } finally {
+      await store.close();
+    }
   });
 });

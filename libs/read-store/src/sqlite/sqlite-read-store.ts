@@ -4,7 +4,8 @@ import Database from 'better-sqlite3';
 import { startWalCheckpointer, type WalCheckpointer } from '@svc/event-store';
 import type { Checkpoint, Collection, Doc, ReadStore } from '../read-store.port';
 import { assertCollectionName, parsePosition, type CheckpointDoc } from '../read-store.support';
-import { SqliteCollection, type SqliteStoreContext } from './sqlite-collection';
+import { buildOffThread } from './index-build-thread';
+import { SqliteCollection, type IndexBuildClaim, type SqliteStoreContext } from './sqlite-collection';
 
 /** Options of {@link SqliteReadStore}. */
 export interface SqliteReadStoreOptions {
@@ -20,7 +21,15 @@ export interface SqliteReadStoreOptions {
    * reported with `process.emitWarning` and the connection checkpoints by itself again.
    */
   backgroundCheckpoints?: boolean;
+  /**
+   * Collections holding at least this many documents build a new index in a worker thread, off the event loop
+   * (index-build-thread.ts); default 10,000. Ignored for `:memory:` (one connection only). `Infinity`: never.
+   */
+  offThreadIndexMinRows?: number;
 }
+
+/** Collections from this size on build their indexes off the event loop, by default. */
+const OFF_THREAD_INDEX_MIN_ROWS = 10_000;
 
 /** Pages of WAL after which a commit checkpoints, when checkpoints are not run in the background (64 MiB). */
 const READ_AUTOCHECKPOINT_PAGES = 4096;
@@ -55,6 +64,10 @@ export class SqliteReadStore implements ReadStore {
   private readonly txStore: ReadStore;
   private readonly txCollections = new Map<string, Collection<Doc>>();
   private closed = false;
+  /** Index builds running in a worker thread (at most one: each holds the store like a transaction). */
+  private buildsOffThread = 0;
+  private readonly busyTimeoutMs: number;
+  private readonly cacheSizeKiB: number;
   private readonly stmtGetCheckpoint: Database.Statement<[string], CheckpointDoc>;
   private readonly stmtSaveCheckpoint: Database.Statement<[string, string, string]>;
   private readonly stmtDeleteCheckpoint: Database.Statement<[string]>;
@@ -68,7 +81,9 @@ export class SqliteReadStore implements ReadStore {
     if (!options.file) throw new TypeError('SqliteReadStore: file is required');
     if (options.file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(options.file)), { recursive: true });
     this.db = new Database(options.file);
-    this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+    this.busyTimeoutMs = Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000));
+    this.cacheSizeKiB = Math.max(2048, Math.floor(options.cacheSizeKiB ?? 65_536));
+    this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
     // 16 KiB pages (for a new file only): documents of 1-2 KiB and their index entries take fewer pages
     // and fewer WAL checkpoints than with the 4 KiB default (measured about 1.5x faster batch writes).
     this.db.pragma('page_size = 16384');
@@ -77,7 +92,7 @@ export class SqliteReadStore implements ReadStore {
     // Checkpoint the WAL every 4,096 pages (64 MiB at 16 KiB) rather than every 1,000: pages many writes touch
     // are copied back once, and writes wait on fewer syncs (as the event store does).
     if (options.file !== ':memory:') this.db.pragma(`wal_autocheckpoint = ${READ_AUTOCHECKPOINT_PAGES}`);
-    this.db.pragma(`cache_size = -${Math.max(2048, Math.floor(options.cacheSizeKiB ?? 65_536))}`);
+    this.db.pragma(`cache_size = -${this.cacheSizeKiB}`);
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS checkpoints (_id TEXT PRIMARY KEY NOT NULL, position TEXT NOT NULL, updated_at TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS read_indexes (
@@ -87,6 +102,8 @@ export class SqliteReadStore implements ReadStore {
     if (options.backgroundCheckpoints && options.file !== ':memory:') {
       this.checkpointer = startWalCheckpointer(this.db, options.file, {
         fallbackAutocheckpoint: READ_AUTOCHECKPOINT_PAGES,
+        // The build thread holds the write lock for its whole transaction: a TRUNCATE would only wait for it.
+        deferTruncate: () => this.buildsOffThread > 0,
         onError: (message) => process.emitWarning(message, 'ReadStoreWarning'),
       });
     }
@@ -100,6 +117,8 @@ export class SqliteReadStore implements ReadStore {
       db: this.db,
       assertOpen: () => this.assertOpen(),
       writeGate: () => (this.tx && !this.ungated ? this.waitForOthers() : undefined),
+      offThreadMinRows: options.file === ':memory:' ? Infinity : (options.offThreadIndexMinRows ?? OFF_THREAD_INDEX_MIN_ROWS),
+      offThread: () => (options.file === ':memory:' ? undefined : this.claimForBuild(options.file)),
     };
     this.txStore = {
       collection: <T extends Doc = Doc>(name: string) => this.txCollection(name) as Collection<Doc> as Collection<T>,
@@ -233,6 +252,28 @@ export class SqliteReadStore implements ReadStore {
     this.closed = true;
     await this.checkpointer?.stop();
     this.db.close();
+  }
+
+  /**
+   * Holds the store for an index build in a worker thread, like a transaction (writes wait, reads go on; `close`
+   * waits for it to end), when nothing else holds it. @returns the claim, or undefined.
+   */
+  private claimForBuild(file: string): IndexBuildClaim | undefined {
+    if (this.tx || this.closed) return undefined;
+    let end!: () => void;
+    this.tx = { ended: new Promise<void>((resolve) => (end = resolve)) };
+    this.buildsOffThread += 1;
+    let held = true;
+    return {
+      run: (plan) => buildOffThread(plan, { file, busyTimeoutMs: this.busyTimeoutMs, cacheSizeKiB: this.cacheSizeKiB }),
+      release: () => {
+        if (!held) return;
+        held = false;
+        this.buildsOffThread -= 1;
+        this.tx = undefined;
+        end();
+      },
+    };
   }
 
   private async waitForOthers(): Promise<void> {
