@@ -168,6 +168,11 @@ class MongoReadCollection<T extends Doc> implements Collection<T> {
     }
   }
 
+  /** Port contract: the server builds each index on its own, one after the other. */
+  async ensureIndexes(indexes: readonly IndexSpec[]): Promise<void> {
+    for (const index of indexes) await this.ensureIndex(index);
+  }
+
   async drop(): Promise<void> {
     await this.c.drop(); // the driver ignores "namespace not found"
   }

@@ -41,6 +41,33 @@ describe('ProjectionRunner (SQLite event store, SQLite read store)', () => {
     await expect(r.waitFor(-1n)).resolves.toBeUndefined();
   });
 
+  it('a first start on an existing log replays into prepared collections, keeps documents already there, and ends with its indexes', async () => {
+    for (let i = 0; i < 40; i++) await events.append(`thing-${i}`, [thing(String(i), i % 5)], 'no_stream');
+    await reads.collection(THINGS).insertOne({ _id: 'kept', eventIds: [], lastN: 4 });
+    const r = runner([countingProjection([])]);
+    await r.start();
+    await r.waitFor(await events.headPosition());
+    await waitUntil(async () => (await reads.getCheckpoint('things.v1')) === (await events.headPosition()));
+    // The document written before the first start is still there; the replayed ones are all readable by the index.
+    expect((await reads.collection(THINGS).find({ lastN: 4 }, { sort: { _id: 1 } })).map((d) => d._id)).toEqual(['14', '19', '24', '29', '34', '39', '4', '9', 'kept']);
+    const db = new Database(path.join(h.dir, 'read.sqlite'), { readonly: true });
+    const indexed = db.prepare(`SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'rm_${THINGS}' AND sql IS NOT NULL`).pluck().all();
+    db.close();
+    expect(indexed).toEqual([expect.stringContaining('"f:lastN" ASC')]);
+
+    // An empty collection is prepared before the replay: the same log gives the same documents, none left behind.
+    await reads.collection(THINGS).deleteMany({ _id: 'kept' });
+    await r.stop();
+    await reads.deleteCheckpoint('things.v1');
+    await reads.collection(THINGS).drop();
+    const again = runner([countingProjection([])]);
+    await again.start();
+    await again.waitFor(await events.headPosition());
+    await waitUntil(async () => (await reads.getCheckpoint('things.v1')) === (await events.headPosition()));
+    expect((await reads.collection(THINGS).find({ lastN: 4 }, { sort: { _id: 1 } })).map((d) => d._id)).toEqual(['14', '19', '24', '29', '34', '39', '4', '9']);
+    expect(await reads.collection(THINGS).count({})).toBe(40);
+  });
+
   it('stop then restart resumes from the checkpoint without re-delivering old events', async () => {
     await events.append('thing-a', [thing('a', 1), thing('a', 2)], 'no_stream');
     const firstCalls: bigint[] = [];

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { MongoReadStore, databaseFromUrl } from './mongo-read-store';
 import { SqliteReadStore } from './sqlite/sqlite-read-store';
-import { DuplicateKeyError, type Doc, type ReadStore } from './read-store.port';
+import { DuplicateKeyError, type Doc, type IndexSpec, type ReadStore } from './read-store.port';
 
 interface Harness {
   name: string;
@@ -392,6 +392,19 @@ describe.each(harnesses)('$name', (harness) => {
     it('building a unique index over duplicates fails', async () => {
       const c = await seeded();
       await expect(c.ensureIndex({ fields: { group: 1 }, unique: true })).rejects.toBeInstanceOf(DuplicateKeyError);
+    });
+
+    it('ensureIndexes builds several indexes at once, idempotently, each enforced and queried as if built alone', async () => {
+      const c = await seeded();
+      const indexes: IndexSpec[] = [{ fields: { name: 1 }, unique: true }, { fields: { group: 1, n: -1 } }, { fields: { 'nested.a': 1 }, unique: true, sparse: true }];
+      await c.ensureIndexes(indexes);
+      await c.ensureIndexes(indexes);
+      await expect(c.insertOne({ _id: 'i6', n: 6, name: 'alpha' })).rejects.toBeInstanceOf(DuplicateKeyError);
+      await expect(c.insertOne({ _id: 'i7', n: 7, name: 'foxtrot', nested: { a: 2 } })).rejects.toBeInstanceOf(DuplicateKeyError);
+      await c.insertOne({ _id: 'i8', n: 8, name: 'golf', group: 'x' });
+      expect(ids(await c.find({ group: 'x' }, { sort: { n: -1 } }))).toEqual(['i8', 'i4', 'i1']);
+      expect(ids(await c.find({ 'nested.a': 1 }))).toEqual(['i1']);
+      await expect(c.ensureIndexes([{ fields: { n: 1 } }, { fields: { group: 1 }, unique: true }])).rejects.toBeInstanceOf(DuplicateKeyError);
     });
   });
 

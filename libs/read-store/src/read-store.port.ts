@@ -100,6 +100,12 @@ export interface Collection<T extends Doc = Doc> {
    */
   ensureIndex(index: IndexSpec): Promise<void>;
   /**
+   * `ensureIndex` for each index, in one pass where the store can (the embedded store reads the documents once
+   * for all of them); a projection's indexes are ensured this way.
+   * @throws DuplicateKeyError when a unique index cannot be built over the existing documents.
+   */
+  ensureIndexes(indexes: readonly IndexSpec[]): Promise<void>;
+  /**
    * Removes every document and every secondary index, as MongoDB's `drop` does (used when a
    * projection is rebuilt); call `ensureIndex` again before reusing the collection.
    */

@@ -43,21 +43,31 @@ try {
   });
   if (refused) parentPort.postMessage({ outcome: refused });
   else {
-    db.transaction(() => { for (const s of workerData.plan.statements) db.prepare(s.sql).run(...(s.params || [])); })();
+    let statement = -1;
+    try {
+      db.transaction(() => workerData.plan.statements.forEach((s, i) => { statement = i; db.prepare(s.sql).run(...(s.params || [])); }))();
+    } catch (err) {
+      err.statement = statement;
+      throw err;
+    }
     parentPort.postMessage({ outcome: { built: true } });
   }
 } catch (err) {
-  parentPort.postMessage({ error: { message: String((err && err.message) || err), code: err && err.code } });
+  parentPort.postMessage({ error: { message: String((err && err.message) || err), code: err && err.code, statement: err && err.statement } });
 } finally {
   if (db && db.open) db.close();
 }
 `;
 
-/** An error of the build thread, with SQLite's error code (e.g. `SQLITE_CONSTRAINT_UNIQUE`) when it had one. */
+/**
+ * A failed build, with SQLite's error code (e.g. `SQLITE_CONSTRAINT_UNIQUE`) when it had one and the number of the
+ * plan's statement that failed (undefined when none had started).
+ */
 export class IndexBuildError extends Error {
   constructor(
     message: string,
     readonly code: string | undefined,
+    readonly statement?: number,
   ) {
     super(message);
     this.name = 'IndexBuildError';
@@ -77,7 +87,8 @@ export interface IndexBuildOptions {
  * Runs `plan` on a connection of its own in a worker thread; the caller keeps other writers of the file away until it
  * settles (its connection may read meanwhile).
  * @returns whether the index was built, or which check refused it.
- * @throws IndexBuildError with SQLite's code when a statement fails (the transaction is rolled back); Error when the
+ * @throws IndexBuildError with SQLite's code and the statement's number when one fails (the transaction is rolled
+ *   back); Error when the
  *   thread could not run.
  */
 export function buildOffThread(plan: IndexBuildPlan, options: IndexBuildOptions): Promise<IndexBuildOutcome> {
@@ -87,10 +98,13 @@ export function buildOffThread(plan: IndexBuildPlan, options: IndexBuildOptions)
       eval: true,
       workerData: { module: require.resolve('better-sqlite3'), file: options.file, busyTimeoutMs: options.busyTimeoutMs, cacheSizeKiB: options.cacheSizeKiB, plan },
     });
-    worker.once('message', (message: { outcome?: IndexBuildOutcome; error?: { message: string; code?: string } }) => {
+    worker.once('message', (message: { outcome?: IndexBuildOutcome; error?: { message: string; code?: string; statement?: number } }) => {
       settled = true;
       if (message.outcome) resolve(message.outcome);
-      else reject(new IndexBuildError(message.error?.message ?? 'index build failed', message.error?.code));
+      else {
+        const statement = message.error?.statement;
+        reject(new IndexBuildError(message.error?.message ?? 'index build failed', message.error?.code, statement === undefined || statement < 0 ? undefined : statement));
+      }
     });
     worker.once('error', (err) => {
       if (settled) return;

@@ -14,7 +14,7 @@ import {
 } from '../read-store.port';
 import { assertFindOptions, assertOperatorUpdate, upsertSeed } from '../read-store.support';
 import { decodeDoc, encodeValue } from './document-codec';
-import type { IndexBuildOutcome, IndexBuildPlan } from './index-build-thread';
+import { IndexBuildError, type IndexBuildOutcome, type IndexBuildPlan, type IndexBuildStatement } from './index-build-thread';
 import { indexName, isUniqueViolation, sortDocs, tableName, valueAt } from './collection-support';
 import { compileFilter, compileSort, fieldColumn, isSqlPath, type CompiledFilter, type SqlParam } from './sql-filter';
 
@@ -214,34 +214,51 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
    *   holds a non-scalar in an indexed field; DuplicateKeyError when a unique index cannot be built.
    */
   async ensureIndex(index: IndexSpec): Promise<void> {
-    const fields = Object.keys(index.fields);
-    if (fields.length === 0) throw new TypeError(`${this.name}: an index needs at least one field`);
-    for (const f of fields) {
-      if (f !== '_id' && !isSqlPath(f)) throw new TypeError(`${this.name}: cannot index field ${JSON.stringify(f)}`);
-    }
+    await this.ensureIndexes([index]);
+  }
+
+  /**
+   * Port contract; SQLite specifics as `ensureIndex`. The documents are read and rewritten once for all the fields
+   * the indexes add (one pass over the table, not one per index), and the whole set is one transaction: it is
+   * built entirely or not at all.
+   * @throws as `ensureIndex`.
+   */
+  async ensureIndexes(indexes: readonly IndexSpec[]): Promise<void> {
+    const specs = indexes.map((index) => ({ index, fields: this.checkedFields(index) }));
     await this.ctx.writeGate();
     this.ctx.assertOpen();
     const db = this.ctx.db;
-    const added = fields.filter((f) => f !== '_id' && !this.indexed.has(f));
-    const unique = index.unique ? 1 : 0;
-    const key = JSON.stringify(fields);
-    const existing = db.prepare('SELECT "unique" FROM read_indexes WHERE collection = ? AND fields = ?').pluck().get(this.name, key) as number | undefined;
-    if (existing === unique && added.length === 0) return;
-    const name = indexName(this.name, fields);
-    const columns = fields.map((f) => `${fieldColumn(f)} ${index.fields[f] === -1 ? 'DESC' : 'ASC'}`).join(', ');
+    const added = [...new Set(specs.flatMap((s) => s.fields.filter((f) => f !== '_id' && !this.indexed.has(f))))];
+    const registered = db.prepare('SELECT "unique" FROM read_indexes WHERE collection = ? AND fields = ?').pluck();
+    const pending = specs.filter(({ index, fields }) => added.some((f) => fields.includes(f)) || registered.get(this.name, JSON.stringify(fields)) !== (index.unique ? 1 : 0));
+    if (pending.length === 0) return;
+    const statements: IndexBuildStatement[] = [];
+    /** The fields of the index each statement builds (null: a statement of the columns). */
+    const builds: (string[] | null)[] = [];
+    for (const f of added) {
+      statements.push({ sql: `ALTER TABLE ${this.table} ADD COLUMN ${fieldColumn(f)}` });
+      builds.push(null);
+    }
+    if (added.length > 0) {
+      // The columns of the new indexed fields, filled from the documents in one pass (json_extract gives 1/0 for booleans, as writes do).
+      statements.push({ sql: `UPDATE ${this.table} SET ${added.map((f) => `${fieldColumn(f)} = json_extract(doc, '$.${f}')`).join(', ')}` });
+      builds.push(null);
+    }
+    for (const { index, fields } of pending) {
+      const name = indexName(this.name, fields);
+      const columns = fields.map((f) => `${fieldColumn(f)} ${index.fields[f] === -1 ? 'DESC' : 'ASC'}`).join(', ');
+      const unique = index.unique ? 1 : 0;
+      statements.push(
+        { sql: `DROP INDEX IF EXISTS ${name}` },
+        { sql: `CREATE ${unique ? 'UNIQUE ' : ''}INDEX ${name} ON ${this.table} (${columns})` },
+        { sql: 'INSERT OR REPLACE INTO read_indexes (collection, fields, "unique") VALUES (?, ?, ?)', params: [this.name, JSON.stringify(fields), unique] },
+      );
+      builds.push(fields, fields, fields);
+    }
     const plan: IndexBuildPlan = {
       // A field about to get its column must hold no array or sub-document in any document.
       checks: added.map((f) => `SELECT _id FROM ${this.table} WHERE json_type(doc, '$.${f}') IN ('array', 'object') LIMIT 1`),
-      statements: [
-        // The column of a new indexed field, filled from the documents (json_extract gives 1/0 for booleans, as writes do).
-        ...added.flatMap((f) => [
-          { sql: `ALTER TABLE ${this.table} ADD COLUMN ${fieldColumn(f)}` },
-          { sql: `UPDATE ${this.table} SET ${fieldColumn(f)} = json_extract(doc, '$.${f}')` },
-        ]),
-        { sql: `DROP INDEX IF EXISTS ${name}` },
-        { sql: `CREATE ${unique ? 'UNIQUE ' : ''}INDEX ${name} ON ${this.table} (${columns})` },
-        { sql: 'INSERT OR REPLACE INTO read_indexes (collection, fields, "unique") VALUES (?, ?, ?)', params: [this.name, key, unique] },
-      ],
+      statements,
     };
     // Decided and claimed synchronously after the gate, so no write of this store comes between.
     const offThread = this.holdsAtLeast(this.ctx.offThreadMinRows) ? this.ctx.offThread() : undefined;
@@ -249,7 +266,10 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
       const outcome = offThread ? await offThread.run(plan) : this.buildHere(plan);
       if (!outcome.built) throw new TypeError(`${this.name}: cannot index ${added[outcome.check]}: document ${outcome.found} holds an array or a sub-document there`);
     } catch (err) {
-      if (isUniqueViolation(err)) throw new DuplicateKeyError(this.name, `cannot build unique index on ${fields.join(', ')}`, { cause: err });
+      if (isUniqueViolation(err)) {
+        const fields = builds[err instanceof IndexBuildError ? (err.statement ?? -1) : -1] ?? pending.find((p) => p.index.unique)?.fields ?? [];
+        throw new DuplicateKeyError(this.name, `cannot build unique index on ${fields.join(', ')}`, { cause: err });
+      }
       throw err;
     } finally {
       // Writes held back by the build go on only once they write the new columns too.
@@ -284,14 +304,35 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
 
   // ---------------------------------------------------------------------------------------------
 
-  /** Runs an index build on the store's own connection (small collections, or inside a transaction). */
+  /** The index's field paths. @throws TypeError when it has none, or one outside `[A-Za-z0-9_-]` segments. */
+  private checkedFields(index: IndexSpec): string[] {
+    const fields = Object.keys(index.fields);
+    if (fields.length === 0) throw new TypeError(`${this.name}: an index needs at least one field`);
+    for (const f of fields) {
+      if (f !== '_id' && !isSqlPath(f)) throw new TypeError(`${this.name}: cannot index field ${JSON.stringify(f)}`);
+    }
+    return fields;
+  }
+
+  /**
+   * Runs an index build on the store's own connection (small collections, or inside a transaction).
+   * @throws IndexBuildError naming the failed statement, as the build thread does.
+   */
   private buildHere(plan: IndexBuildPlan): IndexBuildOutcome {
     const db = this.ctx.db;
     for (const [check, sql] of plan.checks.entries()) {
       const found = db.prepare(sql).pluck().get() as string | undefined;
       if (found !== undefined) return { built: false, check, found };
     }
-    db.transaction(() => plan.statements.forEach((s) => db.prepare(s.sql).run(...(s.params ?? []))))();
+    db.transaction(() =>
+      plan.statements.forEach((s, statement) => {
+        try {
+          db.prepare(s.sql).run(...(s.params ?? []));
+        } catch (err) {
+          throw new IndexBuildError(err instanceof Error ? err.message : String(err), (err as { code?: string }).code, statement);
+        }
+      }),
+    )();
     return { built: true };
   }
 

@@ -261,6 +261,27 @@ describe('SQLite read store: index builds on large collections', () => {
     }
   });
 
+  it('builds a collection\'s indexes together, in one transaction: a refused one leaves none of the set behind', async () => {
+    const store = await filled({});
+    try {
+      const c = store.collection<Row>('big');
+      const refused = c.ensureIndexes([{ fields: { n: 1 } }, { fields: { g: 1 }, unique: true }, { fields: { s: 1 } }]);
+      await expect(refused).rejects.toThrow(DuplicateKeyError);
+      await expect(refused).rejects.toThrow('cannot build unique index on g');
+      const db = new Database(path.join(dir, 'read.sqlite'), { readonly: true });
+      const columns = db.prepare(`SELECT name FROM pragma_table_info('rm_big')`).pluck().all();
+      const built = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'rm_big' AND sql IS NOT NULL`).pluck().all();
+      db.close();
+      expect(columns).toEqual(['_id', 'doc']);
+      expect(built).toEqual([]);
+      await c.ensureIndexes([{ fields: { g: 1, n: -1 } }, { fields: { n: 1 } }]);
+      await c.insertOne({ _id: 'written-meanwhile', g: 'g1', n: -1 });
+      await expectIndexedAnswers(store);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('refuses in the worker thread as on the connection: a duplicate under a unique index, an array in an indexed field', async () => {
     const store = await filled({});
     try {

@@ -158,6 +158,7 @@ export class SqliteReadStore implements ReadStore {
         replaceOne: (doc) => this.asTransaction(() => inner.replaceOne(doc)),
         deleteMany: (filter) => this.asTransaction(() => inner.deleteMany(filter)),
         ensureIndex: (index) => this.asTransaction(() => inner.ensureIndex(index)),
+        ensureIndexes: (indexes) => this.asTransaction(() => inner.ensureIndexes(indexes)),
         drop: () => this.asTransaction(() => inner.drop()),
       };
       this.txCollections.set(name, c);
