@@ -28,6 +28,10 @@ const FIGURES = [
   'scale 200: restart → first public read',
   'scale 200: restart → projections and processors caught up (service idle)',
   'scale 200: GET /v1/public/acceptances/{id}',
+  'scale 200: first launch, no read models → first /api/ready',
+  'scale 200: first launch, no read models → first public read of the last one',
+  'scale 200: first launch, no read models → indexes built, service idle',
+  'scale 200: first launch, no read models: longest GET /api/health answer meanwhile',
 ];
 
 /** The table's cells, row by row (cli-table3's box drawing: cells between `│`). */

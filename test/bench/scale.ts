@@ -7,10 +7,16 @@
  * - a restart with every read model and checkpoint up to date (the usual restart of a service holding N
  *   acceptances): the same start-up figures;
  * - public summary reads/s at that size, against the same figure on the small data set (reads must not slow down
- *   as data grows).
+ *   as data grows);
+ * - a first launch with no read model at all (the read store's files removed, as for a new replica of the log):
+ *   every projection replays the whole log and then builds its indexes while the service answers; seconds to the
+ *   first `/api/ready`, to the first read of the last acceptance and until idle, and the longest answer to
+ *   `GET /api/health` meanwhile (the service must keep answering).
  */
 import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import * as path from 'node:path';
+import { SQLITE_READ_FILE } from '@svc/read-store';
 import { runLoad, untilIdle, withPeakRss } from './children';
 import { launchService, type BenchService } from './service';
 import { synthesizeAcceptances, type SynthesisTarget } from './synthesize';
@@ -59,6 +65,44 @@ async function timedStart(dataDir: string, lastId: string, timeoutMs: number): P
   } catch (err) {
     await service.stop();
     throw err;
+  }
+}
+
+/**
+ * Launches the service on `dataDir` without its read store (the files are removed first) and, while the projections
+ * replay the log and build their indexes, asks `GET /api/health` one request at a time (a pause of 50 ms between
+ * them) until the service is idle.
+ * @returns seconds to the first ready answer, to the first read of `lastId` and until idle (null: not within the
+ *   timeout), the longest health answer in milliseconds, and RSS once idle.
+ * @throws Error when the service does not start or never serves `lastId` (it is stopped first).
+ */
+async function launchWithoutReadModels(dataDir: string, lastId: string, timeoutMs: number): Promise<{ readyS: number; firstReadS: number; idleS: number | null; longestHealthMs: number; rssMb: number | null }> {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(path.join(dataDir, `${SQLITE_READ_FILE}${suffix}`), { force: true });
+  const service = await launchService({ dataDir, readyTimeoutMs: timeoutMs });
+  let polling = true;
+  let longestHealthMs = 0;
+  const poll = (async () => {
+    while (polling) {
+      const started = process.hrtime.bigint();
+      await fetch(`${service.origin}/api/health`).then((r) => r.arrayBuffer(), () => undefined);
+      longestHealthMs = Math.max(longestHealthMs, Number(process.hrtime.bigint() - started) / 1e6);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  })();
+  try {
+    const firstReadMs = await service.untilOk(`/api/v1/public/acceptances/${lastId}`, timeoutMs);
+    const idleAfterS = await untilIdle(service.pid, timeoutMs / 1000);
+    return {
+      readyS: service.readyMs / 1000,
+      firstReadS: firstReadMs / 1000,
+      idleS: idleAfterS === null ? null : firstReadMs / 1000 + idleAfterS,
+      longestHealthMs,
+      rssMb: service.rssMb(),
+    };
+  } finally {
+    polling = false;
+    await poll;
+    await service.stop();
   }
 }
 
@@ -113,5 +157,12 @@ export async function measureScale(input: ScaleInput): Promise<Row[]> {
   } finally {
     await second.service.stop();
   }
+
+  input.log('scale: first launch with no read model (every projection replays the log, then builds its indexes)…');
+  const bare = await launchWithoutReadModels(input.dataDir, synth.lastAcceptanceId, startTimeoutMs(input.count));
+  rows.push({ figure: `scale ${n}: first launch, no read models → first /api/ready`, seconds: bare.readyS });
+  rows.push({ figure: `scale ${n}: first launch, no read models → first public read of the last one`, seconds: bare.firstReadS });
+  rows.push({ figure: `scale ${n}: first launch, no read models → indexes built, service idle`, seconds: bare.idleS, rssMb: bare.rssMb });
+  rows.push({ figure: `scale ${n}: first launch, no read models: longest GET /api/health answer meanwhile`, seconds: bare.longestHealthMs / 1000 });
   return rows;
 }

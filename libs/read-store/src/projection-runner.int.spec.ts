@@ -41,7 +41,7 @@ describe('ProjectionRunner (SQLite event store, SQLite read store)', () => {
     await expect(r.waitFor(-1n)).resolves.toBeUndefined();
   });
 
-  it('a first start on an existing log replays into prepared collections, keeps documents already there, and ends with its indexes', async () => {
+  it('a first start on an existing log replays it, keeps documents already there, and ends with its indexes built over the replayed ones', async () => {
     for (let i = 0; i < 40; i++) await events.append(`thing-${i}`, [thing(String(i), i % 5)], 'no_stream');
     await reads.collection(THINGS).insertOne({ _id: 'kept', eventIds: [], lastN: 4 });
     const r = runner([countingProjection([])]);
@@ -55,7 +55,7 @@ describe('ProjectionRunner (SQLite event store, SQLite read store)', () => {
     db.close();
     expect(indexed).toEqual([expect.stringContaining('"f:lastN" ASC')]);
 
-    // An empty collection is prepared before the replay: the same log gives the same documents, none left behind.
+    // From a dropped collection, the same log gives the same documents, none left behind.
     await reads.collection(THINGS).deleteMany({ _id: 'kept' });
     await r.stop();
     await reads.deleteCheckpoint('things.v1');

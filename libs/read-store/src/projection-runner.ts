@@ -9,7 +9,7 @@ import {
   type ProjectionRunnerOptions,
 } from './projection';
 import { BatchApplier, errMessage } from './projection-batches';
-import { ensureIndexes, indexWhenCaughtUp, prepareForReplay, recordIntegrityFault } from './projection-maintenance';
+import { ensureIndexes, indexWhenCaughtUp, recordIntegrityFault } from './projection-maintenance';
 import { replayTogether } from './projection-replay';
 import { CheckpointFollower } from './checkpoint-follower';
 import { isCaughtUpNow, yieldToEventLoop } from './projection-polling';
@@ -300,7 +300,7 @@ export class ProjectionRunner {
 
   /**
    * The shared replay (projection-replay.ts) of projections without a checkpoint and without a subscription, up to
-   * the log head of now, into collections prepared as a rebuild's reset leaves them (`prepareForReplay`); then their indexes, then each one's subscription from where the replay got. When the
+   * the log head of now; then their indexes, then each one's subscription from where the replay got. When the
    * replay stopped early, each one's own subscription goes on from there and builds the indexes once caught up.
    * The caller holds their locks. Nothing is subscribed when the runner stops or one of them is reset meanwhile.
    */
@@ -308,7 +308,6 @@ export class ProjectionRunner {
     const head = await this.eventStore.headPosition();
     const generations = chosen.map((s) => s.generation);
     const unchanged = () => this.phase === 'running' && chosen.every((s, i) => s.generation === generations[i]);
-    for (const s of chosen) await prepareForReplay(this.readStore, s);
     const reached = await replayTogether(this.eventStore, this.readStore, chosen, head, {
       pageSize: this.opts.batchSize,
       proceed: unchanged,
