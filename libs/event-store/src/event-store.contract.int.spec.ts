@@ -45,6 +45,18 @@ describeContract('EventStore contract', ({ store }) => {
     expect(await store().readStream(streamId('absent'))).toEqual([]);
   });
 
+  it('streamRevision answers the last revision of a stream, and null for an absent one', async () => {
+    const s = streamId('revision');
+    expect(await store().streamRevision(s)).toBeNull();
+    await store().append(s, [thing(0)], 'no_stream');
+    expect(await store().streamRevision(s)).toBe(0n);
+    await store().append(s, [thing(1), thing(2)], 0n);
+    expect(await store().streamRevision(s)).toBe(2n);
+    // Another stream's appends do not move it.
+    await store().append(streamId('revision-other'), [thing(0)], 'no_stream');
+    expect(await store().streamRevision(s)).toBe(2n);
+  });
+
   it('keeps a caller-given event id', async () => {
     const s = streamId('id');
     const id = randomUUID();

@@ -117,6 +117,11 @@ export interface EventStore {
    */
   readStream(streamId: string, options?: ReadStreamOptions): Promise<StoredEvent[]>;
   /**
+   * Revision of the stream's last event, or null when the stream does not exist. Reads no event body: a probe for
+   * whether a state folded from a checked read of the stream is still current (an append moves the revision).
+   */
+  streamRevision(streamId: string): Promise<bigint | null>;
+  /**
    * Reads the global log in position order.
    * @throws EventIntegrityError as {@link EventStore.readStream}.
    */

@@ -199,6 +199,20 @@ export class EventStoreDbEventStore implements EventStore {
     return read.map((e) => e.stored);
   }
 
+  /** Revision of the stream's last event (null when the stream does not exist); the event's body is not checked. */
+  async streamRevision(streamId: string): Promise<bigint | null> {
+    this.assertOpen();
+    try {
+      for await (const resolved of this.client.readStream(streamId, { direction: BACKWARDS, fromRevision: END, maxCount: 1 })) {
+        if (resolved.event) return resolved.event.revision;
+      }
+    } catch (err) {
+      if (err instanceof StreamNotFoundError) return null;
+      throw err;
+    }
+    return null;
+  }
+
   /**
    * Reads `$all` forwards, strictly after `options.after`, skipping system events; at most `maxCount`
    * non-system events. Every event's own hash is checked, and the links between events of one stream

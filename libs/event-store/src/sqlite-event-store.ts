@@ -252,6 +252,13 @@ export class SqliteEventStore implements EventStore {
     return checkedRun(this.stmtReadForwards.all(streamId, options.fromRevision ?? 0n, limit), 'stream', this.readPath, this.predecessors);
   }
 
+  /** Revision of the stream's last event (null when the stream does not exist), from the stream index alone. */
+  async streamRevision(streamId: string): Promise<bigint | null> {
+    this.assertOpen();
+    const tail = this.stmtStreamTail.get(streamId);
+    return tail === undefined ? null : BigInt(tail.revision);
+  }
+
   /**
    * Reads the global log in position order, strictly after `options.after` (default: from the start).
    * Each event is checked against its hash and its link to the previous event of the log, then upcast.

@@ -133,6 +133,34 @@ export type SignatureRefusal =
  * @returns null when valid, else the first rule broken, in the order key, R, S, equation. Never throws.
  */
 export function ed25519SignatureProblem(publicKeyBase58: string, message: Bytes, signature: Bytes): SignatureRefusal | null {
+  const checked = strictPreChecks(publicKeyBase58, message, signature);
+  if (typeof checked === 'string') return checked;
+  try {
+    return verify(null, message as Uint8Array, checked, signature as Uint8Array) ? null : 'mismatch';
+  } catch {
+    return 'mismatch';
+  }
+}
+
+/**
+ * {@link ed25519SignatureProblem} with the curve equation checked on libuv's thread pool (node:crypto `verify` with a
+ * callback), so a request path does not spend its event loop on it; the byte pre-checks run inline. Same verdicts.
+ * @returns null when valid, else the first rule broken. Never rejects.
+ */
+export function ed25519SignatureProblemOffThread(publicKeyBase58: string, message: Bytes, signature: Bytes): Promise<SignatureRefusal | null> {
+  const checked = strictPreChecks(publicKeyBase58, message, signature);
+  if (typeof checked === 'string') return Promise.resolve(checked);
+  return new Promise((resolve) => {
+    try {
+      verify(null, message as Uint8Array, checked, signature as Uint8Array, (err, valid) => resolve(err === null && valid ? null : 'mismatch'));
+    } catch {
+      resolve('mismatch');
+    }
+  });
+}
+
+/** The key to check the equation with, or the refusal the byte rules already give (key, then R, then S). */
+function strictPreChecks(publicKeyBase58: string, message: Bytes, signature: Bytes): KeyObject | SignatureRefusal {
   if (typeof publicKeyBase58 !== 'string' || !(message instanceof Uint8Array) || !(signature instanceof Uint8Array) || signature.length !== 64) return 'malformed';
   const key = publicKeyObject(publicKeyBase58);
   if (!key) {
@@ -142,11 +170,7 @@ export function ed25519SignatureProblem(publicKeyBase58: string, message: Bytes,
   const r = pointEncodingProblem(signature, 0);
   if (r !== null) return r === 'non-canonical' ? 'non-canonical-r' : 'small-order-r';
   if (!scalarIsCanonical(signature, 32)) return 'non-canonical-s';
-  try {
-    return verify(null, message as Uint8Array, key, signature as Uint8Array) ? null : 'mismatch';
-  } catch {
-    return 'mismatch';
-  }
+  return key;
 }
 
 /**
@@ -159,6 +183,11 @@ export function ed25519SignatureProblem(publicKeyBase58: string, message: Bytes,
  */
 export function verifyEd25519(publicKeyBase58: string, message: Bytes, signature: Bytes): boolean {
   return ed25519SignatureProblem(publicKeyBase58, message, signature) === null;
+}
+
+/** {@link verifyEd25519} with the equation checked off the event loop ({@link ed25519SignatureProblemOffThread}). */
+export async function verifyEd25519OffThread(publicKeyBase58: string, message: Bytes, signature: Bytes): Promise<boolean> {
+  return (await ed25519SignatureProblemOffThread(publicKeyBase58, message, signature)) === null;
 }
 
 /** Plain words for a {@link SignatureRefusal}, for error messages and verification reports. */

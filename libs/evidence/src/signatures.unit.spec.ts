@@ -2,7 +2,15 @@ import { createPublicKey, verify } from 'node:crypto';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { sha512 } from '@noble/hashes/sha2.js';
 import { bytesToBase58 } from './base58';
-import { ed25519PublicKeyProblem, ed25519SignatureProblem, pointEncodingProblem, SMALL_ORDER_Y_ENCODINGS, verifyEd25519 } from './signatures';
+import {
+  ed25519PublicKeyProblem,
+  ed25519SignatureProblem,
+  ed25519SignatureProblemOffThread,
+  pointEncodingProblem,
+  SMALL_ORDER_Y_ENCODINGS,
+  verifyEd25519,
+  verifyEd25519OffThread,
+} from './signatures';
 import { filledSeed, keyFromSeed } from './testing/keys';
 
 describe('verifyEd25519', () => {
@@ -171,6 +179,28 @@ describe('strict Ed25519 verification', () => {
     expect(ed25519SignatureProblem(mixedSigner, zero, signOver(zero))).toBeNull();
     expect(lenient(mixed, nonzero, signOver(nonzero))).toBe(false);
     expect(ed25519SignatureProblem(mixedSigner, nonzero, signOver(nonzero))).toBe('mismatch');
+  });
+
+  it('off the event loop: the same verdict as inline verification, for every rule', async () => {
+    const good = ed25519.sign(message, secret);
+    const S = leToBig(good.slice(32));
+    const tampered = good.slice();
+    tampered[40]! ^= 1;
+    const cases: [string, Uint8Array, Uint8Array][] = [
+      [signer, message, good],
+      [signer, message, tampered],
+      [signer, new TextEncoder().encode('another message'), good],
+      [signer, message, sig(Point.ZERO.toBytes(), mod(challenge(Point.ZERO.toBytes(), A, message) * a))],
+      [signer, message, sig(good.slice(0, 32), S + L)],
+      [signer, message, sig(le(p + 3n), S)],
+      [signer, message, new Uint8Array(63)],
+      ['0OIl', message, good],
+    ];
+    const inline = cases.map(([k, m, s]) => ed25519SignatureProblem(k, m, s));
+    expect(inline).toEqual([null, 'mismatch', 'mismatch', 'small-order-r', 'non-canonical-s', 'non-canonical-r', 'malformed', 'malformed']);
+    expect(await Promise.all(cases.map(([k, m, s]) => ed25519SignatureProblemOffThread(k, m, s)))).toEqual(inline);
+    expect(await verifyEd25519OffThread(signer, message, good)).toBe(true);
+    expect(await verifyEd25519OffThread(signer, message, tampered)).toBe(false);
   });
 
   it('says malformed for keys that are not 32 bytes of base58', () => {

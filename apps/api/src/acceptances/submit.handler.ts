@@ -13,7 +13,7 @@ import {
   type SubmitAcceptanceCommand,
   type EvidenceMode,
 } from '@svc/domain';
-import { acceptanceIdOf, base58ToBytes, verifyEd25519 } from '@svc/evidence';
+import { acceptanceIdOf, base58ToBytes, verifyEd25519OffThread } from '@svc/evidence';
 import { AcceptanceRelay, type CommandContext, Decisions, EventLog, hashSecret, OrganizationFactsReader, RelayOutcomes, safeEqual } from '@svc/application';
 
 /** Response of the submit endpoint (spec §4.4). */
@@ -73,9 +73,11 @@ export class SubmitAcceptanceHandler implements ICommandHandler<SubmitAcceptance
     const challenge = (await this.decisions.load(streams.challenge(cmd.challengeId), challengeDecider, { cached: true })).state;
     const issued = challenge.issued;
     if (!issued) throw new DomainError('not_found', 'challenge not found');
-    const document = await this.facts.document(issued.document);
     const signatureBytes = cmd.signature ? base58ToBytes(cmd.signature) : null;
-    const signatureValid = signatureBytes !== null && signatureBytes.length === 64 && verifyEd25519(issued.signer, Buffer.from(issued.message, 'utf8'), signatureBytes);
+    // The curve equation is checked on the thread pool while the document's stream is probed.
+    const verifying = signatureBytes !== null && signatureBytes.length === 64 ? verifyEd25519OffThread(issued.signer, Buffer.from(issued.message, 'utf8'), signatureBytes) : false;
+    const document = await this.facts.document(issued.document);
+    const signatureValid = await verifying;
     const acceptanceId = acceptanceIdOf(issued.message);
     const submission = signatureValid && cmd.signature ? await this.submission(issued, cmd.signature, acceptanceId) : null;
     const command: SubmitAcceptanceCommand = {

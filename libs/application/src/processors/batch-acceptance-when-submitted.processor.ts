@@ -188,7 +188,7 @@ export class BatchAcceptanceWhenSubmitted implements Processor<Submitted> {
 
   /** Smallest n ≥ 1 such that `batch-<lane>-<n>` does not exist (batches of a lane are numbered without gaps). */
   private async firstFreeSequence(laneNumber: number): Promise<number> {
-    const exists = async (n: number) => (await this.store.readStream(streams.batch(laneNumber, n), { maxCount: 1 })).length > 0;
+    const exists = async (n: number) => (await this.store.streamRevision(streams.batch(laneNumber, n))) !== null;
     let high = 1;
     while (await exists(high)) high *= 2;
     let low = Math.floor(high / 2); // exists (or 0)

@@ -18,7 +18,7 @@ const change = (changes: Record<string, unknown>) => ({ kind: 'ChangeSettings' a
 
 /**
  * Facts read for decisions (Decisions.load) come from a state this process keeps when the stream still ends at its
- * revision, and from the store as soon as another writer moved it; a replaced last event is not served.
+ * revision, and from the store as soon as another writer moved it; the data of an event edited in place is never served.
  */
 describe('Decisions.load on the embedded event store', () => {
   let dir: string;
@@ -50,10 +50,9 @@ describe('Decisions.load on the embedded event store', () => {
     expect(loaded.revision).toBe(1n);
   });
 
-  it('does not serve a held state over a last event edited in place: the integrity error surfaces', async () => {
+  it('never serves the data of a last event edited in place: the held state stays the one decided, a full read fails', async () => {
     const decisions = new Decisions(store);
     await decisions.handle(stream, settingsDecider, change({ feeSponsor: 'organization' }), commandContext(`wallet:${owner}`));
-    await decisions.load(stream, settingsDecider);
     const db = new Database(file);
     try {
       const row = db.prepare('SELECT position, data FROM events WHERE stream_id = ?').get(stream) as { position: number; data: string };
@@ -61,6 +60,9 @@ describe('Decisions.load on the embedded event store', () => {
     } finally {
       db.close();
     }
-    await expect(decisions.load(stream, settingsDecider)).rejects.toBeInstanceOf(EventIntegrityError);
+    // The revision did not move: the state folded before the edit is the one decided and appended.
+    expect((await decisions.load(stream, settingsDecider)).state.feeSponsor).toBe('organization');
+    // Any read of the event itself (a restart, a rebuild, another process) reports the edit instead of serving it.
+    await expect(new Decisions(other).load(stream, settingsDecider)).rejects.toBeInstanceOf(EventIntegrityError);
   });
 });

@@ -52,7 +52,7 @@ interface CachedStream {
  * The state of a stream this process appended to or read is kept (up to 20,000 streams): deciding on it is safe
  * because the append still names the revision it was decided at, so a stream changed meanwhile (by another
  * process) fails the append and is read again. Reads of facts for other decisions ({@link load}) ask the store for
- * the stream's last revision and fold again only when it moved, unless the caller's action is idempotent and says
+ * the stream's last revision (an index probe, no event read) and fold again only when it moved, unless the caller's action is idempotent and says
  * so (`cached`: no read at all). An event edited in place behind the service before the kept state's revision is
  * found by the next full read of its stream (a restart, a rebuild), not by these revision checks.
  */
@@ -72,10 +72,9 @@ export class Decisions {
     const hit = this.cached(streamId, decider);
     if (hit) {
       if (options.cached) return hit;
-      // The state held is current when the stream still ends at the revision it was folded to: one event is read
-      // (and checked against its hash and its link) instead of the whole stream.
-      const [last] = await this.store.readStream(streamId, { direction: 'backwards', maxCount: 1 });
-      if (last !== undefined && last.revision === hit.revision) return hit;
+      // The state held is current when the stream still ends at the revision it was folded to: the store's stream
+      // index answers that without reading an event (the state itself came from a checked read).
+      if ((await this.store.streamRevision(streamId)) === hit.revision) return hit;
     }
     const stored = await this.store.readStream(streamId);
     const events: E[] = [];
