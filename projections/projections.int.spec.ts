@@ -13,7 +13,7 @@ import { ApiClient } from '../apps/cli/src/api-client';
 import { acceptAsWallet, signIn } from '../apps/cli/src/operations';
 import { publishedDocument } from '../test/support/fixtures';
 import { startTestService, type TestService } from '../test/support/test-service';
-import { ALL_PROJECTIONS } from './index';
+import { ALL_PROJECTIONS, COLLECTIONS, statsProjection } from './index';
 import { EXPECTED_READ_MODELS } from './testing/expected-read-models';
 import { FIXTURE_LOG } from './testing/fixture-log';
 
@@ -89,6 +89,18 @@ describe('projections over the hand-written fixture log', () => {
     });
     expect(once).toEqual(expectedFor(projection));
     expect(twice).toEqual(once);
+  });
+
+  it('stats: an outcome delivered again after a crash between its two counters counts once in each', async () => {
+    const mine = events.filter((e) => statsProjection.eventTypes.includes(e.type));
+    const outcome = mine.find((e) => e.type === 'AcceptanceRelayed')!;
+    await withStore(work, 'stats-crash', async (store) => {
+      for (const e of mine) await statsProjection.handle(e, store);
+      // As if the process died after the per-day counter was written and before the signer's: no signer yet.
+      await store.collection(COLLECTIONS.signerStats).deleteMany({});
+      await statsProjection.handle(outcome, store);
+      expect(await snapshot(store, [statsProjection])).toEqual(expectedFor(statsProjection));
+    });
   });
 });
 

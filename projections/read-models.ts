@@ -21,9 +21,10 @@ export const COLLECTIONS = {
   memberships: 'memberships_v1',
   domainVerifications: 'domain_verifications_v1',
   shards: 'shards_v1',
-  acceptanceStats: 'acceptance_stats_v1',
-  signerStats: 'signer_stats_v1',
-  statsPending: 'stats_pending_v1',
+  acceptanceStats: 'acceptance_stats_v2',
+  signerStats: 'signer_stats_v2',
+  statsDocuments: 'stats_documents_v2',
+  statsVersions: 'stats_versions_v2',
   webhooks: 'webhooks_v1',
   webhookDeliveries: 'webhook_deliveries_v2',
 } as const;
@@ -286,6 +287,8 @@ export interface AcceptanceStatDoc extends Doc {
   day: string;
   acceptances: number;
   feeLamports: number;
+  /** Log position of the last relay outcome counted here (decimal). */
+  position: string;
 }
 
 /** One signer of one organization. */
@@ -295,18 +298,23 @@ export interface SignerStatDoc extends Doc {
   acceptances: number;
   firstAcceptedAt: string;
   lastAcceptedAt: string;
+  /** Log position of the last relay outcome counted here (decimal). */
+  position: string;
 }
 
-/** What the stats need of a submitted acceptance until its relay outcome. */
-export interface StatsPendingDoc extends Doc {
+/** A document's slug, for the stats of its versions (`_id`: the document's id). */
+export interface StatsDocumentDoc extends Doc {
+  slug: string;
+}
+
+/** What the stats need of a published version to count its acceptances (`_id`: the version's address). */
+export interface StatsVersionDoc extends Doc {
   organizationId: string;
   documentId: string;
   documentSlug: string;
-  versionAddress: string;
   versionNumber: number;
-  signer: string;
-  counted: boolean;
 }
+
 
 /** An entry of an organization's audit log, as chained (docs/api.md "Audit log"). */
 export interface AuditEntryDoc extends Doc, AuditEntryAppendedData {}

@@ -264,11 +264,12 @@ export const EXPECTED_READ_MODELS: Record<string, Record<string, unknown>[]> = {
       syncedAt: '2024-01-01T00:27:00.000Z',
     },
   ],
-  stats_pending_v1: [
-    { _id: F.accA, organizationId: F.orgId, documentId: F.docId, documentSlug: 'terms-of-service', versionAddress: F.v1, versionNumber: 1, signer: F.signerA, counted: true },
-    { _id: F.accB, organizationId: F.orgId, documentId: F.docId, documentSlug: 'terms-of-service', versionAddress: F.v2, versionNumber: 2, signer: F.signerB, counted: false },
+  stats_documents_v2: [{ _id: F.docId, slug: 'terms-of-service' }],
+  stats_versions_v2: [
+    { _id: F.v1, organizationId: F.orgId, documentId: F.docId, documentSlug: 'terms-of-service', versionNumber: 1 },
+    { _id: F.v2, organizationId: F.orgId, documentId: F.docId, documentSlug: 'terms-of-service', versionNumber: 2 },
   ].sort((a, b) => (a._id < b._id ? -1 : 1)),
-  acceptance_stats_v1: [
+  acceptance_stats_v2: [
     {
       _id: `${F.orgId}:${F.v1}:2024-01-01`,
       organizationId: F.orgId,
@@ -279,10 +280,20 @@ export const EXPECTED_READ_MODELS: Record<string, Record<string, unknown>[]> = {
       day: '2024-01-01',
       acceptances: 1,
       feeLamports: 10_000,
+      // The log position of the relay outcome counted: SignerA's on v1, the 16th event of the fixture log.
+      position: '15',
     },
   ],
-  signer_stats_v1: [
-    { _id: `${F.orgId}:${F.signerA}`, organizationId: F.orgId, signer: F.signerA, acceptances: 1, firstAcceptedAt: '2024-01-01T09:06:40.000Z', lastAcceptedAt: '2024-01-01T09:06:40.000Z' },
+  signer_stats_v2: [
+    {
+      _id: `${F.orgId}:${F.signerA}`,
+      organizationId: F.orgId,
+      signer: F.signerA,
+      acceptances: 1,
+      firstAcceptedAt: '2024-01-01T09:06:40.000Z',
+      lastAcceptedAt: '2024-01-01T09:06:40.000Z',
+      position: '15',
+    },
   ],
   audit_entries_v1: [
     {

@@ -640,6 +640,17 @@ export const EVENT_TYPES: readonly DomainEventType[] = [
   'AcceptanceBatched', 'BatchClosed', 'BatchResigned', 'BatchAnchored',
 ];
 
+/**
+ * The version and signer an acceptance stream belongs to ({@link streams}.acceptance), or null for another stream.
+ * A version address is base58 (no `-`), so the signer is everything after the second dash.
+ */
+export function acceptanceStreamParts(streamId: string): { versionAddress: Address; signer: string } | null {
+  if (!streamId.startsWith('acceptance-')) return null;
+  const dash = streamId.indexOf('-', 'acceptance-'.length);
+  if (dash < 0) return null;
+  return { versionAddress: streamId.slice('acceptance-'.length, dash), signer: streamId.slice(dash + 1) };
+}
+
 /** Stream names, in one place so that a typo cannot split a stream. */
 export const streams = {
   organization: (address: Address) => `organization-${address}`,
