@@ -3,6 +3,12 @@ import { createEventStore, EventSchemaRegistry } from '@svc/event-store';
 import { createReadStore, ProjectionRunner } from '@svc/read-store';
 import { ALL_PROJECTIONS } from '@svc/projections';
 
+/**
+ * Events applied per read-store transaction by a rebuild (the service is stopped, so nobody waits for the commits):
+ * each B-tree page the replay touches is written once per 20,000 events instead of once per 1,000.
+ */
+const REBUILD_COMMIT_EVENTS = 20_000;
+
 /** One rebuilt projection, as `svc rebuild-projections --json` reports it. */
 export interface RebuiltProjection {
   projection: string;
@@ -15,8 +21,8 @@ export interface RebuiltProjection {
 /**
  * Rebuilds read models from the event log, on the stores the service's configuration names
  * (`DATA_DIR`, `EVENTSTORE_URL`, `MONGODB_URL`): each chosen projection's collections are dropped and its
- * checkpoint deleted, then the log is read once and each page applied by all of them (one read-store transaction
- * per page with the embedded store; `ProjectionRunner.rebuildTogether`). Stop the service first: its own
+ * checkpoint deleted, then the log is read once and each page applied by all of them (with the embedded store, one
+ * read-store transaction per 20,000 events; `ProjectionRunner.rebuildTogether`). Stop the service first: its own
  * projections would write the same read models.
  * @returns the rebuilt projections, the log position they were rebuilt through and the time it took.
  * @throws Error naming an unknown projection; ProjectionFaultedError naming the projection, stream and
@@ -31,7 +37,7 @@ export async function rebuildProjections(names: string[], dataDir?: string): Pro
   const eventStore = createEventStore(config, EventSchemaRegistry.fromDirectory());
   // The service is stopped during a rebuild (nothing to answer): indexes are built on the command's own connection.
   const readStore = await createReadStore(config, { serving: false });
-  const runner = new ProjectionRunner(eventStore, readStore, [...ALL_PROJECTIONS], undefined, { idleCheckMs: 0 });
+  const runner = new ProjectionRunner(eventStore, readStore, [...ALL_PROJECTIONS], undefined, { idleCheckMs: 0, replayCommitEvents: REBUILD_COMMIT_EVENTS });
   const started = Date.now();
   try {
     // Reset first, then start: the chosen projections, left without a checkpoint, replay the log together from one

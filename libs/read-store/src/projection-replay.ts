@@ -10,8 +10,10 @@ import type { ProjectionState } from './projection-state';
 import type { ReadStore } from './read-store.port';
 
 export interface SharedReplayOptions {
-  /** Events read from the log per page; each page is applied as one read-store transaction. */
+  /** Events read from the log per page. */
   pageSize: number;
+  /** Events applied per read-store transaction (whole pages: a transaction ends after the page that reaches it). */
+  commitEvents: number;
   /** Asked before each page: false ends the replay early (the runner is stopping). */
   proceed: () => boolean;
   logger?: ProjectionRunnerLogger;
@@ -20,14 +22,15 @@ export interface SharedReplayOptions {
 /**
  * Replays the log from its start up to `head` (inclusive) into every projection of `states`, whose read models and
  * checkpoints must be empty. Each page of `pageSize` events is read once with `readAll` (every event checked
- * against its hash and chain) and applied by every projection to the events of its types, all of them inside one
- * read-store transaction when the store has `transaction` (SQLite) together with every projection's checkpoint,
- * which becomes the page's last position; without transactions each projection writes its events, then its
- * checkpoint.
+ * against its hash and chain) and applied by every projection to the events of its types. Pages are applied in
+ * read-store transactions of about `commitEvents` events when the store has `transaction` (SQLite), each ending
+ * with every projection's checkpoint at its last position; without transactions each projection writes its events,
+ * and the checkpoints follow each group of pages.
  *
- * It never rejects. It stops at the first page it cannot read or apply (a stored event failing its integrity check, a
- * handler error), logs why, and leaves the rest to each projection's own subscription from its checkpoint, which
- * reports such an event or retries such a handler as it always does (only projections of that event's types stop).
+ * It never rejects. It stops at the first page it cannot read (after committing the pages before it) or apply (the
+ * transaction holding that page is rolled back), logs why, and leaves the rest to each projection's own subscription
+ * from its checkpoint, which reports such an event or retries such a handler as it always does (only projections of
+ * that event's types stop).
  * @returns the position every projection has applied and checkpointed (`undefined` when no page was applied).
  */
 export async function replayTogether(
@@ -39,46 +42,61 @@ export async function replayTogether(
 ): Promise<bigint | undefined> {
   let applied: bigint | undefined;
   let after = -1n;
-  while (after < head && options.proceed()) {
-    let page: StoredEvent[];
+  let ended = false;
+  while (!ended && after < head && options.proceed()) {
+    const from = after;
+    // Pages from `from` until `commitEvents` events were read, the head is reached or a page cannot be read; then the
+    // checkpoints. @returns the last position applied (undefined: nothing was).
+    const group = async (store: ReadStore): Promise<bigint | undefined> => {
+      let reached: bigint | undefined;
+      let read = 0;
+      while (read < options.commitEvents && (reached ?? from) < head && (read === 0 || options.proceed())) {
+        let page: StoredEvent[];
+        try {
+          page = await eventStore.readAll({ after: reached ?? from, maxCount: options.pageSize });
+        } catch (err) {
+          options.logger?.warn(`shared replay stopped after position ${String(reached ?? from)}: ${errMessage(err)}; each projection continues on its own`);
+          ended = true;
+          break;
+        }
+        const upTo = page.filter((e) => e.position <= head);
+        if (upTo.length === 0) {
+          ended = true;
+          break;
+        }
+        await applyPage(store, states, upTo);
+        reached = upTo[upTo.length - 1]!.position;
+        read += page.length;
+      }
+      if (reached !== undefined) for (const s of states) await store.saveCheckpoint(s.key, reached);
+      return reached;
+    };
+    let reached: bigint | undefined;
     try {
-      page = await eventStore.readAll({ after, maxCount: options.pageSize });
-    } catch (err) {
-      options.logger?.warn(`shared replay stopped after position ${String(after)}: ${errMessage(err)}; each projection continues on its own`);
-      return applied;
-    }
-    const upTo = page.filter((e) => e.position <= head);
-    if (upTo.length === 0) return applied;
-    const last = upTo[upTo.length - 1]!.position;
-    try {
-      await applyPage(readStore, states, upTo, last);
+      reached = readStore.transaction ? await readStore.transaction(group) : await group(readStore);
     } catch (err) {
       // A handler failed: logged as the runner logs every failed batch; the projection's own subscription retries it.
-      options.logger?.error(`shared replay stopped after position ${String(after)}: ${errMessage(err)}; each projection continues on its own`, err);
+      options.logger?.error(`shared replay stopped after position ${String(from)}: ${errMessage(err)}; each projection continues on its own`, err);
       return applied;
     }
-    for (const s of states) s.markApplied(last);
-    applied = last;
-    after = last;
-    await yieldToEventLoop(); // a replay inside the service lets HTTP requests through between pages
+    if (reached === undefined) return applied;
+    for (const s of states) s.markApplied(reached);
+    applied = reached;
+    after = reached;
+    await yieldToEventLoop(); // a replay inside the service lets HTTP requests through between transactions
   }
   return applied;
 }
 
-/** One page: each projection's events of the page, then its checkpoint; all in one transaction when the store has them. */
-async function applyPage(readStore: ReadStore, states: readonly ProjectionState[], page: readonly StoredEvent[], last: bigint): Promise<void> {
-  const run = async (store: ReadStore) => {
-    const slice = timeSlices(); // at most SLICE_MS of handlers before HTTP requests get a turn
-    for (const s of states) {
-      const scoped = s.storeFor(store);
-      for (const event of page) {
-        if (!s.types.has(event.type)) continue;
-        await slice();
-        await s.projection.handle(event, scoped);
-      }
-      await store.saveCheckpoint(s.key, last);
+/** Each projection's events of one page (its checkpoint is saved by the caller). */
+async function applyPage(store: ReadStore, states: readonly ProjectionState[], page: readonly StoredEvent[]): Promise<void> {
+  const slice = timeSlices(); // at most SLICE_MS of handlers before HTTP requests get a turn
+  for (const s of states) {
+    const scoped = s.storeFor(store);
+    for (const event of page) {
+      if (!s.types.has(event.type)) continue;
+      await slice();
+      await s.projection.handle(event, scoped);
     }
-  };
-  if (readStore.transaction) await readStore.transaction(run);
-  else await run(readStore);
+  }
 }

@@ -247,6 +247,31 @@ describe('ProjectionRunner on long streams', () => {
     await expect(r.rebuildTogether(['things', 'nope'])).rejects.toThrow(/unknown projection "nope"/);
   });
 
+  it('replayCommitEvents groups the pages of a replay in fewer transactions, with the same read models and checkpoints', async () => {
+    const appended = await appendMany(h, 4_000);
+    const head = appended[appended.length - 1]!.position;
+    const transactionsOfReplay = async (options: { batchSize: number; replayCommitEvents?: number }) => {
+      const r = h.runner([countingProjection([]), othersProjection([])], options);
+      await r.rebuildTogether(['things', 'others']); // stopped: resets only
+      const transaction = jest.spyOn(h.reads, 'transaction');
+      await r.start();
+      await r.waitFor(head);
+      const count = transaction.mock.calls.length;
+      transaction.mockRestore();
+      expect(await readModel(h.reads)).toEqual(expectedDocs(appended));
+      expect(await othersModel(h.reads)).toEqual(expectedOthers(appended));
+      await r.stop();
+      expect(await h.reads.getCheckpoint('things.v1')).toBe(head);
+      expect(await h.reads.getCheckpoint('others.v1')).toBe(head);
+      return count;
+    };
+    const perPage = await transactionsOfReplay({ batchSize: 64 });
+    const grouped = await transactionsOfReplay({ batchSize: 64, replayCommitEvents: 1_000 });
+    // 63 pages of 64 events: one transaction each, or one per 16 pages (1,024 events) when grouped.
+    expect(perPage).toBeGreaterThanOrEqual(Math.ceil(4_000 / 64));
+    expect(grouped).toBeLessThanOrEqual(perPage - Math.ceil(4_000 / 64) + Math.ceil(4_000 / 1_024));
+  });
+
   it('rebuildTogether while stopped only resets; the next start replays them together, once, and builds their indexes', async () => {
     const appended = await appendMany(h, 1_500);
     const head = appended[appended.length - 1]!.position;
@@ -277,10 +302,13 @@ describe('ProjectionRunner on long streams', () => {
     db.close();
   });
 
-  it('a tampered event ends the shared replay: the projection of its type stops loudly before it, the other reaches the head', async () => {
+  it.each([
+    ['one page per transaction', { batchSize: 64 }],
+    ['pages grouped in transactions of 500 events', { batchSize: 64, replayCommitEvents: 500 }],
+  ])('a tampered event ends the shared replay (%s): the projection of its type stops loudly before it, the other reaches the head', async (_, options) => {
     const appended = await appendMany(h, 1_000);
     const logger = memoryLogger();
-    const r = h.runner([countingProjection([]), othersProjection([])], { batchSize: 64 }, logger);
+    const r = h.runner([countingProjection([]), othersProjection([])], options, logger);
     await r.start();
     const head = appended[appended.length - 1]!.position;
     await r.waitFor(head);
@@ -300,12 +328,15 @@ describe('ProjectionRunner on long streams', () => {
     expect(await readModel(h.reads)).toEqual(expectedDocs(appended.filter((a) => a.position <= checkpoint)));
   });
 
-  it('a handler failing during the shared replay is retried on its own subscription, never skipped', async () => {
+  it.each([
+    ['one page per transaction', { batchSize: 100 }],
+    ['pages grouped in transactions of 700 events', { batchSize: 100, replayCommitEvents: 700 }],
+  ])('a handler failing during the shared replay (%s) is retried on its own subscription, never skipped', async (_, options) => {
     const appended = await appendMany(h, 2_000);
     const failing = { times: 0 };
     const flaky = flakyThings(failing);
     const logger = memoryLogger();
-    const r = h.runner([flaky, othersProjection([])], { batchSize: 100 }, logger);
+    const r = h.runner([flaky, othersProjection([])], options, logger);
     await r.start();
     await r.waitFor(appended[appended.length - 1]!.position);
     failing.times = 3;

@@ -61,8 +61,10 @@ export class ProjectionRunner {
       waitForTimeoutMs: options.waitForTimeoutMs ?? 10_000,
       pollIntervalMs: options.pollIntervalMs ?? 10,
       retryDelayMs: options.retryDelayMs ?? 100,
+      replayCommitEvents: options.replayCommitEvents ?? options.batchSize ?? 1000,
     };
     if (!(Number.isSafeInteger(this.opts.batchSize) && this.opts.batchSize >= 1)) throw new TypeError('batchSize must be a positive integer');
+    if (!(Number.isSafeInteger(this.opts.replayCommitEvents) && this.opts.replayCommitEvents >= 1)) throw new TypeError('replayCommitEvents must be a positive integer');
     this.batches = new BatchApplier(readStore, this.opts, logger);
     const onUndeclared = (state: ProjectionState, collection: string) => {
       state.undeclared.add(collection);
@@ -310,6 +312,7 @@ export class ProjectionRunner {
     const unchanged = () => this.phase === 'running' && chosen.every((s, i) => s.generation === generations[i]);
     const reached = await replayTogether(this.eventStore, this.readStore, chosen, head, {
       pageSize: this.opts.batchSize,
+      commitEvents: this.opts.replayCommitEvents,
       proceed: unchanged,
       logger: this.logger,
     });

@@ -60,6 +60,13 @@ export interface ProjectionRunnerOptions {
   pollIntervalMs?: number;
   /** Delay before the first retry of a failed batch, in milliseconds; default 100, doubling up to 30 000. */
   retryDelayMs?: number;
+  /**
+   * Events the shared replay (a first start or a rebuild) applies per read-store transaction, read in pages of
+   * `batchSize`; default `batchSize` (one page per transaction). Larger commits write each B-tree page they touch
+   * once instead of once per page of events, at the cost of memory and of other writers waiting longer: for an
+   * offline rebuild, not for a serving process.
+   */
+  replayCommitEvents?: number;
 }
 
 /**
