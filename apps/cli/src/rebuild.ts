@@ -37,7 +37,7 @@ export async function rebuildProjections(names: string[], dataDir?: string): Pro
   const eventStore = createEventStore(config, EventSchemaRegistry.fromDirectory());
   // The service is stopped during a rebuild (nothing to answer): indexes are built on the command's own connection.
   const readStore = await createReadStore(config, { serving: false });
-  const runner = new ProjectionRunner(eventStore, readStore, [...ALL_PROJECTIONS], undefined, { idleCheckMs: 0, replayCommitEvents: REBUILD_COMMIT_EVENTS });
+  const runner = new ProjectionRunner(eventStore, readStore, [...ALL_PROJECTIONS], undefined, { idleCheckMs: 0, replayCommitEvents: REBUILD_COMMIT_EVENTS, replayReadAhead: true });
   const started = Date.now();
   try {
     // Reset first, then start: the chosen projections, left without a checkpoint, replay the log together from one

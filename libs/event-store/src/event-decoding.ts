@@ -61,18 +61,28 @@ export function decodeEvent(raw: RawEvent, path: ReadPath): StoredEvent {
     if (!isRecord(raw.data)) throw new Error('data must be a JSON object');
     data = raw.data;
     metadata = stored;
-    if (path.upcast) {
-      const up = path.upcast(raw.type, metadata.schemaVersion, data, metadata);
-      if (up.schemaVersion !== metadata.schemaVersion) {
-        path.schemas.validate(raw.type, up.schemaVersion, up.data);
-        metadata = { ...metadata, schemaVersion: up.schemaVersion };
-      }
-      data = up.data;
-    }
   } catch (err) {
     throw integrityError(raw, 'schema', err instanceof Error ? err.message : String(err));
   }
-  return { id: raw.id, type: raw.type, data, metadata, streamId: raw.streamId, revision: raw.revision, position: raw.position };
+  return upcastStored({ id: raw.id, type: raw.type, data, metadata, streamId: raw.streamId, revision: raw.revision, position: raw.position }, path);
+}
+
+/**
+ * Brings an event checked against its stored schema version to the current shape with `path.upcast` (itself when
+ * there is none, or when it is current already); the upcast data are checked against the newer schema.
+ * @throws EventIntegrityError (reason 'schema') when no upcast path exists or the upcast data do not satisfy it.
+ */
+export function upcastStored(event: StoredEvent, path: ReadPath): StoredEvent {
+  if (!path.upcast) return event;
+  try {
+    const up = path.upcast(event.type, event.metadata.schemaVersion, event.data, event.metadata);
+    if (up.schemaVersion === event.metadata.schemaVersion && up.data === event.data) return event;
+    if (up.schemaVersion !== event.metadata.schemaVersion) path.schemas.validate(event.type, up.schemaVersion, up.data);
+    const metadata = up.schemaVersion === event.metadata.schemaVersion ? event.metadata : { ...event.metadata, schemaVersion: up.schemaVersion };
+    return { ...event, data: up.data, metadata };
+  } catch (err) {
+    throw integrityError(event, 'schema', err instanceof Error ? err.message : String(err));
+  }
 }
 
 /**

@@ -62,10 +62,11 @@ export class EventSchemaRegistry {
   private readonly validateMetadataFn: ValidateFunction;
 
   /**
-   * @param sources one entry per (type, version); duplicates throw.
+   * @param sources one entry per (type, version); duplicates throw. Kept (plain JSON), so that a worker thread can
+   *   compile the same registry.
    * @throws Error when a schema does not compile or its `$id` does not name it.
    */
-  constructor(sources: readonly EventSchemaSource[]) {
+  constructor(readonly sources: readonly EventSchemaSource[]) {
     const ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true });
     addFormats(ajv);
     this.validateMetadataFn = ajv.compile(METADATA_SCHEMA);

@@ -126,6 +126,13 @@ export interface EventStore {
    * @throws EventIntegrityError as {@link EventStore.readStream}.
    */
   readAll(options?: ReadAllOptions): Promise<StoredEvent[]>;
+  /**
+   * The global log after `after` up to `upTo` (inclusive), in pages of `pageSize` events, read and checked on
+   * another thread ahead of the consumer, each event as {@link EventStore.readAll} serves it; null when this store
+   * cannot (a server, an in-memory file). For long reads of the whole log: a replay.
+   * @throws EventIntegrityError from the iteration, at the page holding a bad stored event.
+   */
+  readAllAhead?(range: { after: bigint; upTo: bigint; pageSize: number }): AsyncIterable<StoredEvent[]> | null;
   /** Position of the last event in the log (`-1n` when empty). */
   headPosition(): Promise<bigint>;
   /**

@@ -3,6 +3,7 @@ import { AppendBatcher } from './append-batcher';
 import { prepareAppend, type PreparedEvent } from './append-preparation';
 import { RecentEvents } from './recent-events';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer';
+import { canReadLogAhead, readLogAhead } from './log-read-ahead';
 import { SubscriptionGroup, type CatchUpSource } from './catch-up-subscription';
 import { decodeEvent, type ReadPath } from './event-decoding';
 import { GENESIS_HASH, sqliteRowHash } from './event-hash';
@@ -87,6 +88,7 @@ export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
   private readonly schemas: EventSchemaRegistry;
   private readonly readPath: ReadPath;
+  private readonly file: string;
   private readonly logger?: EventStoreLogger;
   private readonly pollIntervalMs: number;
   private readonly foreignCommitCheckMs: number;
@@ -122,6 +124,7 @@ export class SqliteEventStore implements EventStore {
   constructor(options: SqliteEventStoreOptions) {
     this.schemas = options.schemas;
     this.readPath = { schemas: options.schemas, upcast: options.upcast };
+    this.file = options.file;
     this.logger = options.logger;
     this.pollIntervalMs = options.pollIntervalMs ?? 500;
     this.foreignCommitCheckMs = options.foreignCommitCheckMs ?? 20;
@@ -269,6 +272,13 @@ export class SqliteEventStore implements EventStore {
     const limit = options.maxCount ?? NO_LIMIT;
     if (limit === 0) return [];
     return this.readLog(options.after ?? -1n, limit);
+  }
+
+  /** {@link EventStore.readAllAhead} on a worker thread with its own read-only connection (log-read-ahead.ts). */
+  readAllAhead(range: { after: bigint; upTo: bigint; pageSize: number }): AsyncIterable<StoredEvent[]> | null {
+    this.assertOpen();
+    if (this.file === ':memory:' || !canReadLogAhead()) return null;
+    return readLogAhead(this.file, this.readPath, range);
   }
 
   /** Position of the last event (`-1n` when the log is empty). */

@@ -14,6 +14,8 @@ export interface SharedReplayOptions {
   pageSize: number;
   /** Events applied per read-store transaction (whole pages: a transaction ends after the page that reaches it). */
   commitEvents: number;
+  /** Read the log on another thread ahead of the projections, when the event store can (`readAllAhead`). */
+  readAhead?: boolean;
   /** Asked before each page: false ends the replay early (the runner is stopping). */
   proceed: () => boolean;
   logger?: ProjectionRunnerLogger;
@@ -40,6 +42,25 @@ export async function replayTogether(
   head: bigint,
   options: SharedReplayOptions,
 ): Promise<bigint | undefined> {
+  const ahead = options.readAhead ? eventStore.readAllAhead?.({ after: -1n, upTo: head, pageSize: options.pageSize }) : null;
+  const pages = ahead?.[Symbol.asyncIterator]();
+  // The next page after `after`: from the reader ahead (whose pages follow each other as this loop takes them), or
+  // read here.
+  const nextPage = async (after: bigint): Promise<StoredEvent[]> => (pages ? ((await pages.next()).value ?? []) : eventStore.readAll({ after, maxCount: options.pageSize }));
+  try {
+    return await replayPages(readStore, states, head, options, nextPage);
+  } finally {
+    await pages?.return?.();
+  }
+}
+
+async function replayPages(
+  readStore: ReadStore,
+  states: readonly ProjectionState[],
+  head: bigint,
+  options: SharedReplayOptions,
+  nextPage: (after: bigint) => Promise<StoredEvent[]>,
+): Promise<bigint | undefined> {
   let applied: bigint | undefined;
   let after = -1n;
   let ended = false;
@@ -53,7 +74,7 @@ export async function replayTogether(
       while (read < options.commitEvents && (reached ?? from) < head && (read === 0 || options.proceed())) {
         let page: StoredEvent[];
         try {
-          page = await eventStore.readAll({ after: reached ?? from, maxCount: options.pageSize });
+          page = await nextPage(reached ?? from);
         } catch (err) {
           options.logger?.warn(`shared replay stopped after position ${String(reached ?? from)}: ${errMessage(err)}; each projection continues on its own`);
           ended = true;

@@ -62,6 +62,7 @@ export class ProjectionRunner {
       pollIntervalMs: options.pollIntervalMs ?? 10,
       retryDelayMs: options.retryDelayMs ?? 100,
       replayCommitEvents: options.replayCommitEvents ?? options.batchSize ?? 1000,
+      replayReadAhead: options.replayReadAhead ?? false,
     };
     if (!(Number.isSafeInteger(this.opts.batchSize) && this.opts.batchSize >= 1)) throw new TypeError('batchSize must be a positive integer');
     if (!(Number.isSafeInteger(this.opts.replayCommitEvents) && this.opts.replayCommitEvents >= 1)) throw new TypeError('replayCommitEvents must be a positive integer');
@@ -313,6 +314,7 @@ export class ProjectionRunner {
     const reached = await replayTogether(this.eventStore, this.readStore, chosen, head, {
       pageSize: this.opts.batchSize,
       commitEvents: this.opts.replayCommitEvents,
+      readAhead: this.opts.replayReadAhead,
       proceed: unchanged,
       logger: this.logger,
     });

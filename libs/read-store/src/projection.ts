@@ -67,6 +67,11 @@ export interface ProjectionRunnerOptions {
    * offline rebuild, not for a serving process.
    */
   replayCommitEvents?: number;
+  /**
+   * Whether the shared replay reads the log on another thread, ahead of the projections applying it, when the event
+   * store can (`EventStore.readAllAhead`); default false.
+   */
+  replayReadAhead?: boolean;
 }
 
 /**

@@ -1,0 +1,86 @@
+/**
+ * Reading the log ahead on a worker thread (`SqliteEventStore.readAllAhead`). A worker runs JavaScript only, so the
+ * store is taken from the build in `dist/` (`npm test` builds first); from the TypeScript sources `readAllAhead`
+ * answers null, which the first case checks too.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import Database from 'better-sqlite3';
+import { EventIntegrityError as SourceIntegrityError, type StoredEvent } from './event-store.port';
+import { SqliteEventStore as SourceStore } from './sqlite-event-store';
+import { fixtureUpcast, FIXTURE_SCHEMAS_DIR, other, thing } from './testing/fixtures';
+
+const BUILT = path.resolve(__dirname, '../../../dist/libs/event-store/src/index.js');
+if (!existsSync(BUILT)) throw new Error(`${BUILT} is missing: run \`npm run build\` first (\`npm test\` does)`);
+const built = require(BUILT) as typeof import('./index');
+
+const plain = (pages: StoredEvent[][]) => pages.map((page) => page.map((e) => ({ ...e, metadata: { ...e.metadata }, data: { ...e.data } })));
+
+async function collect(pages: AsyncIterable<StoredEvent[]> | null): Promise<StoredEvent[][]> {
+  if (!pages) throw new Error('the store cannot read ahead');
+  const out: StoredEvent[][] = [];
+  for await (const page of pages) out.push(page);
+  return out;
+}
+
+describe('SqliteEventStore.readAllAhead (built module, worker thread)', () => {
+  let dir: string;
+  let file: string;
+  let store: InstanceType<typeof built.SqliteEventStore>;
+  beforeEach(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'svc-read-ahead-'));
+    file = path.join(dir, 'events.sqlite');
+    store = new built.SqliteEventStore({ file, schemas: built.EventSchemaRegistry.fromDirectory(FIXTURE_SCHEMAS_DIR), upcast: fixtureUpcast });
+    for (let i = 0; i < 25; i++) await store.append(`thing-${i}`, [thing(2 * i), thing(2 * i + 1), other(`o-${i}`)], 'no_stream');
+  });
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('yields the same events as readAll, page after page, upcast, up to the position asked (sources: null)', async () => {
+    const all = await store.readAll();
+    expect(all).toHaveLength(75);
+    const upTo = all[69]!.position;
+    const pages = await collect(store.readAllAhead({ after: all[4]!.position, upTo, pageSize: 16 }));
+    expect(pages.map((p) => p.length)).toEqual([16, 16, 16, 16, 1]);
+    expect(plain(pages).flat()).toEqual(plain([all.slice(5, 70)]).flat());
+    // The upcaster ran on this thread: OtherThingHappened v1 is served as v2 with its label.
+    expect(pages.flat().find((e) => e.type === 'OtherThingHappened')).toMatchObject({ metadata: { schemaVersion: 2 }, data: { label: expect.stringMatching(/^v1:o-/) } });
+
+    const fromSources = new SourceStore({ file: path.join(dir, 'sources.sqlite'), schemas: built.EventSchemaRegistry.fromDirectory(FIXTURE_SCHEMAS_DIR) });
+    expect(fromSources.readAllAhead({ after: -1n, upTo: 10n, pageSize: 4 })).toBeNull();
+    await fromSources.close();
+  });
+
+  it('stops at a stored event edited behind the store: the pages before it, then its EventIntegrityError', async () => {
+    const all = await store.readAll();
+    const bad = all[40]!;
+    const db = new Database(file);
+    db.prepare('UPDATE events SET data = ? WHERE position = ?').run(JSON.stringify({ thingId: 'forged', n: 0 }), bad.position);
+    db.close();
+    const pages: StoredEvent[][] = [];
+    let failure: unknown;
+    try {
+      for await (const page of store.readAllAhead({ after: -1n, upTo: all[74]!.position, pageSize: 10 })!) pages.push(page);
+    } catch (err) {
+      failure = err;
+    }
+    expect(pages.flat().map((e) => e.position)).toEqual(all.slice(0, 40).map((e) => e.position));
+    expect(failure).toBeInstanceOf(built.EventIntegrityError);
+    expect(failure).toMatchObject({ streamId: bad.streamId, position: bad.position, revision: bad.revision, reason: 'hash_mismatch' });
+    // The built module's error class is the same shape as the sources' one.
+    expect(Object.keys(failure as object).sort()).toEqual(Object.keys(new SourceIntegrityError('s', 0n, 0n, 'i', 'schema', 'd')).sort());
+  });
+
+  it('leaving the loop early stops the worker, and the store closes', async () => {
+    const all = await store.readAll();
+    let seen = 0;
+    for await (const page of store.readAllAhead({ after: -1n, upTo: all[74]!.position, pageSize: 5 })!) {
+      seen += page.length;
+      if (seen >= 10) break;
+    }
+    expect(seen).toBe(10);
+  });
+});

@@ -1,0 +1,72 @@
+/**
+ * Reading the embedded store's global log on another thread, a few pages ahead of its consumer
+ * (docs/architecture.md "Projections"): a replay of the whole log spends about half its time reading and checking
+ * events, and this lets that half run on the other core while the projections apply the pages already read.
+ */
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { upcastStored, type ReadPath } from './event-decoding';
+import { EventIntegrityError, type StoredEvent } from './event-store.port';
+import type { ReadAheadMessage, ReadAheadWorkerData } from './log-read-ahead-thread';
+
+/** The worker's module as built; absent when the code runs from its TypeScript sources (tests). */
+const THREAD_MODULE = path.join(__dirname, 'log-read-ahead-thread.js');
+
+/** Pages the worker may have read that the consumer has not taken yet. */
+const PAGES_AHEAD = 3;
+
+/** Whether this build can read ahead (its worker module was compiled to JavaScript). */
+export function canReadLogAhead(): boolean {
+  return existsSync(THREAD_MODULE);
+}
+
+/**
+ * The log of the SQLite file `file` after position `after` up to `upTo` (inclusive), in pages of `pageSize`
+ * events, read and checked by a worker thread while the consumer handles the page before. Each event is checked
+ * as {@link SqliteEventStore.readAll} checks it, then upcast here with `readPath`. Leaving the loop early stops the
+ * worker.
+ * @throws EventIntegrityError at the page holding a stored event that fails its check (the pages before it are
+ *   yielded first); Error when the worker cannot open the file.
+ */
+export async function* readLogAhead(
+  file: string,
+  readPath: ReadPath,
+  range: { after: bigint; upTo: bigint; pageSize: number },
+): AsyncGenerator<StoredEvent[], void, undefined> {
+  const data: ReadAheadWorkerData = {
+    kind: 'log-read-ahead',
+    file,
+    sources: readPath.schemas.sources,
+    after: range.after.toString(),
+    upTo: range.upTo.toString(),
+    pageSize: range.pageSize,
+    pagesAhead: PAGES_AHEAD,
+  };
+  const worker = new Worker(THREAD_MODULE, { workerData: data });
+  const inbox: ReadAheadMessage[] = [];
+  let wake: (() => void) | undefined;
+  const deliver = (message: ReadAheadMessage) => {
+    inbox.push(message);
+    wake?.();
+  };
+  worker.on('message', deliver);
+  worker.on('error', (err) => deliver({ kind: 'error', message: `the log reader thread failed: ${err.message}` }));
+  worker.on('exit', (code) => deliver({ kind: 'error', message: `the log reader thread exited (code ${code})` }));
+  try {
+    for (;;) {
+      while (inbox.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+      const message = inbox.shift()!;
+      if (message.kind === 'end') return;
+      if (message.kind === 'error') {
+        const i = message.integrity;
+        throw i ? new EventIntegrityError(i.streamId, i.position, i.revision, i.eventId, i.reason, i.detail) : new Error(message.message);
+      }
+      worker.postMessage('more');
+      yield readPath.upcast ? message.events.map((e) => upcastStored(e, readPath)) : message.events;
+    }
+  } finally {
+    worker.removeAllListeners();
+    await worker.terminate();
+  }
+}
