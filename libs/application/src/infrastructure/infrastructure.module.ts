@@ -54,7 +54,7 @@ export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown
           provide: PROJECTION_RUNNER,
           inject: [EVENT_STORE, READ_STORE],
           useFactory: (eventStore: EventStore, readStore: ReadStore) =>
-            new ProjectionRunner(eventStore, readStore, [...ALL_PROJECTIONS], new Logger('Projections')),
+            new ProjectionRunner(eventStore, readStore, [...ALL_PROJECTIONS], new Logger('Projections'), { replayReadAhead: true }),
         },
         NetworkService,
       ],
