@@ -23,8 +23,9 @@ export interface SharedReplayOptions {
 
 /**
  * Replays the log from its start up to `head` (inclusive) into every projection of `states`, whose read models and
- * checkpoints must be empty. Each page of `pageSize` events is read once with `readAll` (every event checked
- * against its hash and chain) and applied by every projection to the events of its types. Pages are applied in
+ * checkpoints must be empty. Each page of `pageSize` events is read once (every event checked against its hash and
+ * chain), with `readAll`, or with `readAllAhead` on the store's reader thread when `readAhead` is set and the store
+ * has one, and applied by every projection to the events of its types. Pages are applied in
  * read-store transactions of about `commitEvents` events when the store has `transaction` (SQLite), each ending
  * with every projection's checkpoint at its last position; without transactions each projection writes its events,
  * and the checkpoints follow each group of pages.
