@@ -207,6 +207,16 @@ describe('SQLite read store: index builds on large collections', () => {
     return store;
   }
 
+  /** Runs `use` on a {@link filled} store, closed afterwards whatever happens. */
+  async function withFilled(options: { offThreadIndexMinRows?: number }, use: (store: SqliteReadStore) => Promise<void>): Promise<void> {
+    const store = await filled(options);
+    try {
+      await use(store);
+    } finally {
+      await store.close();
+    }
+  }
+
   /**
    * Starts building an index on `g, n` and, until it ends, reads one document per event-loop turn; a write is issued
    * as the build starts. @returns the reads answered while the build ran.
@@ -237,33 +247,24 @@ describe('SQLite read store: index builds on large collections', () => {
     expect(found.at(-1)?._id).toBe('written-meanwhile');
   }
 
-  it('builds in a worker thread: reads are answered meanwhile, writes land after it, and queries then use the index', async () => {
-    const store = await filled({});
-    try {
+  it('builds in a worker thread: reads are answered meanwhile, writes land after it, and queries then use the index', async () =>
+    withFilled({}, async (store) => {
       expect(await buildWhileReading(store)).toBeGreaterThan(0);
       await expectIndexedAnswers(store);
       const db = new Database(path.join(dir, 'read.sqlite'), { readonly: true });
       const plan = db.prepare(`EXPLAIN QUERY PLAN SELECT doc FROM rm_big WHERE "f:g" = 'g1' ORDER BY "f:n" DESC`).all() as { detail: string }[];
       db.close();
       expect(plan.map((p) => p.detail).join(' ')).toMatch(/USING INDEX/);
-    } finally {
-      await store.close();
-    }
-  });
+    }));
 
-  it('on the store\'s own connection (the rebuild command\'s choice), the same build answers no read until it ends', async () => {
-    const store = await filled({ offThreadIndexMinRows: Infinity });
-    try {
+  it('on the store\'s own connection (the rebuild command\'s choice), the same build answers no read until it ends', async () =>
+    withFilled({ offThreadIndexMinRows: Infinity }, async (store) => {
       expect(await buildWhileReading(store)).toBe(0);
       await expectIndexedAnswers(store);
-    } finally {
-      await store.close();
-    }
-  });
+    }));
 
-  it('builds a collection\'s indexes together, in one transaction: a refused one leaves none of the set behind', async () => {
-    const store = await filled({});
-    try {
+  it('builds a collection\'s indexes together, in one transaction: a refused one leaves none of the set behind', async () =>
+    withFilled({}, async (store) => {
       const c = store.collection<Row>('big');
       const refused = c.ensureIndexes([{ fields: { n: 1 } }, { fields: { g: 1 }, unique: true }, { fields: { s: 1 } }]);
       await expect(refused).rejects.toThrow(DuplicateKeyError);
@@ -277,14 +278,10 @@ describe('SQLite read store: index builds on large collections', () => {
       await c.ensureIndexes([{ fields: { g: 1, n: -1 } }, { fields: { n: 1 } }]);
       await c.insertOne({ _id: 'written-meanwhile', g: 'g1', n: -1 });
       await expectIndexedAnswers(store);
-    } finally {
-      await store.close();
-    }
-  });
+    }));
 
-  it('refuses in the worker thread as on the connection: a duplicate under a unique index, an array in an indexed field', async () => {
-    const store = await filled({});
-    try {
+  it('refuses in the worker thread as on the connection: a duplicate under a unique index, an array in an indexed field', async () =>
+    withFilled({}, async (store) => {
       const c = store.collection<Row>('big');
       await expect(c.ensureIndex({ fields: { g: 1 }, unique: true })).rejects.toBeInstanceOf(DuplicateKeyError);
       const tagged = store.collection<Row & { tags?: unknown[] }>('big');
@@ -294,8 +291,5 @@ describe('SQLite read store: index builds on large collections', () => {
       await tagged.insertOne({ _id: 'after', g: 'g1', tags: [1, 2] });
       expect(await tagged.count({ tags: 1 })).toBe(1);
       expect(await c.count({ g: 'g1' })).toBe(g1.length + 1);
-    } finally {
-      await store.close();
-    }
-  });
+    }));
 });
