@@ -14,6 +14,7 @@ const acceptances = (store: ReadStore) => store.collection<AcceptanceDoc>(COLLEC
 export const acceptancesProjection = defineProjection({
   name: 'acceptances',
   version: 4,
+  retiredCollections: ['acceptances_v1', 'acceptances_v2', 'acceptances_v3'],
   indexes: {
     [COLLECTIONS.acceptances]: [
       { fields: { versionAddress: 1, signer: 1 } },

@@ -9,6 +9,7 @@ import { defineProjection } from './define-projection';
 export const contentsProjection = defineProjection({
   name: 'contents',
   version: 2,
+  retiredCollections: ['contents_v1'],
   indexes: { [COLLECTIONS.contents]: [] },
   handlers: {
     ContentStored: async ({ data: d }, store) => {

@@ -40,6 +40,8 @@ export interface ProjectionDefinition {
   version: number;
   /** Collections written, with their indexes (see `Projection.indexes`). */
   indexes: Record<string, IndexSpec[]>;
+  /** Collections of earlier versions, removed once this version is complete (see `Projection.retiredCollections`). */
+  retiredCollections?: readonly string[];
   handlers: ProjectionHandlers;
 }
 
@@ -53,6 +55,7 @@ export function defineProjection(definition: ProjectionDefinition): Projection {
     name: definition.name,
     version: definition.version,
     indexes: definition.indexes,
+    retiredCollections: definition.retiredCollections,
     eventTypes: EVENT_TYPES.filter((type) => handlers[type] !== undefined),
     handle(stored: StoredEvent, store: ReadStore): Promise<void> {
       const event = toDomainEvent(stored);

@@ -9,6 +9,7 @@ const organizations = (store: ReadStore) => store.collection<OrganizationDoc>(CO
 export const organizationsProjection = defineProjection({
   name: 'organizations',
   version: 2,
+  retiredCollections: ['organizations_v1'],
   indexes: {
     [COLLECTIONS.organizations]: [
       { fields: { address: 1 }, unique: true },

@@ -32,6 +32,7 @@ function countedIn(doc: { position: string } | null, position: bigint): boolean 
 export const statsProjection = defineProjection({
   name: 'stats',
   version: 2,
+  retiredCollections: ['acceptance_stats_v1', 'signer_stats_v1', 'stats_pending_v1'],
   indexes: {
     [COLLECTIONS.statsDocuments]: [],
     [COLLECTIONS.statsVersions]: [],

@@ -51,6 +51,7 @@ export const webhooksProjection = defineProjection({
 export const webhookDeliveriesProjection = defineProjection({
   name: 'webhook-deliveries',
   version: 2,
+  retiredCollections: ['webhook_deliveries_v1'],
   indexes: { [COLLECTIONS.webhookDeliveries]: [{ fields: { webhookId: 1, seq: -1 } }] },
   handlers: {
     WebhookDeliveryScheduled: async ({ data: d, position }, store) => {

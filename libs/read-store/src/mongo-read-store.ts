@@ -252,6 +252,13 @@ export class MongoReadStore implements ReadStore {
     await this.checkpoints.deleteOne({ _id: projection });
   }
 
+  async removeCollection(name: string): Promise<void> {
+    assertCollectionName(name);
+    if (this.closed) throw new Error(`read store closed (collection ${name})`);
+    this.collections.delete(name);
+    await this.db.collection(name).drop(); // the driver ignores "namespace not found"
+  }
+
   async listCheckpoints(): Promise<Checkpoint[]> {
     const docs = await this.checkpoints.find({}, { sort: { _id: 1 } }).toArray();
     return docs.map((d) => ({ projection: d._id, position: parsePosition(d), updatedAt: d.updatedAt }));

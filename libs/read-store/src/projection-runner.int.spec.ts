@@ -323,5 +323,52 @@ describe('ProjectionRunner (SQLite event store, SQLite read store)', () => {
     await v2.waitFor(await events.headPosition());
     expect(v2Calls).toHaveLength(1); // a new version starts from the beginning of the log
   });
-});
 
+  it('removes the collections and checkpoints of an earlier version once the new version has applied the log, not before', async () => {
+    for (let i = 0; i < 30; i++) await events.append(`thing-${i}`, [thing(String(i), i)], 'no_stream');
+    const head = await events.headPosition();
+    const v1 = runner([countingProjection([])]);
+    await v1.start();
+    await v1.waitFor(head);
+    await v1.stop();
+    expect(await reads.collection(THINGS).count({})).toBe(30);
+
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const v2: Projection = {
+      ...countingProjection([]),
+      version: 2,
+      indexes: { things_v2: [] },
+      retiredCollections: [THINGS],
+      async handle(event, store) {
+        await gate;
+        await store.collection('things_v2').replaceOne({ _id: String(event.data.thingId), n: Number(event.data.n) });
+      },
+    };
+    const logger = memoryLogger();
+    const r = runner([v2], {}, logger);
+    await r.start();
+    const tables = () => {
+      const db = new Database(path.join(h.dir, 'read.sqlite'), { readonly: true });
+      try {
+        return db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rm_things%' ORDER BY name`).pluck().all();
+      } finally {
+        db.close();
+      }
+    };
+    // While the new version is still replaying, the earlier one's read model and checkpoint are all there.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(tables()).toContain(`rm_${THINGS}`);
+    expect((await reads.listCheckpoints()).map((c) => c.projection)).toContain('things.v1');
+
+    release();
+    await r.waitFor(head);
+    await waitUntil(async () => !(await reads.listCheckpoints()).some((c) => c.projection === 'things.v1'));
+    expect(tables()).toEqual(['rm_things_v2']);
+    expect(await reads.collection('things_v2').count({})).toBe(30);
+    expect(logger.lines).toContainEqual({ level: 'info', message: `projection things.v2 retired things.v1 and removed ${THINGS}` });
+
+    // A retired collection that a projection of the list still writes is refused.
+    expect(() => runner([countingProjection([], { retiredCollections: [THINGS] })])).toThrow(TypeError);
+  });
+});

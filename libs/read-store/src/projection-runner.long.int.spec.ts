@@ -164,6 +164,7 @@ describe('ProjectionRunner on long streams', () => {
       saveCheckpoint: (key, position) => reads.saveCheckpoint(key, position),
       deleteCheckpoint: (key) => reads.deleteCheckpoint(key),
       listCheckpoints: () => reads.listCheckpoints(),
+      removeCollection: (name) => reads.removeCollection(name),
       ping: () => reads.ping(),
       close: () => reads.close(),
     };

@@ -3,6 +3,7 @@ import {
   ProjectionFaultedError,
   ProjectionLagError,
   ProjectionRunnerStoppedError,
+  isEarlierVersionKey,
   type Projection,
   type ProjectionFault,
   type ProjectionRunnerLogger,
@@ -41,11 +42,14 @@ export class ProjectionRunner {
   private stopping: Promise<void> | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
   private idleBusy = false;
+  /** The background removal of earlier projection versions' read models (`retireEarlierVersions`); never rejects. */
+  private retiring: Promise<void> | undefined;
   private readonly batches: BatchApplier;
   private readonly follower: CheckpointFollower<ProjectionState>;
 
   /**
-   * @param projections distinct names; each needs a positive integer version and at least one event type.
+   * @param projections distinct names; each needs a positive integer version and at least one event type, and
+   *   retires no collection a projection of the list writes.
    * @throws TypeError on an invalid projection list or option.
    */
   constructor(
@@ -82,6 +86,11 @@ export class ProjectionRunner {
       this.byName.set(p.name, state);
       return state;
     });
+    const written = new Set(projections.flatMap((p) => Object.keys(p.indexes)));
+    for (const p of projections) {
+      const kept = (p.retiredCollections ?? []).filter((name) => written.has(name));
+      if (kept.length > 0) throw new TypeError(`projection ${p.name}: retired collection ${kept.join(', ')} is written by a projection`);
+    }
     this.follower = new CheckpointFollower(eventStore, readStore, this.states, this.opts.pollIntervalMs, () =>
       this.phase === 'idle' ? 'idle' : this.phase === 'stopping' || this.phase === 'stopped' ? 'stopped' : 'running',
     );
@@ -134,6 +143,7 @@ export class ProjectionRunner {
         });
       }
       this.phase = 'running';
+      this.retireEarlierVersions();
       // Nothing applied yet (a first launch on an existing log, a new projection version): they replay the log
       // together in the background, as a rebuild does, and build their indexes at its end.
       if (fresh.length > 0) {
@@ -176,6 +186,7 @@ export class ProjectionRunner {
       if (this.idleTimer) clearInterval(this.idleTimer);
       this.idleTimer = undefined;
       await Promise.all(this.states.map((s) => s.serialize(() => this.halt(s, true))));
+      await this.retiring; // a removal under way ends before the caller closes the store
       this.phase = 'stopped';
     } finally {
       this.stopping = undefined;
@@ -456,7 +467,36 @@ export class ProjectionRunner {
     }
   }
 
-  /** `waitFor` of a runner that does not run the projections: polls the stored checkpoints. */
+  /**
+   * In the background: for each projection an earlier version of which left its checkpoint, waits until this
+   * version has applied the log up to the current head, then removes its `retiredCollections` and the earlier
+   * versions' checkpoints (in that order: a crash between them repeats the removal at the next start). Stopping
+   * the runner meanwhile leaves both for the next start; any other failure is logged.
+   */
+  private retireEarlierVersions(): void {
+    const retire = async () => {
+      const stored = (await this.readStore.listCheckpoints()).map((c) => c.projection);
+      const due = this.states
+        .map((s) => ({ s, earlier: stored.filter((key) => isEarlierVersionKey(key, s.projection)) }))
+        .filter(({ earlier }) => earlier.length > 0);
+      if (due.length === 0) return;
+      const head = await this.eventStore.headPosition();
+      for (const { s, earlier } of due) {
+        await this.waitForState(s, head);
+        const collections = s.projection.retiredCollections ?? [];
+        for (const name of collections) await this.readStore.removeCollection(name);
+        for (const key of earlier) await this.readStore.deleteCheckpoint(key);
+        this.logger?.[this.logger.info ? 'info' : 'log']?.(
+          `projection ${s.key} retired ${earlier.join(', ')}` + (collections.length > 0 ? ` and removed ${collections.join(', ')}` : ''),
+        );
+      }
+    };
+    this.retiring = retire().catch((err: unknown) => {
+      if (err instanceof ProjectionRunnerStoppedError) return;
+      this.logger?.warn(`retiring earlier projection versions failed: ${errMessage(err)}`, err);
+    });
+  }
+
   /** Waits of a runner that was never started: answered from the stored checkpoints (see CheckpointFollower). */
   private async pollCheckpoints(position: bigint, done: Set<ProjectionState>): Promise<void> {
     if ((await this.follower.wait(position, done)) === 'handover') {

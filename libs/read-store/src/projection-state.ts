@@ -155,6 +155,7 @@ function scopedStore(
     listCheckpoints: () => inner.listCheckpoints(),
     saveCheckpoint: forbidden('saveCheckpoint'),
     deleteCheckpoint: forbidden('deleteCheckpoint'),
+    removeCollection: forbidden('removeCollection'),
     ping: () => inner.ping(),
     close: forbidden('close'),
   };

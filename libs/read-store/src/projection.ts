@@ -26,6 +26,13 @@ export interface Projection {
    * the indexes on start and drops these collections on rebuild.
    */
   indexes: Record<string, IndexSpec[]>;
+  /**
+   * Collections that earlier versions of this projection wrote and no current projection uses. Where an earlier
+   * version ran (its checkpoint `<name>.v<N>`, N < `version`, is stored), the runner removes them
+   * (`ReadStore.removeCollection`) and then those checkpoints, once this version has applied the log up to the head
+   * it found at start: until then a rollback to the earlier build still finds its read model.
+   */
+  retiredCollections?: readonly string[];
   /** Applies one event. A rejection is logged and the batch holding it is retried with backoff. */
   handle(event: StoredEvent, store: ReadStore): Promise<void>;
 }
@@ -127,4 +134,12 @@ export class ProjectionFaultedError extends ProjectionLagError {
 /** Checkpoint key of a projection: `<name>.v<version>`, e.g. `acceptances.v1`. */
 export function checkpointKey(projection: Pick<Projection, 'name' | 'version'>): string {
   return `${projection.name}.v${projection.version}`;
+}
+
+/** Whether `key` is the checkpoint key of an earlier version of `projection` (`<name>.v<N>`, N < its version). */
+export function isEarlierVersionKey(key: string, projection: Pick<Projection, 'name' | 'version'>): boolean {
+  const prefix = `${projection.name}.v`;
+  if (!key.startsWith(prefix)) return false;
+  const version = key.slice(prefix.length);
+  return /^[0-9]+$/.test(version) && Number(version) < projection.version;
 }

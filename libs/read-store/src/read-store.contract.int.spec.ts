@@ -421,6 +421,19 @@ describe.each(harnesses)('$name', (harness) => {
     expect(await c.find({})).toEqual([]);
   });
 
+  it('removeCollection deletes the documents and indexes; the name then starts empty, and an absent name is fine', async () => {
+    const c = await seeded();
+    await c.ensureIndex({ fields: { name: 1 }, unique: true });
+    await store.removeCollection(c.name);
+    const again = store.collection<Item>(c.name);
+    expect(await again.count({})).toBe(0);
+    await again.insertOne({ _id: 'a', name: 'same', n: 1 });
+    await again.insertOne({ _id: 'b', name: 'same', n: 2 }); // the unique index went with it
+    expect(await again.count({ name: 'same' })).toBe(2);
+    await store.removeCollection(fresh()); // never created
+    await expect(store.removeCollection('bad name')).rejects.toBeInstanceOf(TypeError);
+  });
+
   it('returned documents and written values are copies', async () => {
     const c = store.collection(fresh());
     const original = { _id: 'm', list: [1, 2], sub: { x: 1 } };

@@ -133,6 +133,13 @@ export interface ReadStore {
   /** Every stored checkpoint, sorted by key (status pages, the CLI). */
   listCheckpoints(): Promise<Checkpoint[]>;
   /**
+   * Deletes a collection with its documents and indexes, and releases its space for later writes (the read model
+   * of a retired projection version). Nothing happens when it does not exist; a later `collection(name)` starts it
+   * empty again.
+   * @throws TypeError when the name is invalid or reserved.
+   */
+  removeCollection(name: string): Promise<void>;
+  /**
    * Optional (SQLite): runs `work` in one transaction, committed when it resolves, rolled back when it rejects
    * (the rejection is rethrown). The writes of the transaction are those made through the store `work` receives;
    * writes through this store meanwhile wait until it ends (so a rollback never takes them along), and so would a

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { startWalCheckpointer, type WalCheckpointer } from '@svc/event-store';
 import type { Checkpoint, Collection, Doc, ReadStore } from '../read-store.port';
 import { assertCollectionName, parsePosition, type CheckpointDoc } from '../read-store.support';
+import { tableName } from './collection-support';
 import { buildOffThread } from './index-build-thread';
 import { SqliteCollection, type IndexBuildClaim, type SqliteStoreContext } from './sqlite-collection';
 
@@ -126,6 +127,7 @@ export class SqliteReadStore implements ReadStore {
       saveCheckpoint: (projection, position) => this.asTransaction(() => this.saveCheckpoint(projection, position)),
       deleteCheckpoint: (projection) => this.asTransaction(() => this.deleteCheckpoint(projection)),
       listCheckpoints: () => this.listCheckpoints(),
+      removeCollection: (name) => this.asTransaction(() => this.removeCollection(name)),
       transaction: (work) => work(this.txStore),
       ping: () => this.ping(),
       close: () => Promise.reject(new Error('close the read store, not the store of a transaction')),
@@ -200,6 +202,19 @@ export class SqliteReadStore implements ReadStore {
     await this.context.writeGate();
     this.assertOpen();
     this.stmtDeleteCheckpoint.run(projection);
+  }
+
+  /** Port contract: the table goes (its pages join SQLite's free list, reused by later writes; the file keeps its size). */
+  async removeCollection(name: string): Promise<void> {
+    assertCollectionName(name);
+    await this.context.writeGate();
+    this.assertOpen();
+    this.collections.delete(name);
+    this.txCollections.delete(name);
+    this.db.transaction(() => {
+      this.db.exec(`DROP TABLE IF EXISTS ${tableName(name)}`);
+      this.db.prepare('DELETE FROM read_indexes WHERE collection = ?').run(name);
+    })();
   }
 
   async listCheckpoints(): Promise<Checkpoint[]> {
