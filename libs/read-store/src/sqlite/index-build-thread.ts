@@ -35,6 +35,7 @@ try {
   db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
   db.pragma('synchronous = NORMAL');
   db.pragma('cache_size = -' + workerData.cacheSizeKiB);
+  db.pragma('threads = ' + workerData.sorterThreads);
   let refused = null;
   workerData.plan.checks.forEach((sql, check) => {
     if (refused) return;
@@ -81,6 +82,8 @@ export interface IndexBuildOptions {
   busyTimeoutMs: number;
   /** Page cache of the thread's connection, in KiB. */
   cacheSizeKiB: number;
+  /** Helper threads of SQLite's sorter on that connection (`PRAGMA threads`). */
+  sorterThreads: number;
 }
 
 /**
@@ -96,7 +99,7 @@ export function buildOffThread(plan: IndexBuildPlan, options: IndexBuildOptions)
     let settled = false;
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { module: require.resolve('better-sqlite3'), file: options.file, busyTimeoutMs: options.busyTimeoutMs, cacheSizeKiB: options.cacheSizeKiB, plan },
+      workerData: { module: require.resolve('better-sqlite3'), file: options.file, busyTimeoutMs: options.busyTimeoutMs, cacheSizeKiB: options.cacheSizeKiB, sorterThreads: options.sorterThreads, plan },
     });
     worker.once('message', (message: { outcome?: IndexBuildOutcome; error?: { message: string; code?: string; statement?: number } }) => {
       settled = true;

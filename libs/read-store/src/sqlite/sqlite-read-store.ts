@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import { availableParallelism } from 'node:os';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
 import { startWalCheckpointer, type WalCheckpointer } from '@svc/event-store';
@@ -50,6 +51,12 @@ interface OpenTransaction {
  * Every operation runs synchronously on the one connection; `transaction()` groups writes. Documents
  * live on disk, not in memory: the process holds the SQLite page cache only.
  */
+/**
+ * Helper threads SQLite's sorter may use (`PRAGMA threads`): an index built over an existing table is a sort, and
+ * with one helper an index over 1,000,000 acceptances took 1.9 s instead of 2.6 s (measured on two cores).
+ */
+const SORTER_THREADS = Math.min(4, Math.max(1, availableParallelism() - 1));
+
 export class SqliteReadStore implements ReadStore {
   private readonly db: Database.Database;
   private readonly checkpointer: WalCheckpointer | undefined;
@@ -94,6 +101,7 @@ export class SqliteReadStore implements ReadStore {
     // are copied back once, and writes wait on fewer syncs (as the event store does).
     if (options.file !== ':memory:') this.db.pragma(`wal_autocheckpoint = ${READ_AUTOCHECKPOINT_PAGES}`);
     this.db.pragma(`cache_size = -${this.cacheSizeKiB}`);
+    this.db.pragma(`threads = ${SORTER_THREADS}`);
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS checkpoints (_id TEXT PRIMARY KEY NOT NULL, position TEXT NOT NULL, updated_at TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS read_indexes (
@@ -281,7 +289,7 @@ export class SqliteReadStore implements ReadStore {
     this.buildsOffThread += 1;
     let held = true;
     return {
-      run: (plan) => buildOffThread(plan, { file, busyTimeoutMs: this.busyTimeoutMs, cacheSizeKiB: this.cacheSizeKiB }),
+      run: (plan) => buildOffThread(plan, { file, busyTimeoutMs: this.busyTimeoutMs, cacheSizeKiB: this.cacheSizeKiB, sorterThreads: SORTER_THREADS }),
       release: () => {
         if (!held) return;
         held = false;
