@@ -59,10 +59,11 @@ export interface AppConfig {
   rateLimitDnsCheck: number;
   /**
    * Which proxies to trust for the client address (`x-forwarded-for`): `false` (default, the socket
-   * address is the client), `true` (trust every hop), a hop count, or a comma-separated list of
-   * addresses/CIDRs. Passed to Fastify's `trustProxy`.
+   * address is the client), `true` (trust every hop), or a comma-separated list of addresses/CIDRs.
+   * Passed to Fastify's `trustProxy`. A hop count is refused: Fastify 5.12 and later trust no hop for it,
+   * since a count cannot tell the proxy from a client that reaches the port directly.
    */
-  trustProxy: boolean | number | string;
+  trustProxy: boolean | string;
   /** Slot duration of the embedded ledger, milliseconds. */
   ledgerSlotMs: number;
   /**
@@ -147,13 +148,15 @@ function webhookConfig(env: NodeJS.ProcessEnv, dataDir: string): WebhookConfig {
   };
 }
 
-const trustProxyValidator = makeValidator<boolean | number | string>((input: string) => {
+const trustProxyValidator = makeValidator<boolean | string>((input: string) => {
   const v = input.trim();
   if (v === '' || v === 'false') return false;
   if (v === 'true') return true;
-  if (/^\d+$/.test(v)) return Number(v);
+  if (/^\d+$/.test(v)) {
+    throw new EnvError(`TRUST_PROXY no longer takes a hop count ("${input}"): list the proxies' addresses or CIDRs instead (for example 10.0.0.0/8)`);
+  }
   if (/^[0-9a-fA-F:.,/\s]+$/.test(v)) return v;
-  throw new EnvError(`TRUST_PROXY must be false, true, a hop count or a list of addresses, got "${input}"`);
+  throw new EnvError(`TRUST_PROXY must be false, true or a list of addresses or CIDRs, got "${input}"`);
 });
 
 /** A whole number from `min` to `max`. */

@@ -24,9 +24,9 @@ describe('configuration', () => {
     expect(c.cluster).toBe('devnet');
   });
 
-  it('parses TRUST_PROXY as a flag, a hop count or a list of addresses', () => {
+  it('parses TRUST_PROXY as a flag or a list of addresses, and refuses a hop count', () => {
     expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
-    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(() => loadConfig({ TRUST_PROXY: '2' })).toThrow(/TRUST_PROXY no longer takes a hop count/);
     expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy).toBe('10.0.0.0/8, 127.0.0.1');
   });
 
