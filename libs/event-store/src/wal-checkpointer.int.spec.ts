@@ -78,7 +78,7 @@ describe('startWalCheckpointer: WAL checkpoints from a worker thread', () => {
   };
 
   it('keeps the WAL bounded under commits that leave passive checkpoints no pause to catch up', async () => {
-    const checkpointer = startWalCheckpointer(db, file, { intervalMs: 10, truncateAboveFrames: 256 });
+    const checkpointer = startWalCheckpointer(db, file, { intervalMs: 10, restartAboveFrames: 256 });
     const { largestWal, written } = await writeWithoutPause(1_500);
     await checkpointer.stop();
     expect(written).toBeGreaterThan(20_000_000);
@@ -88,8 +88,28 @@ describe('startWalCheckpointer: WAL checkpoints from a worker thread', () => {
     expect(db.prepare('SELECT COUNT(*) AS n FROM t').get()).toEqual({ n: written / 1000 });
   });
 
+  it('starts a WAL past the bound over in place: the next commit overwrites it from the start, cut back to the bound', async () => {
+    const checkpointer = startWalCheckpointer(db, file, { intervalMs: 10, restartAboveFrames: 256 });
+    const limit = 32 + 256 * (24 + 4096);
+    expect(db.pragma('journal_size_limit', { simple: true })).toBe(limit);
+    const insert = db.prepare('INSERT INTO t (body) VALUES (?)');
+    const tx = db.transaction(() => {
+      for (let i = 0; i < 5_000; i++) insert.run('x'.repeat(1000));
+    });
+    tx(); // about 1,250 pages of 4 KiB in one commit: about five times the bound
+    expect(statSync(`${file}-wal`).size).toBeGreaterThan(3 * limit);
+    // The worker's pass sees the WAL past the bound and the connection runs the RESTART checkpoint on its event loop.
+    await new Promise((r) => setTimeout(r, 300));
+    write(1);
+    const size = statSync(`${file}-wal`).size;
+    expect(size).toBeGreaterThan(0);
+    expect(size).toBeLessThanOrEqual(limit);
+    await checkpointer.stop();
+    expect(db.prepare('SELECT COUNT(*) AS n FROM t').get()).toEqual({ n: 5_001 });
+  });
+
   it('without the bound, the same commits grow the WAL well past what a checkpoint leaves', async () => {
-    const checkpointer = startWalCheckpointer(db, file, { intervalMs: 10, truncateAboveFrames: Number.MAX_SAFE_INTEGER });
+    const checkpointer = startWalCheckpointer(db, file, { intervalMs: 10, restartAboveFrames: Number.MAX_SAFE_INTEGER });
     const { largestWal, written } = await writeWithoutPause(1_500);
     await checkpointer.stop();
     expect(written).toBeGreaterThan(20_000_000);

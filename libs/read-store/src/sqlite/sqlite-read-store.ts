@@ -112,8 +112,8 @@ export class SqliteReadStore implements ReadStore {
     if (options.backgroundCheckpoints && options.file !== ':memory:') {
       this.checkpointer = startWalCheckpointer(this.db, options.file, {
         fallbackAutocheckpoint: READ_AUTOCHECKPOINT_PAGES,
-        // The build thread holds the write lock for its whole transaction: a TRUNCATE would only wait for it.
-        deferTruncate: () => this.buildsOffThread > 0,
+        // The build thread holds the write lock for its whole transaction: a RESTART would only wait for it.
+        deferRestart: () => this.buildsOffThread > 0,
         onError: (message) => process.emitWarning(message, 'ReadStoreWarning'),
       });
     }
