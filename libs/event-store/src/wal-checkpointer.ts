@@ -34,11 +34,13 @@ const passive = () => {
 const tick = () => {
   if (handedOver) return;
   const state = passive();
-  if (state && state.log > workerData.restartAboveFrames && state.log !== askedAt) {
-    handedOver = true;
-    askedAt = state.log;
-    parentPort.postMessage({ restart: state.log });
-  }
+  if (!state || state.log <= workerData.restartAboveFrames || state.log === askedAt) return;
+  // A second pass at once copies and syncs what was committed during the first, so that the connection's RESTART
+  // is left only the frames of that moment, not those of a whole tick.
+  const last = passive() || state;
+  handedOver = true;
+  askedAt = last.log;
+  parentPort.postMessage({ restart: last.log });
 };
 const timer = setInterval(tick, workerData.intervalMs);
 parentPort.on('message', (message) => {
