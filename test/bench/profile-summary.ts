@@ -39,7 +39,9 @@ const EVENT_STORE = 'event store';
 
 /** Which event-store work a stack is doing, from the event store's entry point on it. */
 function eventStoreStage(stack: readonly Frame[]): string {
-  if (stack.some((f) => /^(appendSync|appendInTransaction|append)$/.test(f.functionName) && /event-store/.test(f.url))) return 'event store commits (SQLite append, hashing)';
+  // Appends are grouped by the append batcher, whose flush runs the inserts and then the COMMIT itself.
+  const committing = (f: Frame) => (/^(appendSync|appendInTransaction|append|committing)$/.test(f.functionName) && /event-store/.test(f.url)) || /append-batcher/.test(f.url);
+  if (stack.some(committing)) return 'event store commits (SQLite append, hashing)';
   if (stack.some((f) => /^readStream$/.test(f.functionName) && /event-store/.test(f.url))) return 'event store stream loads (command handlers)';
   return 'event store subscription reads';
 }
