@@ -115,6 +115,34 @@ describe('SqliteEventStore', () => {
     }
   });
 
+  it('an append of this instance after another process’s, before the foreign-commit check has run, delivers both in log order', async () => {
+    const file = path.join(tmpDir, 'interleaved', 'events.sqlite');
+    // Neither the poll nor the data_version check runs during the test: only this instance's own append wakes the
+    // subscription, and the head it knows from its own commits must not hide the other process's event.
+    const store = open(file, { pollIntervalMs: 600_000, foreignCommitCheckMs: 600_000 });
+    const seen: string[] = [];
+    const sub = store.subscribeToAll(async (e) => {
+      seen.push(e.id);
+    });
+    const s = streamId('interleaved');
+    try {
+      const [one, two] = [randomUUID(), randomUUID()];
+      const first = await store.append(s, [{ ...thing(0), id: one }], 'no_stream');
+      await sub.caughtUpTo(first.position);
+      const theirs = randomUUID();
+      execFileSync(process.execPath, ['-e', OTHER_PROCESS_APPEND, file, s, theirs, FIXTURE_SCHEMAS_DIR, JSON.stringify(meta())], {
+        cwd: path.resolve(__dirname, '../../..'),
+      });
+      const last = await store.append(s, [{ ...thing(2), id: two }], 1n);
+      expect(last.position).toBe(first.position + 2n);
+      await sub.caughtUpTo(last.position);
+      expect(seen).toEqual([one, theirs, two]);
+      expect(sub.failure).toBeUndefined();
+    } finally {
+      await store.close();
+    }
+  });
+
   it('two instances on one file: the second sees the first one’s appends through the poll', async () => {
     const file = path.join(tmpDir, 'two', 'events.sqlite');
     const writer = open(file);

@@ -115,6 +115,13 @@ export class SqliteEventStore implements EventStore {
   /** Events written by the open transaction, handed to {@link recent} once it commits. */
   private written: StoredEvent[] = [];
   private readonly recent = new RecentEvents();
+  /**
+   * Position of the last event as this instance knows it while the foreign-commit check runs: set by its own
+   * commits (which hold the write lock, so their last event is the head) and re-read whenever the check sees another
+   * connection's commit. Its subscriptions read it instead of querying the file at every wake-up; another process's
+   * appends then reach them within `foreignCommitCheckMs`, as its wake-ups always did. Undefined otherwise.
+   */
+  private knownHead: bigint | undefined;
   private readonly checkpointer: WalCheckpointer | undefined;
 
   /**
@@ -298,13 +305,13 @@ export class SqliteEventStore implements EventStore {
     const source: CatchUpSource = {
       readPage: async (after, max, types) => {
         this.assertOpen();
-        const fromMemory = this.recent.page(after, max, types && new Set(types), this.headSync(), since);
+        const fromMemory = this.recent.page(after, max, types && new Set(types), this.subscriptionHead(), since);
         if (fromMemory) return fromMemory;
         if (!types) return this.readLog(after, max);
         if (types.length === 0) return [];
         return this.typedReads.read(types, after, max, this.readPath);
       },
-      head: async () => this.headSync(),
+      head: async () => this.subscriptionHead(),
       isClosed: () => this.closed,
     };
     const sub = this.subscriptions.start(source, handler, options, {
@@ -324,11 +331,13 @@ export class SqliteEventStore implements EventStore {
   private watchForeignCommits(): void {
     if (this.foreignCommitTimer || this.foreignCommitCheckMs <= 0) return;
     let seen = this.stmtDataVersion.get();
+    this.knownHead = this.headSync();
     this.foreignCommitTimer = setInterval(() => {
       if (this.closed) return;
       const now = this.stmtDataVersion.get();
       if (now === seen) return;
       seen = now;
+      this.knownHead = this.headSync();
       this.subscriptions.wakeSoon();
     }, this.foreignCommitCheckMs);
     this.foreignCommitTimer.unref();
@@ -355,6 +364,11 @@ export class SqliteEventStore implements EventStore {
     clearInterval(this.foreignCommitTimer);
     await this.checkpointer?.stop();
     this.db.close();
+  }
+
+  /** The head for subscriptions: {@link knownHead} while the foreign-commit check runs, else read from the file. */
+  private subscriptionHead(): bigint {
+    return this.knownHead ?? this.headSync();
   }
 
   /** @internal position of the last event (`-1n` when empty), synchronously. */
@@ -385,6 +399,7 @@ export class SqliteEventStore implements EventStore {
     const written = this.written;
     this.written = [];
     if (!ok) return;
+    if (this.knownHead !== undefined && written.length > 0) this.knownHead = written[written.length - 1]!.position;
     this.recent.add(written);
     this.subscriptions.wakeSoon();
   }
