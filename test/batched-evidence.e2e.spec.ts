@@ -143,6 +143,15 @@ describe('batched evidence (MERKLE_BATCHED)', () => {
     expect(await codeOf(client.request('GET', '/v1/public/batches/NOT-A-ROOT'))).toBe('400 invalid_request');
   });
 
+  it('does not name one acceptance for a transaction anchoring a batch: 404 pointing at its manifest', async () => {
+    const r = receipts.find((x) => x.batch.size > 1) ?? receipts[0]!;
+    const answer = await client.raw('GET', `/v1/public/transactions/${r.transaction.signature}/acceptance`);
+    expect(answer.response.status).toBe(404);
+    const { error } = JSON.parse(answer.text) as { error: { code: string; message: string } };
+    expect(error.code).toBe('not_found');
+    expect(error.message).toContain(`/v1/public/batches/${r.batch.root}`);
+  });
+
   (built ? it : it.skip)(`svc verify checks each v2 receipt against the anchored root: VALID; a forged proof is INVALID${built ? '' : ' (skipped: run "npm run build" first)'}`, async () => {
     const verify = async (receipt: unknown) => {
       const file = path.join(dir, `receipt-${Math.random().toString(36).slice(2)}.json`);

@@ -45,12 +45,20 @@ export class PublicAcceptancesController {
   /**
    * The acceptance recorded by a transaction: `{acceptanceId, transactionSignature, versionAddress, acceptance|null,
    * receiptUrl|null}`. Read from the ledger's memo when the service holds no record of it.
+   * @throws DomainError not_found (404) when the transaction records no acceptance, among them a transaction anchoring
+   *   a Merkle batch: it records a root for many acceptances, and the message names the batch's manifest instead.
    */
   @Get('transactions/:signature/acceptance')
   @ApiOkResponse({ type: TransactionAcceptanceResponse })
   @ApiErrors('invalid_signature', 'not_found')
   async byTransaction(@Param('signature', SignatureParam()) signature: string) {
     const known = await this.acceptances.findOne({ transactionSignature: signature });
+    if (known?.batch) {
+      throw new DomainError(
+        'not_found',
+        `this transaction anchors a Merkle batch of ${known.batch.size} acceptance(s), not one acceptance: see /v1/public/batches/${known.batch.root}`,
+      );
+    }
     if (known && known.status === 'confirmed') {
       return {
         acceptanceId: known.acceptanceId,
