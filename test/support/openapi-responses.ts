@@ -69,16 +69,14 @@ export class ResponseChecker {
 }
 
 /**
- * An OpenAPI 3.0 schema as JSON Schema: a nullable `$ref` (written `{nullable: true, type: "object", allOf: [{$ref}]}`
- * by the generator, which ajv would refuse null for) becomes "null or the schema"; ajv reads `nullable` beside a
- * plain `type` itself.
+ * An OpenAPI 3.0 schema as ajv reads it, unchanged but for a deep copy: ajv knows `nullable` beside a `type`, and the
+ * document writes a nullable reference as `anyOf` with a schema admitting null alone, so no rewriting is needed (a
+ * third-party validator reads the document the same way).
  */
 function jsonSchemaOf(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(jsonSchemaOf);
   if (node === null || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) out[key] = key === 'example' || key === 'enum' ? value : jsonSchemaOf(value);
-  if (out.nullable !== true || !('allOf' in out || '$ref' in out)) return out;
-  const { nullable: _nullable, type: _type, description, ...rest } = out;
-  return { ...(description === undefined ? {} : { description }), anyOf: [{ type: 'null' }, rest] };
+  return out;
 }

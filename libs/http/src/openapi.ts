@@ -89,6 +89,7 @@ export function completeOpenApiDocument<T extends object>(document: T): T {
   doc.components ??= {};
   doc.components.schemas ??= {};
   doc.components.schemas[ERROR_ENVELOPE_SCHEMA] = ERROR_ENVELOPE;
+  for (const schema of Object.values(doc.components.schemas)) nullableReferences(schema);
   for (const operations of Object.values(doc.paths)) {
     for (const [method, operation] of Object.entries(operations)) {
       const responses = (operation.responses ??= {});
@@ -115,4 +116,31 @@ export function completeOpenApiDocument<T extends object>(document: T): T {
     }
   }
   return document;
+}
+
+/** The schema that admits `null` alone, in OpenAPI 3.0 terms (`nullable` needs a `type` beside it, and `enum` holds null). */
+const NULL_ONLY = { type: 'object', nullable: true, enum: [null] } as const;
+
+/**
+ * Rewrites, throughout `node`, each nullable reference as the generator writes it (`{nullable: true, type: "object",
+ * allOf: [{$ref}]}`) to `{anyOf: [{$ref}, NULL_ONLY]}`. OpenAPI 3.0.3 says `nullable` adds null only to the `type`
+ * beside it, so validators apply the referenced schema to a null and refuse it; this form admits null under every
+ * reading. Mutates `node`.
+ */
+function nullableReferences(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) nullableReferences(item);
+    return;
+  }
+  if (typeof node !== 'object' || node === null) return;
+  const schema = node as Record<string, unknown>;
+  const allOf = schema['allOf'];
+  if (schema['nullable'] === true && Array.isArray(allOf) && allOf.length === 1 && typeof (allOf[0] as { $ref?: unknown }).$ref === 'string') {
+    delete schema['nullable'];
+    delete schema['type'];
+    delete schema['allOf'];
+    schema['anyOf'] = [allOf[0], NULL_ONLY];
+    return;
+  }
+  for (const value of Object.values(schema)) nullableReferences(value);
 }
