@@ -145,7 +145,7 @@ describe('dashboard sign-in and re-authentication', () => {
       headers: { cookie: `svc_session=${session.session}; svc_csrf=${session.csrf}`, origin: service.baseUrl },
     });
     expect(noCsrf.status).toBe(403);
-    expect(await codeOf(new ApiClient(service.baseUrl).request('POST', '/v1/auth/reauthenticate/challenge'))).toBe('401 unauthorized');
+    expect(await codeOf(new ApiClient(service.baseUrl).request('POST', '/v1/auth/reauthenticate/challenge'))).toBe('403 forbidden');
 
     const challenge = await dashboard.request<Challenge>('POST', '/v1/auth/reauthenticate/challenge');
     expect(await submit(challenge.message, other)).toBe('400 invalid_signature');

@@ -48,7 +48,7 @@ describe('content routes: published content public, draft text private', () => {
     expect(own.response.headers.get('x-content-type-options')).toBe('nosniff');
     expect(own.response.headers.get('cache-control')).toBe('private, no-store');
     expect(own.text).toBe(canonicalContent(source).toString('utf8'));
-    expect(await codeOf(new ApiClient(service.baseUrl).request('GET', `/v1/drafts/${draft.id}/content`))).toBe('401 unauthorized');
+    expect(await codeOf(new ApiClient(service.baseUrl).request('GET', `/v1/drafts/${draft.id}/content`))).toBe('403 forbidden');
     const stranger = new ApiClient(service.baseUrl).useSession(await signIn(new ApiClient(service.baseUrl), await generateKeyPairSigner()));
     expect(await codeOf(stranger.request('GET', `/v1/drafts/${draft.id}/content`))).toBe('404 not_found');
 

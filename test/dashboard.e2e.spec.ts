@@ -49,9 +49,9 @@ describe('dashboard sign-in, sessions and publishing', () => {
     expect(await codeOf(client.request('POST', '/v1/auth/challenge', { address: 'nope' }))).toBe('400 invalid_address');
   });
 
-  it('guards the dashboard: 401 without a session, 403 without the CSRF header or from another origin, logout ends it', async () => {
+  it('guards the dashboard: 403 without a session (spec §7 "session required"), 403 without the CSRF header or from another origin, logout ends it', async () => {
     const wallet = await generateKeyPairSigner();
-    expect(await codeOf(client.request('GET', '/v1/auth/me'))).toBe('401 unauthorized');
+    expect(await codeOf(client.request('GET', '/v1/auth/me'))).toBe('403 forbidden');
     const session = await signIn(client, wallet);
     const dashboard = new ApiClient(service.baseUrl).useSession(session);
     const me = await dashboard.request<{ address: string; freshUntil: string }>('GET', '/v1/auth/me');
@@ -74,7 +74,7 @@ describe('dashboard sign-in, sessions and publishing', () => {
     expect(((await foreign.json()) as { error: { code: string } }).error.code).toBe('forbidden');
 
     await dashboard.request('POST', '/v1/auth/logout');
-    expect(await codeOf(dashboard.request('GET', '/v1/auth/me'))).toBe('401 unauthorized');
+    expect(await codeOf(dashboard.request('GET', '/v1/auth/me'))).toBe('403 forbidden');
   });
 
   it('publishes versions read from the ledger and lists them; refuses what is not a publication', async () => {

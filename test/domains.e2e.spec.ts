@@ -128,7 +128,7 @@ describe('domain verification', () => {
     expect(await codeOf(check(other.dashboard, org, verified!.id))).toBe('404 not_found');
     expect(await codeOf(other.dashboard.request('POST', `${domainsOf(other)}/${verified!.id}/revoke`))).toBe('404 not_found');
     expect(await codeOf(other.dashboard.request('GET', domainsOf(org)))).toBe('404 not_found');
-    expect(await codeOf(anonymous.request('GET', domainsOf(org)))).toBe('401 unauthorized');
+    expect(await codeOf(anonymous.request('GET', domainsOf(org)))).toBe('403 forbidden');
 
     const publisher = await generateKeyPairSigner();
     await writeMemberOnLedger(org.ledger, org.owner, { organization: org.organization.address, member: publisher.address, roles: ['publisher'], active: true });

@@ -416,7 +416,7 @@ describe('organization settings', () => {
       () => 'ok',
       (e: { status: number; code: string }) => `${e.status} ${e.code}`,
     );
-    expect(noCsrf).toBe('401 unauthorized');
+    expect(noCsrf).toBe('403 forbidden');
   });
 });
 

@@ -199,7 +199,9 @@ describe('webhooks', () => {
     const rotated = await org.dashboard.request<{ webhook: Webhook; secret: string }>('POST', `${hooks()}/${hook.webhook.id}/rotate-secret`);
     expect(rotated.secret).not.toBe(hook.secret);
     expect(rotated.webhook.secretPrefix).toBe(rotated.secret.slice(0, 10));
-    const again = await org.dashboard.request<{ eventId: string }>('POST', `${hooks()}/${hook.webhook.id}/test`);
+    const testAnswer = await org.dashboard.raw('POST', `${hooks()}/${hook.webhook.id}/test`);
+    expect(testAnswer.response.status).toBe(200);
+    const again = JSON.parse(testAnswer.text) as { eventId: string };
     expect(again.eventId).not.toBe(test.eventId);
     await eventually(async () => (received.some((r) => r.headers['svc-event-id'] === again.eventId) ? true : undefined), 10_000, 50);
     const second = received.find((r) => r.headers['svc-event-id'] === again.eventId)!;
@@ -210,8 +212,11 @@ describe('webhooks', () => {
     await org.dashboard.request('PATCH', `${hooks()}/${disabled.webhook.id}`, { status: 'disabled' });
     expect(await codeOf(org.dashboard.request('POST', `${hooks()}/${disabled.webhook.id}/test`))).toBe('409 chain_state');
 
-    await org.dashboard.request('DELETE', `${hooks()}/${hook.webhook.id}`);
-    await org.dashboard.request('DELETE', `${hooks()}/${hook.webhook.id}`);
+    // Spec §4: every success is 200, a deletion too (with a body saying so), and again for one already deleted.
+    for (let i = 0; i < 2; i++) {
+      const { response, text } = await org.dashboard.raw('DELETE', `${hooks()}/${hook.webhook.id}`);
+      expect([response.status, JSON.parse(text)]).toEqual([200, { id: hook.webhook.id, deleted: true }]);
+    }
     expect((await org.dashboard.request<{ webhooks: Webhook[] }>('GET', hooks())).webhooks.map((w) => w.id)).not.toContain(hook.webhook.id);
     expect(await codeOf(deliveries(hook.webhook.id))).toBe('404 not_found');
     expect(await codeOf(org.dashboard.request('POST', `${hooks()}/${hook.webhook.id}/test`))).toBe('404 not_found');

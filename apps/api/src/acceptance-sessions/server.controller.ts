@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { DomainError } from '@svc/domain';
 import { ApiErrors, Hex64Param, SlugParam } from '@svc/http';
@@ -34,12 +34,12 @@ export class ServerController {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  /** Opens a single-use acceptance session: `{sessionToken, expiresAt}` (spec §2.4). */
+  /** Opens a single-use acceptance session: 200 `{sessionToken, expiresAt}` (spec §2.4; every success of §4 is 200). */
   @Post('acceptance-sessions')
-  @HttpCode(201)
+  @HttpCode(200)
   @OneTimeSecret('sessionToken')
   @RequireScope('acceptances:write')
-  @ApiCreatedResponse({ type: AcceptanceSessionResponse })
+  @ApiOkResponse({ type: AcceptanceSessionResponse })
   @ApiErrors('invalid_request', 'unauthorized', 'forbidden', 'not_found')
   createSession(@Body() body: CreateAcceptanceSessionRequest, @CurrentKey() key: AuthenticatedKey, @Req() req: FastifyRequest): Promise<AcceptanceSessionResult> {
     return this.commands.execute(new CreateAcceptanceSession(key, body, commandContext(`api-key:${key.keyId}`, req.id, this.clock.now())));

@@ -1,6 +1,6 @@
-import { Body, Controller, Delete, Get, Inject, Param, Post, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiCookieAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiCookieAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { ApiErrors, UuidParam } from '@svc/http';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
@@ -33,7 +33,7 @@ export class ApiKeysController {
   /** `{apiKeys: [{id, name, scopes, prefix, status, createdAt, createdBy, expiresAt, revokedAt}]}`, newest first, revoked ones included. */
   @Get()
   @ApiOkResponse({ type: ApiKeyListResponse })
-  @ApiErrors('invalid_request', 'unauthorized', 'not_found')
+  @ApiErrors('invalid_request', 'forbidden', 'not_found')
   async list(@Param('orgId', UuidParam('orgId')) orgId: string, @CurrentSession() session: DashboardSession) {
     await this.access.organization(orgId, session.address);
     const docs = await this.readStore.collection<ApiKeyDoc>(COLLECTIONS.apiKeys).find({ organizationId: orgId }, { sort: { createdAt: -1 } });
@@ -41,11 +41,12 @@ export class ApiKeysController {
     return { apiKeys: docs.map((d) => apiKeyView(d, now)) };
   }
 
-  /** `{apiKey, key}`: `key` (`svc_test_…` or `svc_live_…`) is shown this once. 403 reauthentication_required without a fresh signature. */
+  /** 200 `{apiKey, key}`: `key` (`svc_test_…` or `svc_live_…`) is shown this once. 403 reauthentication_required without a fresh signature. */
   @Post()
+  @HttpCode(200)
   @OneTimeSecret('key')
-  @ApiCreatedResponse({ type: CreatedApiKeyResponse })
-  @ApiErrors('invalid_request', 'unauthorized', 'forbidden', 'reauthentication_required', 'not_found')
+  @ApiOkResponse({ type: CreatedApiKeyResponse })
+  @ApiErrors('invalid_request', 'forbidden', 'reauthentication_required', 'not_found')
   create(@Param('orgId', UuidParam('orgId')) orgId: string, @Body() body: CreateApiKeyRequest, @CurrentSession() session: DashboardSession, @Req() req: FastifyRequest) {
     return this.commands.execute(new CreateApiKey(orgId, body, session, commandContext(`wallet:${session.address}`, req.id, this.clock.now())));
   }
@@ -53,7 +54,7 @@ export class ApiKeysController {
   /** Revokes the key (idempotent): `{apiKey}` with `status: "revoked"`. The next request with it is refused, on every replica. */
   @Delete(':keyId')
   @ApiOkResponse({ type: ApiKeyOneResponse })
-  @ApiErrors('invalid_request', 'unauthorized', 'forbidden', 'not_found')
+  @ApiErrors('invalid_request', 'forbidden', 'not_found')
   revoke(
     @Param('orgId', UuidParam('orgId')) orgId: string,
     @Param('keyId', UuidParam('keyId')) keyId: string,

@@ -70,7 +70,7 @@ export class AuthController {
   @Authenticated(SessionGuard)
   @ApiCookieAuth()
   @ApiOkResponse({ type: SignInChallengeResponse })
-  @ApiErrors('unauthorized', 'forbidden', 'nonce_unavailable')
+  @ApiErrors('forbidden', 'nonce_unavailable')
   reauthenticationChallenge(@CurrentSession() session: DashboardSession, @Req() req: FastifyRequest): Promise<SignInChallengeResult> {
     return this.commands.execute(new IssueReauthenticationChallenge(session.sessionId, session.address, commandContext(`wallet:${session.address}`, req.id, this.clock.now())));
   }
@@ -78,8 +78,8 @@ export class AuthController {
   /**
    * Completes a re-authentication: the session's fresh-signature window (spec §5 rule 3) starts again now.
    * Returns the session as `GET /v1/auth/me` does. Errors: 400 invalid_signature (not the session wallet's
-   * signature) / invalid_request, 401 unauthorized (no session; unknown, used or expired nonce; a sign-in nonce or
-   * another session's; a changed field), 403 forbidden (Origin or CSRF header).
+   * signature) / invalid_request, 401 unauthorized (unknown, used or expired nonce; a sign-in nonce or another
+   * session's; a changed field), 403 forbidden (no live session, Origin or CSRF header).
    */
   @Post('reauthenticate')
   @HttpCode(200)
@@ -99,7 +99,7 @@ export class AuthController {
   @Authenticated(SessionGuard)
   @ApiCookieAuth()
   @ApiOkResponse({ type: SignedOutResponse })
-  @ApiErrors('unauthorized', 'forbidden')
+  @ApiErrors('forbidden')
   async logout(@CurrentSession() session: DashboardSession, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<SignedOutResponse> {
     await this.commands.execute(new EndSession(session.sessionId, commandContext(`wallet:${session.address}`, req.id, this.clock.now())));
     reply.clearCookie(SESSION_COOKIE, { path: '/' });
@@ -112,7 +112,7 @@ export class AuthController {
   @Authenticated(SessionGuard)
   @ApiCookieAuth()
   @ApiOkResponse({ type: SessionResponse })
-  @ApiErrors('unauthorized')
+  @ApiErrors('forbidden')
   me(@CurrentSession() session: DashboardSession): SessionResponse {
     return this.sessionView(session);
   }

@@ -28,7 +28,7 @@ export class FreshSignatureGuard implements CanActivate {
 
   canActivate(context: ExecutionContext): boolean {
     const session = context.switchToHttp().getRequest<{ dashboardSession?: DashboardSession }>().dashboardSession;
-    if (!session) throw new DomainError('unauthorized', 'sign in first: no dashboard session');
+    if (!session) throw new DomainError('forbidden', 'sign in first: no dashboard session');
     const ageSeconds = (this.clock.now().getTime() - Date.parse(session.signedAt)) / 1000;
     if (!(ageSeconds <= this.config.freshSignatureSeconds)) {
       throw new DomainError(

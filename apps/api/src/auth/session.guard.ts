@@ -25,7 +25,8 @@ const UNSAFE = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 /**
  * Dashboard authentication (spec §5 "Dashboard session"): cookie `svc_session` (only its SHA-256 is
  * stored). Writes must come from the app's own origin and carry `x-csrf-token` equal to cookie `svc_csrf`.
- * @throws DomainError unauthorized (401) without a live session; forbidden (403) on a failed origin or CSRF check.
+ * @throws DomainError forbidden (403) without a live session (spec §7: "session required"; 401 is for API keys only), and
+ *   on a failed origin or CSRF check.
  */
 @Injectable()
 export class SessionGuard implements CanActivate {
@@ -38,10 +39,10 @@ export class SessionGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<FastifyRequest & { dashboardSession?: DashboardSession }>();
     const token = request.cookies?.[SESSION_COOKIE];
-    if (!token) throw new DomainError('unauthorized', 'sign in first: no dashboard session');
+    if (!token) throw new DomainError('forbidden', 'sign in first: no dashboard session');
     const session = await this.readStore.collection<SessionDoc>(COLLECTIONS.sessions).findOne({ tokenHash: hashSecret(token) });
     if (!session || session.endedAt !== null || Date.parse(session.expiresAt) <= this.clock.now().getTime()) {
-      throw new DomainError('unauthorized', 'the dashboard session is missing, ended or expired');
+      throw new DomainError('forbidden', 'sign in first: the dashboard session is unknown, ended or expired');
     }
     if (UNSAFE.has(request.method)) {
       if (request.headers.origin !== this.config.appOrigin) {

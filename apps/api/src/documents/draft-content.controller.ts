@@ -29,7 +29,7 @@ export class DraftContentController {
   @Get('drafts/:draftId/content')
   @ApiProduces('text/markdown')
   @ApiOkResponse({ description: "The draft's canonical source (text/markdown; charset=utf-8)", content: { 'text/markdown': { schema: { type: 'string' } } } })
-  @ApiErrors('invalid_request', 'unauthorized', 'not_found')
+  @ApiErrors('invalid_request', 'forbidden', 'not_found')
   async content(@Param('draftId', UuidParam('draftId')) draftId: string, @CurrentSession() session: DashboardSession, @Res() reply: FastifyReply): Promise<void> {
     const { draft } = await this.access.draft(draftId, session.address);
     const content = await this.readStore.collection<ContentDoc>(COLLECTIONS.contents).findOne({ _id: draft.contentHash });

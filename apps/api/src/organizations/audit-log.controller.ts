@@ -41,7 +41,7 @@ export class AuditLogController {
   /** `{entries, nextBeforeSequence, head}`, entries newest first. */
   @Get()
   @ApiOkResponse({ type: AuditLogPageResponse })
-  @ApiErrors('invalid_request', 'unauthorized', 'not_found')
+  @ApiErrors('invalid_request', 'forbidden', 'not_found')
   async page(@Param('orgId', UuidParam('orgId')) orgId: string, @Query() query: AuditLogQuery, @CurrentSession() session: DashboardSession): Promise<AuditLogPageResponse> {
     await this.access.organization(orgId, session.address);
     const limit = query.limit === undefined ? 50 : Number(query.limit);
@@ -65,7 +65,7 @@ export class AuditLogController {
    */
   @Get('verify')
   @ApiOkResponse({ type: AuditVerifyResponse })
-  @ApiErrors('invalid_request', 'unauthorized', 'not_found')
+  @ApiErrors('invalid_request', 'forbidden', 'not_found')
   async verify(@Param('orgId', UuidParam('orgId')) orgId: string, @CurrentSession() session: DashboardSession): Promise<AuditVerifyResponse> {
     const org = await this.access.organization(orgId, session.address);
     const all: AuditEntry[] = [];

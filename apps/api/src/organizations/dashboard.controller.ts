@@ -47,7 +47,7 @@ export class DashboardController {
   /** Organizations where the signed-in wallet is the owner or a member: `{organizations: [organization]}`. */
   @Get('organizations')
   @ApiOkResponse({ type: OrganizationListResponse })
-  @ApiErrors('unauthorized')
+  @ApiErrors('forbidden')
   async organizations(@CurrentSession() session: DashboardSession) {
     const ids = (await this.access.memberships.find({ member: session.address })).map((m) => m.organizationId);
     const orgs = ids.length === 0 ? [] : await this.access.organizations.find({ _id: { $in: ids } }, { sort: { syncedAt: 1 } });
@@ -58,7 +58,7 @@ export class DashboardController {
   @Post('organizations/sync')
   @HttpCode(200)
   @ApiOkResponse({ type: OrganizationResponse })
-  @ApiErrors('invalid_request', 'invalid_address', 'unauthorized', 'forbidden', 'not_found', 'chain_state')
+  @ApiErrors('invalid_request', 'invalid_address', 'forbidden', 'not_found', 'chain_state')
   async syncOrganization(@Body() body: AddressRequest, @CurrentSession() session: DashboardSession, @Req() req: FastifyRequest) {
     const org = await this.commands.execute(new SyncOrganization(body.address, session.address, ctxOf(session, req)));
     return { organization: organizationView(org) };
@@ -67,7 +67,7 @@ export class DashboardController {
   /** `{organization}` */
   @Get('organizations/:orgId')
   @ApiOkResponse({ type: OrganizationResponse })
-  @ApiErrors('invalid_request', 'unauthorized', 'not_found')
+  @ApiErrors('invalid_request', 'forbidden', 'not_found')
   async organization(@Param('orgId', UuidParam('orgId')) orgId: string, @CurrentSession() session: DashboardSession) {
     return { organization: organizationView(await this.access.organization(orgId, session.address)) };
   }
@@ -76,7 +76,7 @@ export class DashboardController {
   @Post('organizations/:orgId/refresh')
   @HttpCode(200)
   @ApiOkResponse({ type: OrganizationResponse })
-  @ApiErrors('invalid_request', 'unauthorized', 'forbidden', 'not_found')
+  @ApiErrors('invalid_request', 'forbidden', 'not_found')
   async refresh(@Param('orgId', UuidParam('orgId')) orgId: string, @CurrentSession() session: DashboardSession, @Req() req: FastifyRequest) {
     const org = await this.commands.execute(new RefreshOrganization(orgId, session.address, ctxOf(session, req)));
     return { organization: organizationView(org) };
@@ -85,7 +85,7 @@ export class DashboardController {
   /** `{documents: [document]}` with each document's current version. */
   @Get('organizations/:orgId/documents')
   @ApiOkResponse({ type: DocumentListResponse })
-  @ApiErrors('invalid_request', 'unauthorized', 'not_found')
+  @ApiErrors('invalid_request', 'forbidden', 'not_found')
   async documents(@Param('orgId', UuidParam('orgId')) orgId: string, @CurrentSession() session: DashboardSession) {
     await this.access.organization(orgId, session.address);
     const docs = await this.access.documents.find({ organizationId: orgId }, { sort: { slug: 1 } });
@@ -96,7 +96,7 @@ export class DashboardController {
   @Post('organizations/:orgId/documents/sync')
   @HttpCode(200)
   @ApiOkResponse({ type: DocumentResponse })
-  @ApiErrors('invalid_request', 'invalid_address', 'unauthorized', 'forbidden', 'not_found', 'chain_state')
+  @ApiErrors('invalid_request', 'invalid_address', 'forbidden', 'not_found', 'chain_state')
   async syncDocument(
     @Param('orgId', UuidParam('orgId')) orgId: string,
     @Body() body: AddressRequest,
@@ -110,7 +110,7 @@ export class DashboardController {
   /** `{document, versions: [version]}`, versions oldest first. */
   @Get('documents/:documentId')
   @ApiOkResponse({ type: DocumentWithVersionsResponse })
-  @ApiErrors('invalid_request', 'unauthorized', 'not_found')
+  @ApiErrors('invalid_request', 'forbidden', 'not_found')
   async document(@Param('documentId', UuidParam('documentId')) documentId: string, @CurrentSession() session: DashboardSession) {
     const { document } = await this.access.document(documentId, session.address);
     const versions = await this.readStore.collection<VersionDoc>(COLLECTIONS.versions).find({ documentId }, { sort: { number: 1 } });
@@ -121,7 +121,7 @@ export class DashboardController {
   @Post('documents/:documentId/drafts')
   @HttpCode(200)
   @ApiOkResponse({ type: DraftResponse })
-  @ApiErrors('invalid_request', 'invalid_content', 'invalid_effective_date', 'unauthorized', 'forbidden', 'not_found', 'chain_state')
+  @ApiErrors('invalid_request', 'invalid_content', 'invalid_effective_date', 'forbidden', 'not_found', 'chain_state')
   async createDraft(
     @Param('documentId', UuidParam('documentId')) documentId: string,
     @Body() body: CreateDraftRequest,
@@ -135,7 +135,7 @@ export class DashboardController {
   /** `{draft}` */
   @Get('drafts/:draftId')
   @ApiOkResponse({ type: DraftResponse })
-  @ApiErrors('invalid_request', 'unauthorized', 'not_found')
+  @ApiErrors('invalid_request', 'forbidden', 'not_found')
   async draft(@Param('draftId', UuidParam('draftId')) draftId: string, @CurrentSession() session: DashboardSession) {
     const { draft } = await this.access.draft(draftId, session.address);
     return { draft: draftView(draft, this.network.network.contentMirror) };
@@ -144,7 +144,7 @@ export class DashboardController {
   /** Changes an open draft (a prepared draft returns to open): `{draft}`. */
   @Patch('drafts/:draftId')
   @ApiOkResponse({ type: DraftResponse })
-  @ApiErrors('invalid_request', 'invalid_content', 'invalid_effective_date', 'unauthorized', 'forbidden', 'not_found', 'draft_published', 'draft_closed', 'chain_state')
+  @ApiErrors('invalid_request', 'invalid_content', 'invalid_effective_date', 'forbidden', 'not_found', 'draft_published', 'draft_closed', 'chain_state')
   async updateDraft(
     @Param('draftId', UuidParam('draftId')) draftId: string,
     @Body() body: UpdateDraftRequest,
@@ -159,7 +159,7 @@ export class DashboardController {
   @Post('drafts/:draftId/abandon')
   @HttpCode(200)
   @ApiOkResponse({ type: DraftResponse })
-  @ApiErrors('invalid_request', 'unauthorized', 'forbidden', 'not_found', 'draft_published', 'draft_closed')
+  @ApiErrors('invalid_request', 'forbidden', 'not_found', 'draft_published', 'draft_closed')
   async abandonDraft(@Param('draftId', UuidParam('draftId')) draftId: string, @CurrentSession() session: DashboardSession, @Req() req: FastifyRequest) {
     const draft = await this.commands.execute(new AbandonDraft(draftId, session.address, ctxOf(session, req)));
     return { draft: draftView(draft, this.network.network.contentMirror) };
@@ -173,7 +173,7 @@ export class DashboardController {
   @Post('drafts/:draftId/prepare')
   @HttpCode(200)
   @ApiOkResponse({ type: PreparedDraftResponse })
-  @ApiErrors('invalid_request', 'unauthorized', 'forbidden', 'not_found', 'draft_published', 'draft_closed')
+  @ApiErrors('invalid_request', 'forbidden', 'not_found', 'draft_published', 'draft_closed')
   async prepareDraft(@Param('draftId', UuidParam('draftId')) draftId: string, @CurrentSession() session: DashboardSession, @Req() req: FastifyRequest) {
     const { draft, publication } = await this.commands.execute(new PrepareDraft(draftId, session.address, ctxOf(session, req)));
     return { draft: draftView(draft, this.network.network.contentMirror), publication };
@@ -183,7 +183,7 @@ export class DashboardController {
   @Post('publications/confirm')
   @HttpCode(200)
   @ApiOkResponse({ type: PublicationConfirmedResponse })
-  @ApiErrors('invalid_request', 'invalid_signature', 'unauthorized', 'forbidden', 'not_found', 'not_a_publication', 'transaction_failed', 'version_superseded', 'chain_state')
+  @ApiErrors('invalid_request', 'invalid_signature', 'forbidden', 'not_found', 'not_a_publication', 'transaction_failed', 'version_superseded', 'chain_state')
   async confirmPublication(@Body() body: ConfirmPublicationRequest, @CurrentSession() session: DashboardSession, @Req() req: FastifyRequest) {
     const { version, document } = await this.commands.execute(new ConfirmPublication(body.signature, session.address, ctxOf(session, req)));
     return { version: versionView(version), document: documentView(document) };

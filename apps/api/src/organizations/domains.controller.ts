@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBody, ApiCookieAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiCookieAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { ApiErrors, UuidParam } from '@svc/http';
 import { CLOCK, commandContext, type Clock } from '@svc/application';
@@ -37,7 +37,7 @@ export class DomainsController {
   /** The organization's verifications, newest first: `{verifications}`. Any member. */
   @Get()
   @ApiOkResponse({ type: DomainVerificationListResponse })
-  @ApiErrors('invalid_request', 'unauthorized', 'not_found')
+  @ApiErrors('invalid_request', 'forbidden', 'not_found')
   async list(@Param('orgId', UuidParam('orgId')) orgId: string, @CurrentSession() session: DashboardSession) {
     await this.access.organization(orgId, session.address);
     const docs = await this.readStore.collection<DomainVerificationDoc>(COLLECTIONS.domainVerifications).find({ organizationId: orgId }, { sort: { startedAt: -1 } });
@@ -47,12 +47,13 @@ export class DomainsController {
 
   /**
    * Starts verifying `domain` (owner or admin): `{verification}` with the TXT record to publish within 7 days. While a
-   * pending verification of the domain by the organization is open, it is answered again (201 either way).
+   * pending verification of the domain by the organization is open, it is answered again (200 either way).
    */
   @Post()
+  @HttpCode(200)
   @ApiBody({ type: DomainRequest })
-  @ApiCreatedResponse({ type: DomainVerificationResponse })
-  @ApiErrors('invalid_request', 'invalid_domain', 'unauthorized', 'forbidden', 'not_found', 'domain_already_verified')
+  @ApiOkResponse({ type: DomainVerificationResponse })
+  @ApiErrors('invalid_request', 'invalid_domain', 'forbidden', 'not_found', 'domain_already_verified')
   async start(@Param('orgId', UuidParam('orgId')) orgId: string, @Body() body: DomainRequest, @CurrentSession() session: DashboardSession, @Req() req: FastifyRequest) {
     const ctx = this.ctx(session, req);
     const doc = await this.commands.execute(new StartDomainVerification(orgId, body.domain.toLowerCase(), session.address, ctx));
@@ -66,7 +67,7 @@ export class DomainsController {
   @Post(':verificationId/check')
   @HttpCode(200)
   @ApiOkResponse({ type: DomainCheckResponse })
-  @ApiErrors('invalid_request', 'unauthorized', 'forbidden', 'not_found', 'chain_state', 'domain_already_verified', 'domain_expiring', 'rate_limited')
+  @ApiErrors('invalid_request', 'forbidden', 'not_found', 'chain_state', 'domain_already_verified', 'domain_expiring', 'rate_limited')
   async check(
     @Param('orgId', UuidParam('orgId')) orgId: string,
     @Param('verificationId', UuidParam('verificationId')) verificationId: string,
@@ -83,7 +84,7 @@ export class DomainsController {
   @HttpCode(200)
   @UseGuards(FreshSignatureGuard)
   @ApiOkResponse({ type: DomainVerificationResponse })
-  @ApiErrors('invalid_request', 'unauthorized', 'forbidden', 'reauthentication_required', 'not_found')
+  @ApiErrors('invalid_request', 'forbidden', 'reauthentication_required', 'not_found')
   async revoke(
     @Param('orgId', UuidParam('orgId')) orgId: string,
     @Param('verificationId', UuidParam('verificationId')) verificationId: string,

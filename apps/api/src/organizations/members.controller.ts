@@ -25,7 +25,7 @@ export class MembersController {
   /** Sets or clears a member's dashboard label (owner or admin): `{organization}`. */
   @Patch(':memberAddress')
   @ApiOkResponse({ type: OrganizationResponse, description: '`{organization}` with `members[].label` updated' })
-  @ApiErrors('invalid_request', 'invalid_address', 'unauthorized', 'forbidden', 'not_found')
+  @ApiErrors('invalid_request', 'invalid_address', 'forbidden', 'not_found')
   async setLabel(
     @Param('orgId', UuidParam('orgId')) orgId: string,
     @Param('memberAddress', AddressParam('memberAddress')) memberAddress: string,

@@ -28,7 +28,7 @@ export class SettingsController {
    */
   @Patch()
   @ApiOkResponse({ type: OrganizationResponse })
-  @ApiErrors('invalid_request', 'unauthorized', 'forbidden', 'reauthentication_required', 'not_found')
+  @ApiErrors('invalid_request', 'forbidden', 'reauthentication_required', 'not_found')
   async change(@Param('orgId', UuidParam('orgId')) orgId: string, @Body() body: SettingsRequest, @CurrentSession() session: DashboardSession, @Req() req: FastifyRequest) {
     const changes = { ...body, ...(body.products ? { products: { gate: body.products.gate } } : {}) };
     const org = await this.commands.execute(new ChangeSettings(orgId, changes, session, commandContext(`wallet:${session.address}`, req.id, this.clock.now())));

@@ -33,7 +33,7 @@ export class ShardsController {
   /** The organization's shards, oldest first: `{shards}`. Any member. */
   @Get()
   @ApiOkResponse({ type: ShardListResponse })
-  @ApiErrors('invalid_request', 'unauthorized', 'not_found')
+  @ApiErrors('invalid_request', 'forbidden', 'not_found')
   async list(@Param('orgId', UuidParam('orgId')) orgId: string, @CurrentSession() session: DashboardSession) {
     await this.access.organization(orgId, session.address);
     const docs = await this.readStore.collection<ShardDoc>(COLLECTIONS.shards).find({ organizationId: orgId }, { sort: { slot: 1 } });
@@ -45,7 +45,7 @@ export class ShardsController {
   @HttpCode(200)
   @ApiBody({ type: AddressRequest })
   @ApiOkResponse({ type: ShardResponse })
-  @ApiErrors('invalid_request', 'invalid_address', 'unauthorized', 'forbidden', 'not_found', 'chain_state')
+  @ApiErrors('invalid_request', 'invalid_address', 'forbidden', 'not_found', 'chain_state')
   async sync(@Param('orgId', UuidParam('orgId')) orgId: string, @Body() body: AddressRequest, @CurrentSession() session: DashboardSession, @Req() req: FastifyRequest) {
     const doc = await this.commands.execute(new SyncShard(orgId, body.address, session.address, commandContext(`wallet:${session.address}`, req.id, this.clock.now())));
     return { shard: shardView(doc) };

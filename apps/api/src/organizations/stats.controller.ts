@@ -26,7 +26,7 @@ export class StatsController {
   /** `{stats: {totals, documents, days}}`; any member. */
   @Get()
   @ApiOkResponse({ type: StatsResponse })
-  @ApiErrors('invalid_request', 'unauthorized', 'not_found')
+  @ApiErrors('invalid_request', 'forbidden', 'not_found')
   async stats(@Param('orgId', UuidParam('orgId')) orgId: string, @CurrentSession() session: DashboardSession): Promise<{ stats: StatsView }> {
     await this.access.organization(orgId, session.address);
     const [rows, signers] = await Promise.all([

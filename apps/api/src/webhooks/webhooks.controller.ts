@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiAcceptedResponse, ApiBody, ApiCookieAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiCookieAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { DomainError } from '@svc/domain';
 import { ApiErrors, UuidParam } from '@svc/http';
@@ -14,7 +14,7 @@ import { DashboardAccess } from '../organizations/access.service';
 import { ChangeWebhook, CreateWebhook, webhookView } from './webhook.handlers';
 import { CreateWebhookRequest, UpdateWebhookRequest, WebhookDeliveriesQuery } from './webhooks.dto';
 import { decodeCursor, encodeCursor } from '../system/page-cursor';
-import { WebhookDeliveryListResponse, WebhookListResponse, WebhookOneResponse, WebhookTestResponse, WebhookWithSecretResponse } from './webhooks.responses';
+import { WebhookDeletedResponse, WebhookDeliveryListResponse, WebhookListResponse, WebhookOneResponse, WebhookTestResponse, WebhookWithSecretResponse } from './webhooks.responses';
 import { OneTimeSecret } from '../system/idempotency.interceptor';
 
 /** Entries of a delivery log page when the query names no `limit`. */
@@ -44,7 +44,7 @@ export class WebhooksController {
   /** `{webhooks}`, newest first, deleted ones left out. Any member. */
   @Get()
   @ApiOkResponse({ type: WebhookListResponse })
-  @ApiErrors('invalid_request', 'unauthorized', 'not_found')
+  @ApiErrors('invalid_request', 'forbidden', 'not_found')
   async list(@Param('orgId', UuidParam('orgId')) orgId: string, @CurrentSession() session: DashboardSession) {
     await this.access.organization(orgId, session.address);
     const docs = await this.readStore.collection<WebhookDoc>(COLLECTIONS.webhooks).find({ organizationId: orgId, deleted: false }, { sort: { createdAt: -1 } });
@@ -54,10 +54,11 @@ export class WebhooksController {
   /** Adds an endpoint (owner or admin, fresh signature): `{webhook, secret}`, the `whsec_…` secret shown this once. */
   @Post()
   @UseGuards(FreshSignatureGuard)
+  @HttpCode(200)
   @OneTimeSecret('secret')
   @ApiBody({ type: CreateWebhookRequest })
-  @ApiCreatedResponse({ type: WebhookWithSecretResponse })
-  @ApiErrors('invalid_request', 'invalid_url', 'unauthorized', 'forbidden', 'reauthentication_required', 'not_found')
+  @ApiOkResponse({ type: WebhookWithSecretResponse })
+  @ApiErrors('invalid_request', 'invalid_url', 'forbidden', 'reauthentication_required', 'not_found')
   create(@Param('orgId', UuidParam('orgId')) orgId: string, @Body() body: CreateWebhookRequest, @CurrentSession() session: DashboardSession, @Req() req: FastifyRequest) {
     return this.commands.execute(new CreateWebhook(orgId, body, session, this.ctx(session, req)));
   }
@@ -66,7 +67,7 @@ export class WebhooksController {
   @Patch(':webhookId')
   @ApiBody({ type: UpdateWebhookRequest })
   @ApiOkResponse({ type: WebhookOneResponse })
-  @ApiErrors('invalid_request', 'unauthorized', 'forbidden', 'not_found')
+  @ApiErrors('invalid_request', 'forbidden', 'not_found')
   async update(
     @Param('orgId', UuidParam('orgId')) orgId: string,
     @Param('webhookId', UuidParam('webhookId')) webhookId: string,
@@ -79,18 +80,18 @@ export class WebhooksController {
     return { webhook };
   }
 
-  /** Deletes the endpoint (owner or admin; idempotent): 204. Its pending deliveries are cancelled. */
+  /** Deletes the endpoint (owner or admin; idempotent): 200 `{id, deleted: true}`. Its pending deliveries are cancelled. */
   @Delete(':webhookId')
-  @HttpCode(204)
-  @ApiNoContentResponse({ description: 'deleted (or already deleted)' })
-  @ApiErrors('invalid_request', 'unauthorized', 'forbidden', 'not_found')
+  @ApiOkResponse({ type: WebhookDeletedResponse })
+  @ApiErrors('invalid_request', 'forbidden', 'not_found')
   async remove(
     @Param('orgId', UuidParam('orgId')) orgId: string,
     @Param('webhookId', UuidParam('webhookId')) webhookId: string,
     @CurrentSession() session: DashboardSession,
     @Req() req: FastifyRequest,
-  ): Promise<void> {
+  ): Promise<WebhookDeletedResponse> {
     await this.commands.execute(new ChangeWebhook(orgId, webhookId, { kind: 'delete' }, session, this.ctx(session, req)));
+    return { id: webhookId, deleted: true };
   }
 
   /** Replaces the signing secret (owner or admin, fresh signature): `{webhook, secret}`, shown this once. */
@@ -99,7 +100,7 @@ export class WebhooksController {
   @UseGuards(FreshSignatureGuard)
   @OneTimeSecret('secret')
   @ApiOkResponse({ type: WebhookWithSecretResponse })
-  @ApiErrors('invalid_request', 'unauthorized', 'forbidden', 'reauthentication_required', 'not_found')
+  @ApiErrors('invalid_request', 'forbidden', 'reauthentication_required', 'not_found')
   async rotate(
     @Param('orgId', UuidParam('orgId')) orgId: string,
     @Param('webhookId', UuidParam('webhookId')) webhookId: string,
@@ -110,11 +111,11 @@ export class WebhooksController {
     return { webhook, secret };
   }
 
-  /** Sends a `webhook.test` event (owner or admin): 202 `{eventId, deliveryId}`; the outcome shows in the delivery log. */
+  /** Sends a `webhook.test` event (owner or admin): 200 `{eventId, deliveryId}` once it is scheduled; the outcome shows in the delivery log. */
   @Post(':webhookId/test')
-  @HttpCode(202)
-  @ApiAcceptedResponse({ type: WebhookTestResponse })
-  @ApiErrors('invalid_request', 'unauthorized', 'forbidden', 'not_found', 'chain_state')
+  @HttpCode(200)
+  @ApiOkResponse({ type: WebhookTestResponse })
+  @ApiErrors('invalid_request', 'forbidden', 'not_found', 'chain_state')
   async test(
     @Param('orgId', UuidParam('orgId')) orgId: string,
     @Param('webhookId', UuidParam('webhookId')) webhookId: string,
@@ -134,7 +135,7 @@ export class WebhooksController {
    */
   @Get(':webhookId/deliveries')
   @ApiOkResponse({ type: WebhookDeliveryListResponse })
-  @ApiErrors('invalid_request', 'invalid_cursor', 'unauthorized', 'not_found')
+  @ApiErrors('invalid_request', 'invalid_cursor', 'forbidden', 'not_found')
   async deliveries(
     @Param('orgId', UuidParam('orgId')) orgId: string,
     @Param('webhookId', UuidParam('webhookId')) webhookId: string,

@@ -27,6 +27,12 @@ export class WebhookWithSecretResponse extends WebhookOneResponse {
   @ApiProperty({ type: String, nullable: true, pattern: '^whsec_[A-Za-z0-9_-]{43}$', description: 'The signing secret, shown this once (null in an idempotent replay: it is never stored)' }) secret!: string | null;
 }
 
+/** Answer of `DELETE …/webhooks/{webhookId}` (also for an endpoint already deleted). */
+export class WebhookDeletedResponse {
+  @ApiProperty({ type: String, format: 'uuid' }) id!: string;
+  @ApiProperty({ type: Boolean, enum: [true] }) deleted!: true;
+}
+
 export class WebhookTestResponse {
   @ApiProperty({ type: String, pattern: '^evt_[0-9a-f]{32}$', description: 'Id of the webhook.test event (header svc-event-id)' }) eventId!: string;
   @ApiProperty({ type: String, format: 'uuid', description: 'Its delivery (header svc-delivery-id), in the delivery log' }) deliveryId!: string;

@@ -22,7 +22,7 @@ export class DashboardAcceptancesController {
   /** `{acceptances: [record], nextCursor}`, newest first. */
   @Get()
   @ApiOkResponse({ type: AcceptancePageResponse })
-  @ApiErrors('invalid_request', 'invalid_address', 'invalid_cursor', 'unauthorized', 'not_found')
+  @ApiErrors('invalid_request', 'invalid_address', 'invalid_cursor', 'forbidden', 'not_found')
   async acceptances(@Param('orgId', UuidParam('orgId')) orgId: string, @Query() query: AcceptanceSearchQuery, @CurrentSession() session: DashboardSession) {
     await this.access.organization(orgId, session.address);
     return this.search.search(orgId, query);
