@@ -26,6 +26,7 @@ import {
   createSolanaRpc,
   createSolanaRpcSubscriptions,
   createTransactionMessage,
+  fetchEncodedAccounts,
   generateKeyPairSigner,
   getSignatureFromTransaction,
   lamports,
@@ -107,7 +108,10 @@ describe('@solana/web3.js 1.x Connection(<base>/rpc), no other option', () => {
   test('sendAndConfirmTransaction, then getParsedTransaction parses System and Memo, balances add up', async () => {
     const to = Keypair.generate().publicKey;
     const before = await connection.getBalance(payer.publicKey, 'confirmed');
-    const tx = new Transaction().add(SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: to, lamports: 1_000_000 }), memo('conformance', payer.publicKey));
+    const tx = new Transaction().add(
+      SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: to, lamports: 1_000_000 }),
+      memo('conformance', payer.publicKey),
+    );
     const signature = await sendAndConfirmTransaction(connection, tx, [payer], { commitment: 'confirmed' });
 
     const parsed = await connection.getParsedTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 });
@@ -243,9 +247,16 @@ describe('@solana/web3.js 1.x Connection(<base>/rpc), no other option', () => {
     expect(block!.blockTime).toBe(landed!.blockTime);
     const parent = await connection.getBlock(landed!.slot - 1, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 });
     expect(block!.previousBlockhash).toBe(parent!.blockhash);
-    const parsedBlock = await connection.getParsedBlock(landed!.slot, { commitment: 'confirmed', maxSupportedTransactionVersion: 0, transactionDetails: 'full' });
+    const parsedBlock = await connection.getParsedBlock(landed!.slot, {
+      commitment: 'confirmed',
+      maxSupportedTransactionVersion: 0,
+      transactionDetails: 'full',
+    });
     const first = parsedBlock.transactions.find((t) => t.transaction.signatures[0] === signatures[1]);
-    expect(((first!.transaction as unknown as ParsedTransaction).message.instructions[0] as ParsedInstruction).parsed).toMatchObject({ type: 'transfer', info: { lamports: 1_000 } });
+    expect(((first!.transaction as unknown as ParsedTransaction).message.instructions[0] as ParsedInstruction).parsed).toMatchObject({
+      type: 'transfer',
+      info: { lamports: 1_000 },
+    });
     await expect(connection.getBlock((await connection.getSlot('confirmed')) + 1000, { commitment: 'confirmed' })).rejects.toThrow(/not available/);
 
     const epoch = await connection.getEpochInfo('confirmed');
@@ -263,7 +274,118 @@ describe('@solana/web3.js 1.x Connection(<base>/rpc), no other option', () => {
   });
 });
 
+describe('@solana/web3.js 1.x: account, simulation and node methods', () => {
+  test('getMultipleAccountsInfo, getMultipleParsedAccounts, token accounts, rent above 10 MiB', async () => {
+    const missing = Keypair.generate().publicKey;
+    const [info, none, program] = await connection.getMultipleAccountsInfo([payer.publicKey, missing, MEMO], 'confirmed');
+    expect(info!.owner.equals(SystemProgram.programId)).toBe(true);
+    expect(info!.lamports).toBe(await connection.getBalance(payer.publicKey, 'confirmed'));
+    expect(none).toBeNull();
+    expect(program!.executable).toBe(true);
+    const parsed = await connection.getMultipleParsedAccounts([payer.publicKey, missing], { commitment: 'confirmed' });
+    expect(parsed.value[0]!.lamports).toBe(info!.lamports);
+    expect(parsed.value[1]).toBeNull();
+    await expect(connection.getMultipleAccountsInfo(Array.from({ length: 101 }, () => payer.publicKey))).rejects.toThrow(/Too many inputs provided; max 100/);
+
+    const token = new PublicKey('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA');
+    expect((await connection.getTokenAccountsByOwner(payer.publicKey, { programId: token }, 'confirmed')).value).toEqual([]);
+    expect((await connection.getParsedTokenAccountsByOwner(payer.publicKey, { programId: token }, 'confirmed')).value).toEqual([]);
+    await expect(connection.getTokenAccountsByOwner(payer.publicKey, { mint: missing }, 'confirmed')).rejects.toThrow(/could not find mint/);
+
+    expect(await connection.getMinimumBalanceForRentExemption(20_000_000)).toBe(139_200_890_880);
+  });
+
+  test('simulateTransaction with accounts gives their state after execution', async () => {
+    const to = Keypair.generate().publicKey;
+    const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash('confirmed');
+    const tx = new Transaction({ blockhash, lastValidBlockHeight, feePayer: payer.publicKey }).add(
+      SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: to, lamports: 4_000_000 }),
+    );
+    const before = await connection.getBalance(payer.publicKey, 'confirmed');
+    const sim = await connection.simulateTransaction(tx, [payer], [payer.publicKey, to]);
+    expect(sim.value.err).toBeNull();
+    expect(sim.value.accounts![0]!.lamports).toBe(before - 4_000_000 - 5_000);
+    expect(sim.value.accounts![1]).toMatchObject({ lamports: 4_000_000, owner: SystemProgram.programId.toBase58(), executable: false });
+    expect(await connection.getBalance(to, 'confirmed')).toBe(0);
+  });
+
+  test('getTransaction of a legacy transaction has meta.loadedAddresses with or without maxSupportedTransactionVersion', async () => {
+    const signature = await sendAndConfirmTransaction(connection, new Transaction().add(memo('legacy meta', payer.publicKey)), [payer], {
+      commitment: 'confirmed',
+    });
+    const plain = await connection.getTransaction(signature, { commitment: 'confirmed' });
+    const versioned = await connection.getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 });
+    expect(plain!.meta!.loadedAddresses).toEqual({ writable: [], readonly: [] });
+    expect(versioned!.meta!.loadedAddresses).toEqual({ writable: [], readonly: [] });
+  });
+
+  test('onAccountChange: a failed transaction notifies its fee payer only', async () => {
+    const sender = Keypair.generate();
+    const airdrop = await connection.requestAirdrop(sender.publicKey, LAMPORTS_PER_SOL / 10);
+    await connection.confirmTransaction({ signature: airdrop, ...(await connection.getLatestBlockhash('confirmed')) }, 'confirmed');
+    const to = Keypair.generate().publicKey;
+    const seen: number[] = [];
+    const id = connection.onAccountChange(to, (info) => seen.push(info.lamports), { commitment: 'confirmed' });
+    const payerSeen = first<{ lamports: number }>(
+      (cb) => connection.onAccountChange(sender.publicKey, (info) => cb(info), { commitment: 'confirmed' }),
+      (sub) => connection.removeAccountChangeListener(sub),
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    const send = async (lamports: number): Promise<string> => {
+      const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash('confirmed');
+      const tx = new Transaction({ blockhash, lastValidBlockHeight, feePayer: sender.publicKey }).add(
+        SystemProgram.transfer({ fromPubkey: sender.publicKey, toPubkey: to, lamports }),
+      );
+      tx.sign(sender);
+      const signature = await connection.sendRawTransaction(tx.serialize(), { skipPreflight: true });
+      await connection.confirmTransaction({ signature, blockhash, lastValidBlockHeight }, 'confirmed');
+      return signature;
+    };
+    await send(10 * LAMPORTS_PER_SOL).catch(() => undefined); // fails: insufficient funds, fee charged
+    expect((await payerSeen).lamports).toBe(LAMPORTS_PER_SOL / 10 - 5_000);
+    await send(3_000_000);
+    const deadline = Date.now() + 5_000;
+    while (seen.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await connection.removeAccountChangeListener(id);
+    expect(seen).toEqual([3_000_000]);
+  });
+
+  test('node methods: identity and leaders, epoch schedule, cluster nodes, blocks kept, samples, prioritization fees', async () => {
+    const slot = await connection.getSlot('confirmed');
+    const leader = await connection.getSlotLeader('confirmed');
+    expect(await connection.getSlotLeaders(slot, 2)).toEqual([new PublicKey(leader), new PublicKey(leader)]);
+    const schedule = await connection.getEpochSchedule();
+    expect(schedule.slotsPerEpoch).toBeGreaterThan(0);
+    expect(schedule.getEpoch(slot)).toBe((await connection.getEpochInfo('confirmed')).epoch);
+    const nodes = await connection.getClusterNodes();
+    expect(nodes).toHaveLength(1);
+    expect(nodes[0]).toMatchObject({ pubkey: leader, gossip: null, tpu: null });
+    expect(nodes[0]!.rpc).toMatch(/:\d+$/);
+    expect(await connection.getFirstAvailableBlock()).toBe(0);
+    expect(Array.isArray(await connection.getRecentPerformanceSamples(5))).toBe(true);
+    const fees = await connection.getRecentPrioritizationFees({ lockedWritableAccounts: [payer.publicKey] });
+    expect(fees.length).toBeGreaterThan(0);
+    expect(fees[fees.length - 1]).toEqual({ slot: expect.any(Number), prioritizationFee: expect.any(Number) });
+  });
+});
+
 describe('@solana/kit', () => {
+  test('fetchEncodedAccounts, getIdentity, minimumLedgerSlot, getHighestSnapshotSlot', async () => {
+    const rpc = createSolanaRpc(service.rpcUrl);
+    const missing = address(Keypair.generate().publicKey.toBase58());
+    const [mine, none] = await fetchEncodedAccounts(rpc, [address(payer.publicKey.toBase58()), missing], { commitment: 'confirmed' });
+    expect(mine!.exists && mine!.programAddress).toBe(SystemProgram.programId.toBase58());
+    expect(none!.exists).toBe(false);
+    const { identity } = await rpc.getIdentity().send();
+    expect(await rpc.getSlotLeader({ commitment: 'confirmed' }).send()).toBe(identity);
+    expect(await rpc.minimumLedgerSlot().send()).toBe(0n);
+    const snapshot = await rpc
+      .getHighestSnapshotSlot()
+      .send()
+      .catch((e: unknown) => e);
+    expect(Number((snapshot as { context: { __code: number } }).context.__code)).toBe(-32008);
+  });
+
   test('createSolanaRpc + createSolanaRpcSubscriptions + sendAndConfirmTransactionFactory', async () => {
     const rpc = createSolanaRpc(service.rpcUrl);
     const rpcSubscriptions = createSolanaRpcSubscriptions(service.rpcUrl.replace('http://', 'ws://'));
@@ -312,6 +434,22 @@ describe('@solana/kit', () => {
     abort.abort();
     const epoch = await rpc.getEpochInfo({ commitment: 'confirmed' }).send();
     expect(epoch.blockHeight).toBe(epoch.absoluteSlot);
+  });
+});
+
+describe('JSON-RPC 2.0 over raw HTTP', () => {
+  test('notifications get no response object; an object id is -32600', async () => {
+    const post = (body: unknown) => fetch(service.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const alone = await post({ jsonrpc: '2.0', method: 'getSlot' });
+    expect(alone.status).toBe(200);
+    expect(await alone.text()).toBe('');
+    const mixed = await post([
+      { jsonrpc: '2.0', method: 'getSlot' },
+      { jsonrpc: '2.0', id: 5, method: 'getHealth' },
+    ]);
+    expect(await mixed.json()).toEqual([{ jsonrpc: '2.0', id: 5, result: 'ok' }]);
+    const objectId = await post({ jsonrpc: '2.0', id: { n: 1 }, method: 'getSlot' });
+    expect(await objectId.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid request' } });
   });
 });
 

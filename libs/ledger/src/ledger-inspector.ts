@@ -1,8 +1,11 @@
 /**
  * Optional capabilities beyond the {@link Ledger} port. The JSON-RPC endpoint uses them (when
- * present) for `getAccountInfo`, `getBlockTime`, `simulateTransaction`, `isBlockhashValid`,
- * `getBlock`, `getEpochInfo` and the PubSub subscriptions, and answers "method not supported"
- * otherwise. The embedded ledger implements all of them; RpcLedger the first four.
+ * present) for `getAccountInfo` (and `getMultipleAccounts`, the token-account queries),
+ * `getBlockTime`, `simulateTransaction`, `isBlockhashValid`, `getBlock`, `getEpochInfo`,
+ * `getEpochSchedule`, the node identity (`getIdentity`, `getSlotLeader(s)`, `getClusterNodes`),
+ * `getRecentPrioritizationFees`, `getRecentPerformanceSamples` and the PubSub subscriptions, and
+ * answers -32601 "Method not found" otherwise. The embedded ledger implements all of them;
+ * RpcLedger the first four.
  */
 import type { AddressSignature, Commitment, Ledger, LedgerTransaction } from './ledger.port';
 
@@ -33,6 +36,37 @@ export interface SimulationResult {
   fee: bigint | null;
   /** Set when `replaceRecentBlockhash` was requested. */
   replacementBlockhash: { blockhash: string; lastValidBlockHeight: bigint } | null;
+  /**
+   * The accounts the execution loaded, base58 address → state after it (lamports 0: it no longer
+   * exists); empty when the simulation failed. Accounts not listed are unchanged. Absent when the
+   * ledger cannot tell (RpcLedger).
+   */
+  postAccounts?: ReadonlyMap<string, LedgerAccountInfo>;
+}
+
+/** Solana's `getEpochSchedule` value (slots). */
+export interface LedgerEpochSchedule {
+  slotsPerEpoch: bigint;
+  leaderScheduleSlotOffset: bigint;
+  warmup: boolean;
+  firstNormalEpoch: bigint;
+  firstNormalSlot: bigint;
+}
+
+/** One entry of Solana's `getRecentPrioritizationFees`: the fee in micro-lamports per compute unit. */
+export interface LedgerPrioritizationFee {
+  slot: bigint;
+  prioritizationFee: bigint;
+}
+
+/** One entry of Solana's `getRecentPerformanceSamples`. */
+export interface LedgerPerformanceSample {
+  /** Last slot of the sample period. */
+  slot: bigint;
+  numTransactions: bigint;
+  numNonVoteTransactions: bigint;
+  numSlots: bigint;
+  samplePeriodSecs: number;
 }
 
 /** A block: one slot of the ledger with the transactions that landed in it, in landing order. */
@@ -67,8 +101,12 @@ export interface LandedTransactionEvent {
   /** Null on success; otherwise the runtime's error (Solana JSON). */
   err: unknown;
   logs: readonly string[];
-  /** Every account key (static, then loaded), base58, with whether the transaction may write it. */
-  accounts: readonly { address: string; writable: boolean }[];
+  /**
+   * Every account key (static, then loaded), base58, with whether the transaction wrote it: the
+   * writable keys of a successful transaction; of a failed one only the fee payer (charged) and the
+   * nonce account of a durable-nonce transaction (advanced), as the runtime stores them.
+   */
+  accounts: readonly { address: string; written: boolean }[];
 }
 
 /** What a ledger tells its subscribers; handlers run synchronously and must not throw. */
@@ -92,6 +130,22 @@ export interface LedgerInspector {
   /** The block of `slot`, or null when that slot is not (yet) a block at `commitment`. */
   getBlock?(slot: bigint, commitment: Commitment): Promise<LedgerBlock | null>;
   getEpochInfo?(commitment: Commitment): Promise<LedgerEpochInfo>;
+  getEpochSchedule?(): Promise<LedgerEpochSchedule>;
+  /** Base58 public key of the node (the leader of every slot of a one-node ledger). */
+  getIdentity?(): Promise<string>;
+  /**
+   * Leaders of `limit` slots from `startSlot` (base58).
+   * @throws LedgerInputError `Invalid slot range: leader schedule for epoch <n> is unavailable`
+   *   past the epochs whose schedule is known (the current one and the next).
+   */
+  getSlotLeaders?(startSlot: bigint, limit: number): Promise<string[]>;
+  /**
+   * Per recent slot (oldest first, at most 150): the lowest compute-unit price (micro-lamports per
+   * CU) paid in it, raised to the lowest price paid by the transactions writing any of `addresses`.
+   */
+  getRecentPrioritizationFees?(addresses: readonly string[]): Promise<LedgerPrioritizationFee[]>;
+  /** Completed 60-second sample periods, newest first, at most `limit`. */
+  getRecentPerformanceSamples?(limit: number): Promise<LedgerPerformanceSample[]>;
   /** Starts telling `listener` about new slots and landed transactions; returns the function that stops it. */
   subscribe?(listener: LedgerListener): () => void;
 }

@@ -12,7 +12,8 @@
  *
  * Parts: the clock, slots, blockhashes and commitment (chain-clock.ts); the SVM rebuilt from the
  * journal (svm-state.ts); execution and group commit (transaction-executor.ts); faucet transfers
- * (airdrop.ts). This class ties them together behind the {@link Ledger} port and answers the reads.
+ * (airdrop.ts); what is read from the journal rows (journal-statistics.ts). This class ties them
+ * together behind the {@link Ledger} port and answers the reads.
  *
  * Commitment: the `processed` and `confirmed` view is the latest state; the `finalized` view is
  * the state FINALITY_DEPTH (32) slots back (chain-clock.ts): slot, block height, latest blockhash,
@@ -48,8 +49,11 @@ import type {
   LedgerAccountInfo,
   LedgerBlock,
   LedgerEpochInfo,
+  LedgerEpochSchedule,
   LedgerInspector,
   LedgerListener,
+  LedgerPerformanceSample,
+  LedgerPrioritizationFee,
   SimulateOptions,
   SimulationResult,
 } from '../ledger-inspector';
@@ -57,10 +61,11 @@ import { LedgerErrorCode } from '../ledger-error';
 import { FINALITY_DEPTH, SYSTEM_PROGRAM_ADDRESS, type LedgerLogger } from '../constants';
 import { LedgerInputError } from '../errors';
 import { encodeBase58, toSignature, tryDecodeBase58Fixed } from '../internal/base58';
-import { computeMessageFee, parseWireMessage, parseWireTransaction, staticKeyFlags, type WireMessage } from '../internal/wire';
+import { computeMessageFee, parseWireMessage, parseWireTransaction, type WireMessage } from '../internal/wire';
 import { buildAirdropWire } from './airdrop';
 import { ChainClock } from './chain-clock';
-import { faucetOf, loadOrCreateGenesis, type Faucet, type GenesisFile } from './genesis';
+import { faucetOf, identityOf, loadOrCreateGenesis, type Faucet, type GenesisFile } from './genesis';
+import { accountKeysOfRow, landedEvent, recentPerformanceSamples, recentPrioritizationFees } from './journal-statistics';
 import { decodeBalances, Journal, type JournalAppend, type JournalSynchronous, type JournalTxRow } from './journal';
 import { RENT_EXEMPT_EPOCH, SvmState } from './svm-state';
 import { TransactionExecutor, type Submitted } from './transaction-executor';
@@ -113,22 +118,6 @@ function signatureBytes(signature: string): Uint8Array {
 
 const errOf = (json: string | null): unknown => (json === null ? null : JSON.parse(json));
 
-/** The subscription view of a journaled row (writable keys as the runtime sees them). */
-function landedEvent(row: JournalAppend): LandedTransactionEvent {
-  const message = parseWireTransaction(row.wire).message;
-  const flags = staticKeyFlags(message);
-  const n = flags.length;
-  const loaded = row.loadedJson === null ? null : (JSON.parse(row.loadedJson) as { writable: string[] });
-  const loadedWritable = loaded?.writable.length ?? 0;
-  return {
-    signature: encodeBase58(row.signature),
-    slot: BigInt(row.slot),
-    err: errOf(row.errJson),
-    logs: row.logs,
-    accounts: row.addresses.map((key, i) => ({ address: encodeBase58(key), writable: i < n ? flags[i]!.writable : i - n < loadedWritable })),
-  };
-}
-
 /**
  * {@link Ledger} on an in-process LiteSVM, journaled in SQLite. Open it with
  * {@link EmbeddedLedger.open}; one process at a time may open a data directory.
@@ -142,6 +131,7 @@ export class EmbeddedLedger implements Ledger, LedgerInspector {
   private readonly journal: Journal;
   private genesis!: GenesisFile;
   private faucet!: Faucet;
+  private identity!: string;
   private chain!: ChainClock;
   private state!: SvmState;
   private executor!: TransactionExecutor;
@@ -180,6 +170,7 @@ export class EmbeddedLedger implements Ledger, LedgerInspector {
     this.genesis = loadOrCreateGenesis(this.dir, this.journal.lastSeq() > 0);
     const secret = Buffer.from(this.genesis.secret, 'hex');
     this.faucet = faucetOf(secret);
+    this.identity = encodeBase58(identityOf(secret).pubkey);
     this.chain = ChainClock.open(this.journal, { createdAtMs: this.genesis.createdAtMs, secret }, this.slotMs);
     this.state = new SvmState({
       dir: this.dir,
@@ -357,14 +348,16 @@ export class EmbeddedLedger implements Ledger, LedgerInspector {
     if (options?.commitment === 'finalized') {
       beforeSeq = Math.min(beforeSeq, this.journal.lastSeqAtOrBefore(this.chain.slotAt('finalized'), this.state.lastSeq) + 1);
     }
-    return this.journal.history(key, beforeSeq, limit, afterSeq).map((r) => ({
-      signature: toSignature(encodeBase58(r.signature)),
-      slot: BigInt(r.slot),
-      blockTime: r.block_time,
-      err: errOf(r.err),
-      confirmationStatus: this.chain.statusOf(r.slot).confirmationStatus,
-      memo: r.memo,
-    }));
+    return this.journal
+      .history(key, beforeSeq, limit, afterSeq)
+      .map((r) => ({
+        signature: toSignature(encodeBase58(r.signature)),
+        slot: BigInt(r.slot),
+        blockTime: r.block_time,
+        err: errOf(r.err),
+        confirmationStatus: this.chain.statusOf(r.slot).confirmationStatus,
+        memo: r.memo,
+      }));
   }
 
   // ---------------------------------------------------------------- Ledger: accounts & fees
@@ -390,17 +383,9 @@ export class EmbeddedLedger implements Ledger, LedgerInspector {
     if (row === undefined) return undefined;
     const balances = decodeBalances(row.balances);
     if (balances === null) return undefined;
-    const keys = this.accountKeysOfRow(row);
+    const keys = accountKeysOfRow(row);
     const i = keys.findIndex((k) => k === encodeBase58(key));
     return i < 0 ? undefined : balances.pre[i];
-  }
-
-  /** Static then loaded account keys of a journal row, base58. */
-  private accountKeysOfRow(row: JournalTxRow): string[] {
-    const keys = parseWireTransaction(row.wire).message.accountKeys.map(encodeBase58);
-    if (row.loaded === null) return keys;
-    const loaded = JSON.parse(row.loaded) as { writable: string[]; readonly: string[] };
-    return [...keys, ...loaded.writable, ...loaded.readonly];
   }
 
   /**
@@ -449,10 +434,20 @@ export class EmbeddedLedger implements Ledger, LedgerInspector {
     return computeMessageFee(message);
   }
 
-  /** Lamports an account with `bytes` of data needs to be rent exempt. @throws LedgerInputError for a negative or fractional size. */
+  /**
+   * Lamports an account with `bytes` of data needs to be rent exempt, computed as Agave's
+   * `Rent::minimum_balance`: (128 + bytes) × lamports per byte-year × exemption threshold (years),
+   * with no cap on the size (3,480 × 2 today: 890,880 for 0 bytes, 139,200,890,880 for 20,000,000).
+   * @throws LedgerInputError for a negative or fractional size.
+   */
   async getMinimumBalanceForRentExemption(bytes: number): Promise<bigint> {
     if (!Number.isInteger(bytes) || bytes < 0) throw new LedgerInputError('bytes must be a non-negative integer');
-    return this.state.driver.svm.minimumBalanceForRentExemption(BigInt(bytes));
+    const rent = this.state.driver.svm.getRent();
+    const perYear = (128n + BigInt(bytes)) * rent.lamportsPerByteYear;
+    const threshold = rent.exemptionThreshold;
+    const lamports = Number.isInteger(threshold) ? perYear * BigInt(threshold) : BigInt(Math.floor(Number(perYear) * threshold));
+    // Agave's f64 → u64 cast saturates.
+    return lamports > MAX_U64 ? MAX_U64 : lamports;
   }
 
   // ---------------------------------------------------------------- LedgerInspector
@@ -513,6 +508,55 @@ export class EmbeddedLedger implements Ledger, LedgerInspector {
       slotsInEpoch: BigInt(slotsInEpoch),
       transactionCount: BigInt(count),
     };
+  }
+
+  /** The runtime's epoch schedule (LiteSVM's, the same as a cluster's default). */
+  async getEpochSchedule(): Promise<LedgerEpochSchedule> {
+    const es = this.state.driver.svm.getEpochSchedule();
+    return {
+      slotsPerEpoch: es.slotsPerEpoch,
+      leaderScheduleSlotOffset: es.leaderScheduleSlotOffset,
+      warmup: es.warmup,
+      firstNormalEpoch: es.firstNormalEpoch,
+      firstNormalSlot: es.firstNormalSlot,
+    };
+  }
+
+  /** Base58 identity of this one-node ledger, derived from the genesis secret (stable across restarts). */
+  async getIdentity(): Promise<string> {
+    return this.identity;
+  }
+
+  /**
+   * The identity, `limit` times: it leads every slot. The schedule is known up to the epoch of the
+   * current slot + the leader schedule offset, like a validator's.
+   * @throws LedgerInputError `Invalid slot range: leader schedule for epoch <n> is unavailable` past it.
+   */
+  async getSlotLeaders(startSlot: bigint, limit: number): Promise<string[]> {
+    const slot = this.chain.sync();
+    if (limit === 0) return [];
+    const known = this.state.epochAt(slot + Number(this.state.driver.svm.getEpochSchedule().leaderScheduleSlotOffset));
+    const lastKnown = BigInt(known.firstSlot + known.slotsInEpoch - 1);
+    const last = startSlot + BigInt(limit) - 1n;
+    if (last > lastKnown) {
+      const epoch = startSlot > lastKnown ? this.state.epochAt(Number(startSlot)).epoch : known.epoch + 1;
+      throw new LedgerInputError(`Invalid slot range: leader schedule for epoch ${epoch} is unavailable`);
+    }
+    return Array.from({ length: limit }, () => this.identity);
+  }
+
+  /**
+   * For each of the last 150 slots up to the current one, oldest first: the lowest compute-unit price (micro-lamports
+   * per compute unit) of its transactions, raised to the lowest price among those writing each of `addresses`
+   * (journal-statistics.ts).
+   */
+  async getRecentPrioritizationFees(addresses: readonly string[]): Promise<LedgerPrioritizationFee[]> {
+    return recentPrioritizationFees(this.journal, this.state.lastSeq, this.chain.sync(), addresses);
+  }
+
+  /** Completed 60-second periods, newest first, at most `limit` (journal-statistics.ts). */
+  async getRecentPerformanceSamples(limit: number): Promise<LedgerPerformanceSample[]> {
+    return recentPerformanceSamples(this.journal, this.state.lastSeq, this.chain.sync(), this.slotMs, limit);
   }
 
   /**

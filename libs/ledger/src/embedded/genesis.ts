@@ -41,12 +41,7 @@ export function loadOrCreateGenesis(dir: string, journalHasTransactions: boolean
     return g;
   }
   if (journalHasTransactions) throw new Error(`Ledger journal has transactions but ${path} is missing`);
-  const g: GenesisFile = {
-    version: 1,
-    genesisHash: encodeBase58(randomBytes(32)),
-    createdAtMs: Date.now(),
-    secret: randomBytes(32).toString('hex'),
-  };
+  const g: GenesisFile = { version: 1, genesisHash: encodeBase58(randomBytes(32)), createdAtMs: Date.now(), secret: randomBytes(32).toString('hex') };
   const tmp = `${path}.tmp`;
   writeFileSync(tmp, JSON.stringify(g, null, 2), { mode: 0o600 });
   renameSync(tmp, path);
@@ -55,7 +50,16 @@ export function loadOrCreateGenesis(dir: string, journalHasTransactions: boolean
 
 /** The faucet key pair: seed = sha256("faucet" ‖ secret). */
 export function faucetOf(secret: Buffer): Faucet {
-  const seed = createHash('sha256').update('faucet').update(secret).digest();
+  return derivedKey('faucet', secret);
+}
+
+/** The node identity (getIdentity, the leader of every slot): seed = sha256("identity" ‖ secret). */
+export function identityOf(secret: Buffer): Faucet {
+  return derivedKey('identity', secret);
+}
+
+function derivedKey(label: string, secret: Buffer): Faucet {
+  const seed = createHash('sha256').update(label).update(secret).digest();
   const key = createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' });
   const pubkey = new Uint8Array(createPublicKey(key).export({ format: 'der', type: 'spki' }).subarray(12));
   return { key, pubkey };

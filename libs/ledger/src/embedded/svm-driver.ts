@@ -6,26 +6,27 @@
  * it calls the native `send{Legacy,Versioned}Transaction(bytes)` directly (~25% cheaper per
  * transaction). If a future litesvm build hides them, the public, kit-typed API is used.
  */
-import {
-  address as toAddress,
-  getTransactionDecoder,
-  lamports as toLamports,
-  type Address,
-  type Transaction,
-} from '@solana/kit';
+import { address as toAddress, getTransactionDecoder, lamports as toLamports, type Address, type Transaction } from '@solana/kit';
 import { Account, FailedTransactionMetadata, LiteSVM, type TransactionMetadata } from 'litesvm';
 import { encodeBase58, decodeBase58 } from '../internal/base58';
 
 export type SvmOutcome = TransactionMetadata | FailedTransactionMetadata;
+/** A successful simulation: its metadata and the accounts it loaded, in their state after it. */
 export interface SvmSimulated {
   meta(): TransactionMetadata;
+  postAccounts(): { address: Uint8Array; account: RawAccount }[];
+}
+
+interface InnerSimulated {
+  meta(): TransactionMetadata;
+  postAccounts(): { address: Uint8Array; account(): Account }[];
 }
 
 interface InnerSvm {
   sendLegacyTransaction(bytes: Uint8Array): SvmOutcome;
   sendVersionedTransaction(bytes: Uint8Array): SvmOutcome;
-  simulateLegacyTransaction(bytes: Uint8Array): SvmSimulated | FailedTransactionMetadata;
-  simulateVersionedTransaction(bytes: Uint8Array): SvmSimulated | FailedTransactionMetadata;
+  simulateLegacyTransaction(bytes: Uint8Array): InnerSimulated | FailedTransactionMetadata;
+  simulateVersionedTransaction(bytes: Uint8Array): InnerSimulated | FailedTransactionMetadata;
   getBalance(pubkey: Uint8Array): bigint | null;
   getAccount(pubkey: Uint8Array): Account | null;
   setAccount(pubkey: Uint8Array, account: Account): void;
@@ -42,6 +43,8 @@ export interface RawAccount {
 
 const txDecoder = getTransactionDecoder();
 
+const rawOf = (a: Account): RawAccount => ({ lamports: a.lamports(), data: a.data(), owner: a.owner(), executable: a.executable(), rentEpoch: a.rentEpoch() });
+
 export class SvmDriver {
   private readonly inner: InnerSvm | null;
 
@@ -49,9 +52,17 @@ export class SvmDriver {
     const inner = (svm as unknown as { inner?: Partial<InnerSvm> }).inner;
     const ok =
       inner !== undefined &&
-      (['sendLegacyTransaction', 'sendVersionedTransaction', 'simulateLegacyTransaction', 'simulateVersionedTransaction', 'getBalance', 'getAccount', 'setAccount'] as const).every(
-        (m) => typeof inner[m] === 'function',
-      );
+      (
+        [
+          'sendLegacyTransaction',
+          'sendVersionedTransaction',
+          'simulateLegacyTransaction',
+          'simulateVersionedTransaction',
+          'getBalance',
+          'getAccount',
+          'setAccount',
+        ] as const
+      ).every((m) => typeof inner[m] === 'function');
     this.inner = ok ? (inner as InnerSvm) : null;
   }
 
@@ -66,9 +77,22 @@ export class SvmDriver {
   /** Executes without committing. */
   simulate(wire: Uint8Array, version: 'legacy' | 0): SvmSimulated | FailedTransactionMetadata {
     if (this.inner !== null) {
-      return version === 'legacy' ? this.inner.simulateLegacyTransaction(wire) : this.inner.simulateVersionedTransaction(wire);
+      const r = version === 'legacy' ? this.inner.simulateLegacyTransaction(wire) : this.inner.simulateVersionedTransaction(wire);
+      if (r instanceof FailedTransactionMetadata) return r;
+      return { meta: () => r.meta(), postAccounts: () => r.postAccounts().map((a) => ({ address: a.address, account: rawOf(a.account()) })) };
     }
-    return this.svm.simulateTransaction(txDecoder.decode(wire) as Transaction);
+    const r = this.svm.simulateTransaction(txDecoder.decode(wire) as Transaction);
+    if (r instanceof FailedTransactionMetadata) return r;
+    return {
+      meta: () => r.meta(),
+      postAccounts: () =>
+        r
+          .postAccounts()
+          .map((a) => ({
+            address: decodeBase58(a.address),
+            account: { lamports: a.lamports, data: new Uint8Array(a.data), owner: decodeBase58(a.programAddress), executable: a.executable, rentEpoch: 0n },
+          })),
+    };
   }
 
   balance(key: Uint8Array): bigint {
@@ -79,8 +103,7 @@ export class SvmDriver {
   account(key: Uint8Array): RawAccount | null {
     if (this.inner !== null) {
       const a = this.inner.getAccount(key);
-      if (a === null) return null;
-      return { lamports: a.lamports(), data: a.data(), owner: a.owner(), executable: a.executable(), rentEpoch: a.rentEpoch() };
+      return a === null ? null : rawOf(a);
     }
     const a = this.svm.getAccount(toAddress(encodeBase58(key)));
     if (!a.exists) return null;

@@ -15,13 +15,15 @@
  *   committed rows go to the `onCommitted` listener (the ledger's subscriptions).
  * - Balances: the lamports of every account key are read before and after execution and journaled
  *   with the row (RPC `preBalances` / `postBalances`, and balances at `finalized` commitment).
+ * - Simulation returns the accounts the transaction loaded in their state after it (LiteSVM's
+ *   post-simulation accounts), for `simulateTransaction`'s `accounts`.
  * Errors carry a {@link LedgerErrorCode} (libs/ledger/README.md, "Errors").
  */
 import type { LedgerLogger } from '../constants';
 import { PACKET_DATA_SIZE } from '../constants';
 import { TransactionFailedError } from '../ledger.port';
 import { LedgerErrorCode } from '../ledger-error';
-import type { SimulateOptions, SimulationResult } from '../ledger-inspector';
+import type { LedgerAccountInfo, SimulateOptions, SimulationResult } from '../ledger-inspector';
 import { encodeBase58 } from '../internal/base58';
 import { transactionErrorToJson, transactionFailure } from '../internal/tx-error';
 import { computeMessageFee, extractMemo, parseWireTransaction, type WireMessage, type WireTransaction } from '../internal/wire';
@@ -248,7 +250,7 @@ export class TransactionExecutor {
     this.chain.sync();
     const tx = parseOrRefuse(wire);
     const replace = options?.replaceRecentBlockhash === true;
-    const fail = (err: unknown): SimulationResult => ({ err, logs: [], unitsConsumed: 0n, fee: null, replacementBlockhash: null });
+    const fail = (err: unknown): SimulationResult => ({ err, logs: [], unitsConsumed: 0n, fee: null, replacementBlockhash: null, postAccounts: new Map() });
     if (!replace && !this.chain.isBlockhashValid(tx.message.recentBlockhash)) return fail('BlockhashNotFound');
     const sigVerify = options?.sigVerify === true;
     const svm = this.state.driver.svm;
@@ -270,7 +272,12 @@ export class TransactionExecutor {
         unitsConsumed: meta.computeUnitsConsumed(),
         fee: chargedFee(meta) || null,
         replacementBlockhash,
+        postAccounts: new Map(),
       };
+    }
+    const postAccounts = new Map<string, LedgerAccountInfo>();
+    for (const { address, account } of result.postAccounts()) {
+      postAccounts.set(encodeBase58(address), { ...account, owner: encodeBase58(account.owner) });
     }
     return {
       err: null,
@@ -278,6 +285,7 @@ export class TransactionExecutor {
       unitsConsumed: meta.computeUnitsConsumed(),
       fee: chargedFee(meta) ?? computeMessageFee(tx.message),
       replacementBlockhash,
+      postAccounts,
     };
   }
 }

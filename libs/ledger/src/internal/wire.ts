@@ -64,6 +64,7 @@ export const SECP256K1_PROGRAM_BYTES = b58(SECP256K1_PROGRAM_ADDRESS);
 export const SECP256R1_PROGRAM_BYTES = b58(SECP256R1_PROGRAM_ADDRESS);
 const COMPUTE_BUDGET_BYTES = b58(COMPUTE_BUDGET_PROGRAM_ADDRESS);
 const MEMO_BYTES = b58(MEMO_PROGRAM_ADDRESS);
+const SYSTEM_BYTES = new Uint8Array(32);
 const MEMO_V1_BYTES = b58(MEMO_V1_PROGRAM_ADDRESS);
 /** Programs whose instructions get the builtin default compute allocation (3,000 CU). */
 const BUILTIN_PROGRAMS = [
@@ -127,11 +128,7 @@ function readMessage(r: Reader): WireMessage {
     version = 0;
     numRequiredSignatures = r.u8();
   }
-  const header: MessageHeader = {
-    numRequiredSignatures,
-    numReadonlySignedAccounts: r.u8(),
-    numReadonlyUnsignedAccounts: r.u8(),
-  };
+  const header: MessageHeader = { numRequiredSignatures, numReadonlySignedAccounts: r.u8(), numReadonlyUnsignedAccounts: r.u8() };
   const nKeys = r.shortU16();
   const accountKeys: Uint8Array[] = new Array(nKeys);
   for (let i = 0; i < nKeys; i++) accountKeys[i] = r.take(32);
@@ -196,10 +193,7 @@ export function parseWireMessage(bytes: Uint8Array): WireMessage {
 
 /** True when the instruction's program is one of the signature-verification precompiles. */
 export function isPrecompileProgram(key: Uint8Array | undefined): boolean {
-  return (
-    key !== undefined &&
-    (bytesEqual(key, ED25519_PROGRAM_BYTES) || bytesEqual(key, SECP256K1_PROGRAM_BYTES) || bytesEqual(key, SECP256R1_PROGRAM_BYTES))
-  );
+  return key !== undefined && (bytesEqual(key, ED25519_PROGRAM_BYTES) || bytesEqual(key, SECP256K1_PROGRAM_BYTES) || bytesEqual(key, SECP256R1_PROGRAM_BYTES));
 }
 
 /**
@@ -233,6 +227,29 @@ export function computeMessageFee(message: WireMessage): bigint {
     fee += (price * units + 999_999n) / 1_000_000n;
   }
   return fee;
+}
+
+/**
+ * The compute-unit price the message sets with ComputeBudget `SetComputeUnitPrice`, in
+ * micro-lamports per compute unit (0 when it sets none).
+ */
+export function computeUnitPrice(message: WireMessage): bigint {
+  let price = 0n;
+  for (const ix of message.instructions) {
+    const program = message.accountKeys[ix.programIdIndex];
+    if (program === undefined || !bytesEqual(program, COMPUTE_BUDGET_BYTES) || ix.data[0] !== 3 || ix.data.length < 9) continue;
+    price = new DataView(ix.data.buffer, ix.data.byteOffset, ix.data.byteLength).getBigUint64(1, true);
+  }
+  return price;
+}
+
+/** Whether the message starts with System `AdvanceNonceAccount` (a durable-nonce transaction); its nonce account index, else null. */
+export function nonceAccountIndex(message: WireMessage): number | null {
+  const ix = message.instructions[0];
+  if (ix === undefined || ix.data.length < 4 || ix.accounts.length === 0) return null;
+  const program = message.accountKeys[ix.programIdIndex];
+  if (program === undefined || !bytesEqual(program, SYSTEM_BYTES)) return null;
+  return new DataView(ix.data.buffer, ix.data.byteOffset, 4).getUint32(0, true) === 4 ? ix.accounts[0]! : null;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: false });

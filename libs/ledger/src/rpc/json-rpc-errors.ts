@@ -3,7 +3,7 @@
  * clients (kit, web3.js, wallets) see the usual errors (libs/ledger/README.md, "Errors"):
  * -32700 parse error, -32600 invalid request, -32601 method not found, -32602 invalid params,
  * -32603 internal, -32002 preflight failure (`data: {err, logs, …}`), -32003 signature
- * verification failure, -32004 block not available, -32005 unhealthy, -32015 unsupported
+ * verification failure, -32004 block not available, -32005 unhealthy, -32008 no snapshot, -32015 unsupported
  * transaction version, -32016 min context slot not reached; 429 refused airdrop or rate limit.
  */
 import { LedgerError, LedgerErrorCode } from '../ledger-error';
@@ -27,8 +27,20 @@ export class JsonRpcFailure extends Error {
   }
 }
 
-/** -32602 with Solana's `Invalid params: …` wording. */
-export const invalidParams = (message: string): JsonRpcFailure => new JsonRpcFailure(-32602, `Invalid params: ${message}`);
+/**
+ * -32602 with exactly `message`, as Agave's RPC answers a parameter it refuses after reading it
+ * (`Invalid param: WrongSize`, `Invalid limit; max 1000`, `Too many inputs provided; max 256`).
+ */
+export const invalidParams = (message: string): JsonRpcFailure => new JsonRpcFailure(-32602, message);
+
+/**
+ * -32602 `Invalid params: <details>`: a parameter of the wrong JSON type or an unknown enum value,
+ * worded as Agave's RPC words its deserialization failures (`Invalid params: invalid type: …`).
+ */
+export const malformedParams = (details: string): JsonRpcFailure => new JsonRpcFailure(-32602, `Invalid params: ${details}`);
+
+/** -32600 `Invalid request` (or Agave's wording of a refused request, e.g. base58 data over 128 bytes). */
+export const invalidRequest = (message = 'Invalid request'): JsonRpcFailure => new JsonRpcFailure(-32600, message);
 
 /** -32601, also for methods the ledger adapter lacks. */
 export const methodNotFound = (): JsonRpcFailure => new JsonRpcFailure(-32601, 'Method not found');

@@ -2,9 +2,10 @@
  * The methods of the ledger's JSON-RPC endpoint, over any {@link Ledger}: getLatestBlockhash,
  * sendTransaction, simulateTransaction, getSignatureStatuses, getTransaction, getBlock, getBlocks,
  * getBlocksWithLimit, getFirstAvailableBlock, getEpochInfo, getTransactionCount,
- * getSignaturesForAddress, getBalance, getAccountInfo, getSlot, getBlockHeight, getBlockTime,
- * getGenesisHash, getVersion, getHealth, requestAirdrop, getFeeForMessage,
- * getMinimumBalanceForRentExemption, isBlockhashValid. Result shapes follow Solana's RPC
+ * getSignaturesForAddress, getBalance, getSlot, getBlockHeight, getBlockTime, getGenesisHash,
+ * getVersion, getHealth, requestAirdrop, getFeeForMessage, getMinimumBalanceForRentExemption,
+ * isBlockhashValid; the account reads of json-rpc-accounts.ts and the node methods of
+ * json-rpc-node-methods.ts. Result shapes follow Solana's RPC
  * (`{context: {slot, apiVersion}, value}` where Solana wraps; u64 as bigint, written as JSON numbers).
  *
  * Commitment follows Solana: every method taking a `commitment` answers at that level, `finalized`
@@ -21,11 +22,12 @@
 import { TransactionFailedError, type Ledger } from '../ledger.port';
 import type { Commitment } from '../ledger.port';
 import type { AddressSignatureWithMemo, DetailedLedgerTransaction, LedgerInspector } from '../ledger-inspector';
-import { encodeBase58, tryDecodeBase58Fixed } from '../internal/base58';
+import { encodeBase58 } from '../internal/base58';
 import { parseWireTransaction } from '../internal/wire';
-import { invalidParams, JsonRpcFailure, methodNotFound } from './json-rpc-errors';
+import { invalidParams, JsonRpcFailure, malformedParams, methodNotFound } from './json-rpc-errors';
 import {
   addressParam,
+  base58Fixed,
   COMMITMENT_RANK,
   commitmentOf,
   config,
@@ -39,6 +41,8 @@ import {
 } from './json-rpc-params';
 import type { AirdropGuard } from './rpc-limits';
 import { parsedTransactionJson } from './json-rpc-parsed';
+import { createAccountRpcMethods, readSimulationAccounts, simulationAccounts } from './json-rpc-accounts';
+import { createNodeRpcMethods } from './json-rpc-node-methods';
 
 type TransactionEncoding = 'json' | 'jsonParsed' | 'base64' | 'base58';
 
@@ -51,7 +55,7 @@ const VERSION_NOT_SUPPORTED =
 function transactionEncoding(c: Record<string, unknown>): TransactionEncoding {
   const encoding = c.encoding ?? 'json';
   if (encoding !== 'json' && encoding !== 'jsonParsed' && encoding !== 'base64' && encoding !== 'base58') {
-    throw invalidParams(`unsupported encoding: ${String(encoding)}`);
+    throw malformedParams(`unknown variant \`${String(encoding)}\`, expected one of \`binary\`, \`base64\`, \`base58\`, \`json\`, \`jsonParsed\``);
   }
   return encoding;
 }
@@ -99,16 +103,18 @@ function encodeTransaction(tx: DetailedLedgerTransaction, encoding: TransactionE
     rewards: [],
   };
   if (tx.computeUnitsConsumed !== undefined) meta.computeUnitsConsumed = tx.computeUnitsConsumed;
-  // The parsed encoding lists loaded addresses among the account keys instead.
-  if (versioned && encoding !== 'jsonParsed') meta.loadedAddresses = tx.loadedAddresses ?? { writable: [], readonly: [] };
+  // As Agave's UiTransactionStatusMeta: always present (empty for legacy transactions), whatever the
+  // declared version; the parsed encoding lists loaded addresses among the account keys instead.
+  if (encoding !== 'jsonParsed') meta.loadedAddresses = tx.loadedAddresses ?? { writable: [], readonly: [] };
   const out: Record<string, unknown> = { transaction, meta };
   if (versioned) out.version = version;
   return out;
 }
 
-/** Who is calling: the client address the limits count against. */
+/** Who is calling: the client address the limits count against, and the `host:port` the call arrived at (null when unknown). */
 export interface CallContext {
   clientAddress: string;
+  localAddress?: string | null;
 }
 
 export type LedgerRpcMethod = (params: Params, call: CallContext) => Promise<unknown>;
@@ -138,6 +144,8 @@ export function createLedgerRpcMethods(ledger: Ledger & LedgerInspector, options
   };
 
   const methods: Record<string, LedgerRpcMethod> = {
+    ...createAccountRpcMethods(ledger, context),
+    ...createNodeRpcMethods(ledger, { apiVersion, context }),
     getHealth: async () => {
       if (!(await ledger.ping())) throw new JsonRpcFailure(-32005, 'Node is unhealthy');
       return 'ok';
@@ -181,7 +189,7 @@ export function createLedgerRpcMethods(ledger: Ledger & LedgerInspector, options
       const encoding = transactionEncoding(c);
       const details = c.transactionDetails ?? 'full';
       if (details !== 'full' && details !== 'signatures' && details !== 'none' && details !== 'accounts') {
-        throw invalidParams(`unsupported transactionDetails: ${String(details)}`);
+        throw malformedParams(`unknown variant \`${String(details)}\`, expected one of \`full\`, \`signatures\`, \`none\`, \`accounts\``);
       }
       const maxVersion = maxVersionOf(c);
       const commitment = confirmedCommitmentOf(c);
@@ -202,8 +210,20 @@ export function createLedgerRpcMethods(ledger: Ledger & LedgerInspector, options
           const full = encodeTransaction(tx, 'jsonParsed', maxVersion);
           const t = full.transaction as { signatures: string[]; message: { accountKeys: unknown[] } };
           const m = full.meta as Record<string, unknown>;
-          const meta = { err: m.err, status: m.status, fee: m.fee, preBalances: m.preBalances, postBalances: m.postBalances, preTokenBalances: [], postTokenBalances: [] };
-          return { transaction: { signatures: t.signatures, accountKeys: t.message.accountKeys }, meta, ...(full.version === undefined ? {} : { version: full.version }) };
+          const meta = {
+            err: m.err,
+            status: m.status,
+            fee: m.fee,
+            preBalances: m.preBalances,
+            postBalances: m.postBalances,
+            preTokenBalances: [],
+            postTokenBalances: [],
+          };
+          return {
+            transaction: { signatures: t.signatures, accountKeys: t.message.accountKeys },
+            meta,
+            ...(full.version === undefined ? {} : { version: full.version }),
+          };
         });
       }
       if (c.rewards !== false) out.rewards = [];
@@ -234,7 +254,7 @@ export function createLedgerRpcMethods(ledger: Ledger & LedgerInspector, options
     },
     isBlockhashValid: async (p) => {
       const blockhash = stringParam(p, 0, 'blockhash');
-      if (tryDecodeBase58Fixed(blockhash, 32) === null) throw invalidParams('Invalid param: WrongSize');
+      base58Fixed(blockhash, 32);
       const c = config(p, 1);
       const ctx = await context(c);
       if (!ledger.isBlockhashValid) throw methodNotFound();
@@ -245,45 +265,6 @@ export function createLedgerRpcMethods(ledger: Ledger & LedgerInspector, options
       const c = config(p, 1);
       const ctx = await context(c);
       return { context: ctx, value: await ledger.getBalance(address, commitmentOf(c)) };
-    },
-    getAccountInfo: async (p) => {
-      const address = addressParam(p, 0);
-      const c = config(p, 1);
-      const encoding = c.encoding ?? 'base58';
-      if (encoding !== 'base64' && encoding !== 'base58' && encoding !== 'jsonParsed') {
-        throw invalidParams(`unsupported encoding: ${String(encoding)}`);
-      }
-      if (!ledger.getAccountInfo) throw methodNotFound();
-      const ctx = await context(c);
-      const info = await ledger.getAccountInfo(address, commitmentOf(c));
-      if (info === null) return { context: ctx, value: null };
-      let data = info.data;
-      const slice = c.dataSlice as { offset?: unknown; length?: unknown } | undefined;
-      if (slice) {
-        const offset = Number(u64Param(slice.offset, 'dataSlice.offset'));
-        const length = Number(u64Param(slice.length, 'dataSlice.length'));
-        data = data.subarray(Math.min(offset, data.length), Math.min(offset + length, data.length));
-      }
-      let encoded: [string, string];
-      if (encoding === 'base58') {
-        if (data.length > 128) {
-          throw invalidParams('Encoded binary (base 58) data should be less than 128 bytes, please use Base64 encoding.');
-        }
-        encoded = [encodeBase58(data), 'base58'];
-      } else {
-        encoded = [Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64'), 'base64'];
-      }
-      return {
-        context: ctx,
-        value: {
-          data: encoded,
-          executable: info.executable,
-          lamports: info.lamports,
-          owner: info.owner,
-          rentEpoch: info.rentEpoch,
-          space: info.data.length,
-        },
-      };
     },
     getMinimumBalanceForRentExemption: async (p) => {
       const size = u64Param(p[0], 'data length');
@@ -337,17 +318,14 @@ export function createLedgerRpcMethods(ledger: Ledger & LedgerInspector, options
       }
       if (!ledger.simulateTransaction) throw methodNotFound();
       const ctx = await context(c);
-      const r = await ledger.simulateTransaction(wire, {
-        sigVerify: c.sigVerify === true,
-        replaceRecentBlockhash: c.replaceRecentBlockhash === true,
-      });
-      const accounts = c.accounts as { addresses?: unknown } | undefined;
+      const accounts = readSimulationAccounts(c, parseWireTransaction(wire).message);
+      const r = await ledger.simulateTransaction(wire, { sigVerify: c.sigVerify === true, replaceRecentBlockhash: c.replaceRecentBlockhash === true });
       return {
         context: ctx,
         value: {
           err: r.err,
           logs: r.logs,
-          accounts: accounts && Array.isArray(accounts.addresses) ? accounts.addresses.map(() => null) : null,
+          accounts: await simulationAccounts(ledger, accounts, r),
           unitsConsumed: r.unitsConsumed,
           returnData: null,
           innerInstructions: c.innerInstructions === true ? [] : null,
@@ -364,7 +342,7 @@ export function createLedgerRpcMethods(ledger: Ledger & LedgerInspector, options
     },
     getSignatureStatuses: async (p) => {
       const sigs = p[0];
-      if (!Array.isArray(sigs)) throw invalidParams('expected an array of signatures');
+      if (!Array.isArray(sigs)) throw malformedParams('invalid type: expected a sequence of signatures');
       if (sigs.length > 256) throw invalidParams('Too many inputs provided; max 256');
       const list = sigs.map(signatureString);
       const ctx = await context({}, 'processed');
@@ -374,13 +352,7 @@ export function createLedgerRpcMethods(ledger: Ledger & LedgerInspector, options
         value: statuses.map((s) =>
           s === null
             ? null
-            : {
-                slot: s.slot,
-                confirmations: s.confirmations,
-                err: s.err ?? null,
-                status: statusField(s.err),
-                confirmationStatus: s.confirmationStatus,
-              },
+            : { slot: s.slot, confirmations: s.confirmations, err: s.err ?? null, status: statusField(s.err), confirmationStatus: s.confirmationStatus },
         ),
       };
     },

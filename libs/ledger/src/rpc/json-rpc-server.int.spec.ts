@@ -39,7 +39,11 @@ let rpc: Rpc<SolanaRpcApi>;
 let payer: KeyPairSigner;
 
 async function post(body: unknown): Promise<unknown> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   expect(res.status).toBe(200);
   return res.json();
 }
@@ -83,9 +87,7 @@ describe('registerLedgerJsonRpc with @solana/kit createSolanaRpc', () => {
   test('sendTransaction (base64 and base58), getTransaction (json and base64), getSignaturesForAddress with memo', async () => {
     const lifetime = await ledger.getLatestBlockhash();
     const tx = await buildTransaction(lifetime, payer, [memoInstruction({ memo: 'hello rpc' })]);
-    const signature = await rpc
-      .sendTransaction(Buffer.from(tx.wire).toString('base64') as Base64EncodedWireTransaction, { encoding: 'base64' })
-      .send();
+    const signature = await rpc.sendTransaction(Buffer.from(tx.wire).toString('base64') as Base64EncodedWireTransaction, { encoding: 'base64' }).send();
     expect(signature).toBe(tx.signature);
 
     const legacy = await buildTransaction(lifetime, payer, [memoInstruction({ memo: 'legacy base58' })], 'legacy');
@@ -196,5 +198,232 @@ describe('registerLedgerJsonRpc over raw HTTP', () => {
     expect(batch[0]!.result).toBe(await ledger.getGenesisHash());
     expect(batch[1]!.result).toMatchObject({ context: { slot: expect.any(Number), apiVersion: expect.any(String) }, value: expect.any(Number) });
     expect(batch[2]!.error!.code).toBe(-32601);
+  });
+});
+
+describe('registerLedgerJsonRpc: JSON-RPC 2.0 notifications and ids', () => {
+  async function raw(body: unknown): Promise<{ status: number; text: string }> {
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return { status: res.status, text: await res.text() };
+  }
+
+  test('a notification gets no response object: HTTP 200 with an empty body, no entry in a batch', async () => {
+    expect(await raw({ jsonrpc: '2.0', method: 'getSlot' })).toEqual({ status: 200, text: '' });
+    // Failing notifications are not answered either.
+    expect(await raw({ jsonrpc: '2.0', method: 'nope' })).toEqual({ status: 200, text: '' });
+    expect(
+      await raw([
+        { jsonrpc: '2.0', method: 'getSlot' },
+        { jsonrpc: '2.0', method: 'getBalance', params: ['bad'] },
+      ]),
+    ).toEqual({ status: 200, text: '' });
+    const mixed = (await post([
+      { jsonrpc: '2.0', method: 'getSlot' },
+      { jsonrpc: '2.0', id: 1, method: 'getGenesisHash' },
+      { jsonrpc: '2.0', method: 'nope' },
+      { jsonrpc: '2.0', id: null, method: 'getHealth' },
+    ])) as { id: unknown; result?: unknown }[];
+    expect(mixed).toEqual([
+      { jsonrpc: '2.0', id: 1, result: await ledger.getGenesisHash() },
+      { jsonrpc: '2.0', id: null, result: 'ok' },
+    ]);
+  });
+
+  test('an id that is an object or an array is -32600 Invalid request, answered with id null', async () => {
+    for (const id of [{ a: 1 }, [1], true]) {
+      expect(await post({ jsonrpc: '2.0', id, method: 'getSlot' })).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid request' } });
+    }
+    expect(
+      await post([
+        { jsonrpc: '2.0', id: [2], method: 'getSlot' },
+        { jsonrpc: '2.0', id: 'x', method: 'getHealth' },
+      ]),
+    ).toEqual([
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid request' } },
+      { jsonrpc: '2.0', id: 'x', result: 'ok' },
+    ]);
+  });
+
+  test('-32602 messages are worded as Agave words them', async () => {
+    const message = async (method: string, params: unknown[]): Promise<unknown> =>
+      ((await post({ jsonrpc: '2.0', id: 1, method, params })) as { error: { code: number; message: string } }).error;
+    expect(await message('getBalance', ['abc'])).toEqual({ code: -32602, message: 'Invalid param: WrongSize' });
+    expect(await message('getBalance', ['0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl'])).toEqual({ code: -32602, message: 'Invalid param: Invalid' });
+    expect(await message('getSignaturesForAddress', [payer.address, { limit: 1001 }])).toEqual({ code: -32602, message: 'Invalid limit; max 1000' });
+    expect(await message('getSignatureStatuses', [Array(257).fill('1')])).toEqual({ code: -32602, message: 'Too many inputs provided; max 256' });
+    expect(await message('getTransaction', [payer.address, { commitment: 'processed' }])).toEqual({ code: -32602, message: 'Invalid param: WrongSize' });
+    expect(await message('getBlock', [1, { commitment: 'processed' }])).toEqual({
+      code: -32602,
+      message: 'Method does not support commitment below `confirmed`',
+    });
+    // Deserialization failures keep Agave's `Invalid params: ` prefix.
+    expect(await message('getBalance', [payer.address, { commitment: 'soon' }])).toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/^Invalid params: unknown variant/),
+    });
+    expect(await message('getBalance', [7])).toMatchObject({ code: -32602, message: expect.stringMatching(/^Invalid params: invalid type/) });
+  });
+});
+
+describe('registerLedgerJsonRpc: accounts, simulation, rent, node methods', () => {
+  const call = async (method: string, params: unknown[] = []): Promise<{ result?: any; error?: { code: number; message: string } }> =>
+    (await post({ jsonrpc: '2.0', id: 1, method, params })) as never;
+
+  test('getMultipleAccounts: encodings, dataSlice, nulls, at most 100 keys', async () => {
+    const missing = (await generateKeyPairSigner()).address;
+    const { result } = await call('getMultipleAccounts', [[payer.address, missing, MEMO_PROGRAM_ADDRESS], { encoding: 'base64', commitment: 'confirmed' }]);
+    expect(result.context.slot).toEqual(expect.any(Number));
+    expect(result.value[0]).toMatchObject({ data: ['', 'base64'], owner: '11111111111111111111111111111111', executable: false, space: 0 });
+    expect(result.value[0].lamports).toBe(Number((await ledger.getBalance(payer.address)).toString()));
+    expect(result.value[1]).toBeNull();
+    expect(result.value[2]).toMatchObject({ executable: true });
+    const sliced = await call('getMultipleAccounts', [
+      [MEMO_PROGRAM_ADDRESS],
+      { encoding: 'base64', dataSlice: { offset: 0, length: 4 }, commitment: 'confirmed' },
+    ]);
+    expect(Buffer.from(sliced.result.value[0].data[0], 'base64')).toHaveLength(4);
+    expect(sliced.result.value[0].space).toBeGreaterThan(4);
+    const parsed = await call('getMultipleAccounts', [[payer.address], { encoding: 'jsonParsed', commitment: 'confirmed' }]);
+    expect(parsed.result.value[0].data).toEqual(['', 'base64']);
+    expect((await call('getMultipleAccounts', [[MEMO_PROGRAM_ADDRESS], { encoding: 'base58' }])).error).toMatchObject({
+      code: -32600,
+      message: expect.stringContaining('base 58'),
+    });
+    expect((await call('getMultipleAccounts', [[payer.address], { encoding: 'base64+zstd' }])).error).toEqual({
+      code: -32602,
+      message: 'unsupported encoding: base64+zstd',
+    });
+    expect((await call('getMultipleAccounts', [Array(101).fill(payer.address)])).error).toEqual({ code: -32602, message: 'Too many inputs provided; max 100' });
+    expect((await call('getMultipleAccounts', [[payer.address, 'x']])).error).toEqual({ code: -32602, message: 'Invalid param: WrongSize' });
+  });
+
+  test('simulateTransaction returns the accounts after execution, null when absent or on failure, -32602 beyond the account keys', async () => {
+    const to = await generateKeyPairSigner();
+    const before = await ledger.getBalance(payer.address);
+    const tx = await buildTransaction(await ledger.getLatestBlockhash(), payer, [
+      getTransferSolInstruction({ source: payer, destination: to.address, amount: lamports(7_000_000n) }),
+    ]);
+    const wire = Buffer.from(tx.wire).toString('base64');
+    const other = (await generateKeyPairSigner()).address;
+    const { result } = await call('simulateTransaction', [
+      wire,
+      { encoding: 'base64', accounts: { encoding: 'base64', addresses: [payer.address, to.address, other] } },
+    ]);
+    expect(result.value.err).toBeNull();
+    const [from, dest, none] = result.value.accounts;
+    expect(from.lamports).toBe(Number(before - 7_000_000n - 5_000n));
+    expect(dest).toMatchObject({ lamports: 7_000_000, owner: '11111111111111111111111111111111', data: ['', 'base64'], space: 0 });
+    expect(none).toBeNull();
+    // Nothing was committed.
+    expect(await ledger.getBalance(to.address)).toBe(0n);
+
+    const parsed = await call('simulateTransaction', [wire, { encoding: 'base64', accounts: { encoding: 'jsonParsed', addresses: [to.address] } }]);
+    expect(parsed.result.value.accounts[0].data).toEqual(['', 'base64']);
+    expect((await call('simulateTransaction', [wire, { encoding: 'base64', accounts: { encoding: 'base58', addresses: [to.address] } }])).error).toEqual({
+      code: -32602,
+      message: 'base58 encoding not supported',
+    });
+    expect(
+      (await call('simulateTransaction', [wire, { encoding: 'base64', accounts: { addresses: [payer.address, to.address, other, other] } }])).error,
+    ).toEqual({ code: -32602, message: 'Too many accounts provided; max 3' });
+
+    const failing = await buildTransaction(await ledger.getLatestBlockhash(), payer, [
+      getTransferSolInstruction({ source: payer, destination: to.address, amount: lamports(1_000n * SOL) }),
+    ]);
+    const failed = await call('simulateTransaction', [
+      Buffer.from(failing.wire).toString('base64'),
+      { encoding: 'base64', accounts: { addresses: [payer.address] } },
+    ]);
+    expect(failed.result.value.err).not.toBeNull();
+    expect(failed.result.value.accounts).toEqual([null]);
+  });
+
+  test('getTransaction: meta.loadedAddresses for a legacy transaction with or without maxSupportedTransactionVersion', async () => {
+    const legacy = await buildTransaction(await ledger.getLatestBlockhash(), payer, [memoInstruction({ memo: 'loaded addresses' })], 'legacy');
+    await ledger.sendTransaction(legacy.wire);
+    for (const config of [{ encoding: 'json' }, { encoding: 'json', maxSupportedTransactionVersion: 0 }, { encoding: 'base64' }]) {
+      const { result } = await call('getTransaction', [legacy.signature, { ...config, commitment: 'confirmed' }]);
+      expect(result.meta.loadedAddresses).toEqual({ writable: [], readonly: [] });
+    }
+    const parsed = await call('getTransaction', [legacy.signature, { encoding: 'jsonParsed', commitment: 'confirmed' }]);
+    expect(parsed.result.meta.loadedAddresses).toBeUndefined();
+  });
+
+  test('getMinimumBalanceForRentExemption: (128 + bytes) × 3,480 × 2 with no cap', async () => {
+    expect(await rpc.getMinimumBalanceForRentExemption(165n).send()).toBe(2_039_280n);
+    expect(await rpc.getMinimumBalanceForRentExemption(10n * 1024n * 1024n + 1n).send()).toBe((128n + 10n * 1024n * 1024n + 1n) * 6_960n);
+    expect(await rpc.getMinimumBalanceForRentExemption(20_000_000n).send()).toBe(139_200_890_880n);
+  });
+
+  test('getTokenAccountsByOwner / ByDelegate: [] for a Token program, Agave errors otherwise', async () => {
+    for (const method of ['getTokenAccountsByOwner', 'getTokenAccountsByDelegate']) {
+      const { result } = await call(method, [
+        payer.address,
+        { programId: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA' },
+        { encoding: 'jsonParsed', commitment: 'confirmed' },
+      ]);
+      expect(result).toEqual({ context: { slot: expect.any(Number), apiVersion: expect.any(String) }, value: [] });
+      expect((await call(method, [payer.address, { programId: MEMO_PROGRAM_ADDRESS }])).error).toEqual({
+        code: -32602,
+        message: 'Invalid param: unrecognized Token program id',
+      });
+      expect((await call(method, [payer.address, { mint: (await generateKeyPairSigner()).address }])).error).toEqual({
+        code: -32602,
+        message: 'Invalid param: could not find mint',
+      });
+      expect((await call(method, [payer.address, { mint: payer.address }, { commitment: 'confirmed' }])).error).toEqual({
+        code: -32602,
+        message: 'Invalid param: not a Token mint',
+      });
+    }
+  });
+
+  test('node methods: identity, leaders, epoch schedule, cluster nodes, snapshots, samples, prioritization fees', async () => {
+    const { identity } = await rpc.getIdentity().send();
+    expect(await rpc.getSlotLeader().send()).toBe(identity);
+    const slot = await rpc.getSlot().send();
+    expect(await rpc.getSlotLeaders(slot, 3).send()).toEqual([identity, identity, identity]);
+    expect((await call('getSlotLeaders', [0, 5001])).error).toEqual({ code: -32602, message: 'Invalid limit; max 5000' });
+    expect((await call('getSlotLeaders', [10 ** 12, 1])).error).toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/^Invalid slot range: leader schedule for epoch \d+ is unavailable$/),
+    });
+    expect(await rpc.getEpochSchedule().send()).toEqual({
+      slotsPerEpoch: 432_000n,
+      leaderScheduleSlotOffset: 432_000n,
+      warmup: true,
+      firstNormalEpoch: 14n,
+      firstNormalSlot: 524_256n,
+    });
+    const [node] = await rpc.getClusterNodes().send();
+    expect(node).toMatchObject({ pubkey: identity, gossip: null, tpu: null, rpc: expect.stringMatching(/^127\.0\.0\.1:\d+$/), version: expect.any(String) });
+    expect(await rpc.minimumLedgerSlot().send()).toBe(0n);
+    expect(await rpc.getFirstAvailableBlock().send()).toBe(0n);
+    expect((await call('getHighestSnapshotSlot')).error).toEqual({ code: -32008, message: 'No snapshot' });
+    expect(await rpc.getRecentPerformanceSamples(10).send()).toEqual([]);
+    expect((await call('getRecentPerformanceSamples', [721])).error).toEqual({ code: -32602, message: 'Invalid limit; max 720' });
+
+    const fees = await rpc.getRecentPrioritizationFees([payer.address]).send();
+    expect(fees.length).toBeGreaterThan(0);
+    expect(fees.length).toBeLessThanOrEqual(150);
+    expect(fees.every((f, i) => i === 0 || f.slot === fees[i - 1]!.slot + 1n)).toBe(true);
+    // A transaction paying 7 micro-lamports per CU raises its slot for the accounts it writes only.
+    const price = Buffer.alloc(9);
+    price.writeUInt8(3, 0);
+    price.writeBigUInt64LE(7n, 1);
+    const priced = await buildTransaction(await ledger.getLatestBlockhash(), payer, [
+      { programAddress: 'ComputeBudget111111111111111111111111111111' as Address, data: new Uint8Array(price) },
+      memoInstruction({ memo: 'priority' }),
+    ]);
+    await ledger.sendTransaction(priced.wire);
+    const landed = (await ledger.getTransaction(priced.signature as Signature))!.slot;
+    const forPayer = await rpc.getRecentPrioritizationFees([payer.address]).send();
+    expect(forPayer.find((f) => f.slot === landed)?.prioritizationFee).toBe(7n);
+    const forOther = await rpc.getRecentPrioritizationFees([(await generateKeyPairSigner()).address]).send();
+    expect(forOther.find((f) => f.slot === landed)?.prioritizationFee).toBe(7n);
+    expect((await call('getRecentPrioritizationFees', [Array(129).fill(payer.address)])).error).toEqual({
+      code: -32602,
+      message: 'Too many inputs provided; max 128',
+    });
   });
 });

@@ -2,7 +2,10 @@
  * A Solana-compatible JSON-RPC 2.0 endpoint over any {@link Ledger}, so wallets, `@solana/kit`
  * (`createSolanaRpc`) and the verifier can talk to the embedded ledger like to a cluster.
  *
- * POST `<path>` with one request or a batch array (at most `maxBatch`, default 100). The methods
+ * POST `<path>` with one request or a batch array (at most `maxBatch`, default 100). Notifications
+ * (requests without `id`) run but get no response object, as JSON-RPC 2.0 and Agave's HTTP server
+ * have it: no entry in a batch answer, and HTTP 200 with an empty body when nothing is left to
+ * answer. An `id` that is not a string, a number or null is -32600. The methods
  * are in json-rpc-methods.ts, the error shapes in json-rpc-errors.ts. Limits (libs/ledger/README.md,
  * "Limits"): every call of a batch counts against the caller's budget (`countCalls`, answered by
  * HTTP 429 with `retry-after` and JSON-RPC error 429 when refused); airdrops are capped per request
@@ -15,7 +18,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { Ledger } from '../ledger.port';
 import type { LedgerInspector } from '../ledger-inspector';
 import { methodNotFound, toJsonRpcFailure } from './json-rpc-errors';
-import { readRequest, requestIdOf } from './json-rpc-params';
+import { isNotification, readRequest, requestIdOf } from './json-rpc-params';
 import { createLedgerRpcMethods, type CallContext } from './json-rpc-methods';
 import { stringifyJson } from './json';
 import { AirdropGuard, DEFAULT_AIRDROP_LIMITS, type AirdropLimits, type CallAllowance } from './rpc-limits';
@@ -48,6 +51,13 @@ export interface LedgerJsonRpcOptions {
   pubsub?: boolean | Omit<LedgerPubSubOptions, 'path' | 'countCalls'>;
 }
 
+/** `host:port` of a socket address as Rust prints a SocketAddr (`[v6]:port`); null when unknown. */
+function socketAddress(host: string | undefined, port: number | undefined): string | null {
+  if (host === undefined || port === undefined) return null;
+  const plain = host.startsWith('::ffff:') && host.includes('.') ? host.slice(7) : host;
+  return plain.includes(':') ? `[${plain}]:${port}` : `${plain}:${port}`;
+}
+
 function airdropGuard(option: LedgerJsonRpcOptions['airdrop']): AirdropGuard | null {
   if (option === false) return null;
   const limits = option === true || option === undefined ? DEFAULT_AIRDROP_LIMITS : { ...DEFAULT_AIRDROP_LIMITS, ...option };
@@ -56,8 +66,9 @@ function airdropGuard(option: LedgerJsonRpcOptions['airdrop']): AirdropGuard | n
 
 /**
  * Registers the JSON-RPC endpoint on `fastify` (POST `options.path`). Call before `listen()`.
- * Every response is HTTP 200 with a JSON-RPC body, except a refusal by `countCalls` and a lone
- * refused airdrop (HTTP 429 with `retry-after`, JSON-RPC error 429 with `data.retryAfterSeconds`).
+ * Every response is HTTP 200 with a JSON-RPC body (an empty body when the request held only
+ * notifications), except a refusal by `countCalls` and a lone refused airdrop (HTTP 429 with
+ * `retry-after`, JSON-RPC error 429 with `data.retryAfterSeconds`).
  * @throws RangeError when the airdrop limits are not positive.
  */
 export function registerLedgerJsonRpc(fastify: FastifyInstance, ledger: Ledger & LedgerInspector, options: LedgerJsonRpcOptions): void {
@@ -68,20 +79,24 @@ export function registerLedgerJsonRpc(fastify: FastifyInstance, ledger: Ledger &
     registerLedgerPubSub(fastify, ledger, { maxBatch, ...pubsub, path: options.path, countCalls: options.countCalls });
   }
 
-  const handleOne = async (request: unknown, call: CallContext): Promise<Record<string, unknown>> => {
+  /** The response object of one request; null for a notification (it runs, nobody is told). */
+  const handleOne = async (request: unknown, call: CallContext): Promise<Record<string, unknown> | null> => {
     const id = requestIdOf(request);
+    const silent = isNotification(request);
     try {
       const r = readRequest(request);
       const method = Object.prototype.hasOwnProperty.call(methods, r.method) ? methods[r.method] : undefined;
       if (method === undefined) throw methodNotFound();
-      return { jsonrpc: '2.0', result: await method(r.params, call), id };
+      const result = await method(r.params, call);
+      return silent ? null : { jsonrpc: '2.0', result, id };
     } catch (e) {
-      return { jsonrpc: '2.0', error: toJsonRpcFailure(e).toJson(), id };
+      return silent ? null : { jsonrpc: '2.0', error: toJsonRpcFailure(e).toJson(), id };
     }
   };
 
   const send = (reply: FastifyReply, payload: unknown, status = 200): FastifyReply =>
     reply.code(status).header('content-type', 'application/json; charset=utf-8').send(stringifyJson(payload));
+  const nothing = (reply: FastifyReply): FastifyReply => reply.code(200).header('content-type', 'application/json; charset=utf-8').send('');
   const fail = (reply: FastifyReply, code: number, message: string): FastifyReply => send(reply, { jsonrpc: '2.0', error: { code, message }, id: null });
 
   fastify.post(
@@ -112,11 +127,16 @@ export function registerLedgerJsonRpc(fastify: FastifyInstance, ledger: Ledger &
       if (!allowance.allowed) {
         const retry = allowance.retryAfterSeconds ?? 60;
         reply.header('retry-after', String(retry));
-        return send(reply, { jsonrpc: '2.0', error: { code: 429, message: `Too many requests: retry in ${retry} s`, data: { retryAfterSeconds: retry } }, id: null }, 429);
+        return send(
+          reply,
+          { jsonrpc: '2.0', error: { code: 429, message: `Too many requests: retry in ${retry} s`, data: { retryAfterSeconds: retry } }, id: null },
+          429,
+        );
       }
-      const call: CallContext = { clientAddress: request.ip };
+      const call: CallContext = { clientAddress: request.ip, localAddress: socketAddress(request.socket.localAddress, request.socket.localPort) };
       if (!batch) {
         const response = await handleOne(body, call);
+        if (response === null) return nothing(reply);
         const error = response.error as { code?: unknown; data?: { retryAfterSeconds?: unknown } } | undefined;
         if (error?.code !== 429) return send(reply, response);
         // A refused airdrop alone answers HTTP 429 as public test clusters do (stock clients expect it there).
@@ -125,8 +145,11 @@ export function registerLedgerJsonRpc(fastify: FastifyInstance, ledger: Ledger &
       }
       const out: unknown[] = [];
       // Sequential: keeps the order of transactions submitted in one batch.
-      for (const item of body as unknown[]) out.push(await handleOne(item, call));
-      return send(reply, out);
+      for (const item of body as unknown[]) {
+        const response = await handleOne(item, call);
+        if (response !== null) out.push(response);
+      }
+      return out.length === 0 ? nothing(reply) : send(reply, out);
     },
   );
 }

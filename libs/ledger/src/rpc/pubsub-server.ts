@@ -1,6 +1,6 @@
 /**
  * Solana's PubSub websocket over a ledger that can be subscribed to ({@link LedgerInspector.subscribe}):
- * `signatureSubscribe`, `slotSubscribe`, `rootSubscribe`, `accountSubscribe`, `logsSubscribe` and
+ * `signatureSubscribe`, `slotSubscribe`, `rootSubscribe`, `accountSubscribe` (notified when a transaction wrote the account), `logsSubscribe` and
  * their `*Unsubscribe`, JSON-RPC 2.0 over websocket frames (the `ws` package), with notifications
  * shaped as Solana's RPC sends them (`{jsonrpc, method: "<kind>Notification", params: {result,
  * subscription}}`).
@@ -30,7 +30,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { Commitment, Ledger } from '../ledger.port';
 import type { LandedTransactionEvent, LedgerInspector } from '../ledger-inspector';
 import { encodeBase58 } from '../internal/base58';
-import { invalidParams, JsonRpcFailure, methodNotFound, toJsonRpcFailure } from './json-rpc-errors';
+import { invalidParams, JsonRpcFailure, malformedParams, methodNotFound, toJsonRpcFailure } from './json-rpc-errors';
 import { addressParam, commitmentOf, config, readRequest, requestIdOf, signatureString, type Params } from './json-rpc-params';
 import { stringifyJson } from './json';
 import type { CallAllowance } from './rpc-limits';
@@ -95,7 +95,8 @@ const HEARTBEAT_MS = 30_000;
 
 function accountEncoding(c: Json): Subscription['encoding'] {
   const e = c.encoding ?? 'base58';
-  if (e !== 'base58' && e !== 'base64' && e !== 'jsonParsed') throw invalidParams(`unsupported encoding: ${String(e)}`);
+  if (e === 'base64+zstd') throw invalidParams('unsupported encoding: base64+zstd');
+  if (e !== 'base58' && e !== 'base64' && e !== 'jsonParsed') throw malformedParams(`unknown variant \`${String(e)}\``);
   return e;
 }
 
@@ -208,14 +209,16 @@ export function registerLedgerPubSub(fastify: FastifyInstance, ledger: Ledger & 
       }
     }
     const logs = (sub: Subscription): void => {
-      const send = (slot: bigint): void => notify(sub, 'logsNotification', { context: { slot }, value: { signature: tx.signature, err: tx.err, logs: tx.logs } });
+      const send = (slot: bigint): void =>
+        notify(sub, 'logsNotification', { context: { slot }, value: { signature: tx.signature, err: tx.err, logs: tx.logs } });
       if (sub.commitment === 'finalized') later(tx.slot, (root) => live(sub) && send(root));
       else send(tx.slot);
     };
     for (const sub of logsAll) logs(sub);
-    for (const { address, writable } of tx.accounts) {
+    for (const { address, written } of tx.accounts) {
       for (const sub of logsMentions.get(address) ?? []) logs(sub);
-      if (!writable) continue;
+      // As Agave: only accounts the transaction wrote (a failed one writes only its fee payer).
+      if (!written) continue;
       for (const sub of byAccount.get(address) ?? []) {
         if (sub.commitment === 'finalized') later(tx.slot, (root) => live(sub) && sendAccount(sub, root, 'finalized'));
         else sendAccount(sub, tx.slot, sub.commitment);
@@ -239,7 +242,7 @@ export function registerLedgerPubSub(fastify: FastifyInstance, ledger: Ledger & 
 
   const subscribe = async (conn: Connection, method: string, params: Params): Promise<number> => {
     if (conn.subscriptions.size >= maxSubscriptions) {
-      throw new JsonRpcFailure(-32602, `Invalid params: too many subscriptions on this connection (max ${maxSubscriptions})`);
+      throw invalidParams(`Too many subscriptions on this connection; max ${maxSubscriptions}`);
     }
     const base = { id: nextId++, conn, encoding: 'base58' as const, received: false };
     let sub: Subscription;
@@ -263,7 +266,7 @@ export function registerLedgerPubSub(fastify: FastifyInstance, ledger: Ledger & 
         let key: string | null = null;
         if (filter !== 'all' && filter !== 'allWithVotes') {
           const mentions = (filter as { mentions?: unknown } | null)?.mentions;
-          if (!Array.isArray(mentions)) throw invalidParams('filter must be "all", "allWithVotes" or {"mentions": [<address>]}');
+          if (!Array.isArray(mentions)) throw malformedParams('invalid type: filter must be "all", "allWithVotes" or {"mentions": [<address>]}');
           if (mentions.length !== 1) throw invalidParams('Invalid Request: Only 1 address supported');
           key = addressParam(mentions, 0);
         }
