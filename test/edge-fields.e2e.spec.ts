@@ -1,4 +1,5 @@
 import { generateKeyPairSigner } from '@solana/kit';
+import { coSignedMemoTransactionSize, TRANSACTION_SIZE_LIMIT } from '@svc/evidence';
 import { dashboardFixture, outcome, send, type DashboardFixture } from './support/raw-http';
 import { startTestService, type TestService } from './support/test-service';
 
@@ -52,13 +53,14 @@ describe('HTTP edge: field rules are the protocol rules', () => {
       post(`/v1/documents/${fixture.document.id}/drafts`, { title: 'Terms of Service', versionLabel: 'v1', source: '# Terms\n', ...fields }, true);
 
     it.each([
-      ['a 200-character title of astral characters', { title: '😀'.repeat(200) }],
+      ['a 140-character title of astral characters (4 bytes each)', { title: '😀'.repeat(140) }],
+      ['a 200-character title of 3-byte characters', { title: '中'.repeat(200) }],
       ['a 16-character label of astral characters', { versionLabel: '𝔳'.repeat(16) }],
       ['a title with a line separator (U+2028, not a control character)', { title: 'Terms\u2028of Service' }],
       ['the largest effectiveAt (2^53 - 1)', { effectiveAt: Number.MAX_SAFE_INTEGER }],
       ['effectiveAt 1', { effectiveAt: 1 }],
       ['effectiveAt null and changeSummary null', { effectiveAt: null, changeSummary: null }],
-    ])('accepts %s, and the draft can be prepared', async (_name, fields) => {
+    ])('accepts %s, and the draft can be prepared into a transaction within the ledger size', async (_name, fields) => {
       const created = await create(fields);
       expect(outcome(created)).toBe('200 ok');
       const draftId = (created.json as { draft: { id?: string; draftId?: string } }).draft;
@@ -66,6 +68,7 @@ describe('HTTP edge: field rules are the protocol rules', () => {
       const prepared = await post(`/v1/drafts/${id}/prepare`, {}, true);
       expect(outcome(prepared)).toBe('200 ok');
       const publication = (prepared.json as { publication: Record<string, unknown> }).publication;
+      expect(coSignedMemoTransactionSize(publication['memo'] as string)).toBeLessThanOrEqual(TRANSACTION_SIZE_LIMIT);
       for (const [key, value] of Object.entries(fields)) {
         const published = key === 'versionLabel' ? 'label' : key;
         if (published in publication) expect(publication[published]).toEqual(value);
@@ -82,6 +85,7 @@ describe('HTTP edge: field rules are the protocol rules', () => {
       ['a title with a lone surrogate', { title: 'Terms \ud800' }, 'invalid_request'],
       ['an empty title', { title: '' }, 'invalid_request'],
       ['a 201-character title', { title: 'a'.repeat(201) }, 'invalid_request'],
+      ['a 200-character title of astral characters, whose record would not fit one transaction', { title: '😀'.repeat(200) }, 'invalid_request'],
       ['a null title', { title: null }, 'invalid_request'],
       ['a label with a line feed', { versionLabel: 'v\n1' }, 'invalid_request'],
       ['a label with a lone low surrogate', { versionLabel: '\udc00' }, 'invalid_request'],

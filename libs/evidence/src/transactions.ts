@@ -13,6 +13,7 @@ import {
   getSignatureFromTransaction,
   getTransactionEncoder,
   pipe,
+  setTransactionMessageFeePayer,
   setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
   signTransactionMessageWithSigners,
@@ -154,6 +155,67 @@ export async function buildPublicationTransaction(
     effectiveAt: input.effectiveAt,
   });
   return signAndEncode(input.authority, [coSignedMemo(memo, input.version, input.authority)], input.lifetime);
+}
+
+/** The widest base58 address (32 bytes of 0xff: 44 characters), for sizing records before their addresses exist. */
+const WIDEST_ADDRESS = bytesToBase58(new Uint8Array(32).fill(0xff));
+/** Widest version number of the protocol (docs/protocol.md "Field rules"). */
+const WIDEST_VERSION_NUMBER = 4_294_967_295;
+
+/**
+ * Wire size in bytes of a transaction recording `memo` as `org`, `doc` and `ver` records are (docs/protocol.md
+ * "Transactions"): one Memo instruction co-signed by the new address and the authority, the authority paying, two
+ * signatures. Measured with the same encoder the builders use, on placeholder addresses (every address has the same
+ * length on the wire).
+ */
+export function coSignedMemoTransactionSize(memo: string): number {
+  const authority = address(WIDEST_ADDRESS);
+  const created = address(bytesToBase58(new Uint8Array(32).fill(0xfe)));
+  const message = pipe(
+    createTransactionMessage({ version: 'legacy' }),
+    (m) => setTransactionMessageFeePayer(authority, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: toBlockhash(WIDEST_ADDRESS), lastValidBlockHeight: 0n }, m),
+    (m) =>
+      appendTransactionMessageInstructions(
+        [
+          {
+            programAddress: MEMO_PROGRAM_ADDRESS,
+            accounts: [
+              { address: created, role: AccountRole.READONLY_SIGNER },
+              { address: authority, role: AccountRole.READONLY_SIGNER },
+            ],
+            data: utf8.encode(memo),
+          },
+        ],
+        m,
+      ),
+  );
+  return getTransactionEncoder().encode(compileTransaction(message)).length;
+}
+
+/**
+ * Why a version with this label, title and effective date cannot be published (docs/protocol.md "Field rules": its
+ * `ver` record must fit one transaction of at most 1232 bytes), or null when it can, whatever the fields fixed later
+ * (the document's address, the version number, content hash and fingerprint) turn out to be: they are sized at their
+ * widest. Only titles and labels of many multi-byte characters come near the bound. Assumes the fields each pass their
+ * own rule (`isVersionLabel`, `isVersionTitle`, `isEffectiveAt`).
+ * @returns a message naming the bytes the record would take and the bound, or null.
+ */
+export function versionRecordSizeProblem(fields: { label: string; title: string; effectiveAt: number | null }): string | null {
+  const widestHash = 'f'.repeat(64);
+  const memo = encodeMemo({
+    kind: 'ver',
+    document: WIDEST_ADDRESS,
+    number: WIDEST_VERSION_NUMBER,
+    label: fields.label,
+    title: fields.title,
+    contentHash: widestHash,
+    fingerprint: widestHash,
+    effectiveAt: fields.effectiveAt,
+  });
+  const size = coSignedMemoTransactionSize(memo);
+  if (size <= TRANSACTION_SIZE_LIMIT) return null;
+  return `with this title and label the version's record would make a ${size}-byte publication transaction, over the ledger's ${TRANSACTION_SIZE_LIMIT} bytes: shorten the title (multi-byte characters count up to 4 bytes each)`;
 }
 
 /**

@@ -6,7 +6,8 @@ import { FieldError, TransactionFormatError, TransactionTooLargeError } from './
 import { verifyEd25519 } from './signatures';
 import { filledSeed, keyFromSeed, signerFromSeed } from './testing/keys';
 import { buildWorld } from './testing/world';
-import { buildAcceptanceTransaction, buildPublicationTransaction, parseEvidenceTransaction } from './transactions';
+import { buildAcceptanceTransaction, buildPublicationTransaction, coSignedMemoTransactionSize, parseEvidenceTransaction, versionRecordSizeProblem } from './transactions';
+import { encodeMemo } from './memo';
 
 const lifetime = { blockhash: bytesToBase58(filledSeed(0x33)), lastValidBlockHeight: 1000n };
 const VERSION = keyFromSeed(filledSeed(0x0e)).address;
@@ -118,6 +119,36 @@ describe('creation transactions', () => {
         lifetime,
       }),
     ).rejects.toBeInstanceOf(TransactionTooLargeError);
+  });
+
+  it('sizes a co-signed memo transaction exactly as the builder encodes it, memos of 1 to 2-byte lengths included', async () => {
+    const authority = await signerFromSeed(filledSeed(0x0a));
+    const version = await signerFromSeed(filledSeed(0x0e));
+    for (const title of ['t', 'é'.repeat(40), '中'.repeat(150), '🔒'.repeat(200)]) {
+      const fields = { document: VERSION, number: 7, label: 'v7', title, contentHash: '1'.repeat(64), fingerprint: '2'.repeat(64), effectiveAt: 1_700_000_000 };
+      const memo = encodeMemo({ kind: 'ver', ...fields });
+      const size = coSignedMemoTransactionSize(memo);
+      if (size <= TRANSACTION_SIZE_LIMIT) {
+        expect([title.length, (await buildPublicationTransaction({ authority, version, ...fields, lifetime })).wire.length]).toEqual([title.length, size]);
+      } else {
+        await expect(buildPublicationTransaction({ authority, version, ...fields, lifetime })).rejects.toEqual(new TransactionTooLargeError(size, TRANSACTION_SIZE_LIMIT));
+      }
+    }
+  });
+
+  it('tells which version texts cannot be published, with the fields fixed later at their widest', async () => {
+    expect(versionRecordSizeProblem({ label: 'v'.repeat(16), title: 'é'.repeat(200), effectiveAt: Number.MAX_SAFE_INTEGER })).toBeNull();
+    expect(versionRecordSizeProblem({ label: '中'.repeat(16), title: '中'.repeat(200), effectiveAt: null })).toBeNull();
+    expect(versionRecordSizeProblem({ label: '🔒'.repeat(16), title: '🔒'.repeat(140), effectiveAt: Number.MAX_SAFE_INTEGER })).toBeNull();
+    expect(versionRecordSizeProblem({ label: 'v1', title: '🔒'.repeat(200), effectiveAt: null })).toMatch(/1[0-9]{3}-byte publication transaction, over the ledger's 1232 bytes/);
+    // The widest title that passes is publishable at the widest number and effective date, and one more character is not.
+    let n = 0;
+    while (versionRecordSizeProblem({ label: 'v1', title: '🔒'.repeat(n + 1), effectiveAt: Number.MAX_SAFE_INTEGER }) === null) n++;
+    const authority = await signerFromSeed(filledSeed(0x0a));
+    const version = await signerFromSeed(filledSeed(0x0e));
+    const widest = { document: bytesToBase58(new Uint8Array(32).fill(0xff)), number: 4_294_967_295, label: 'v1', contentHash: 'f'.repeat(64), fingerprint: 'f'.repeat(64), effectiveAt: Number.MAX_SAFE_INTEGER };
+    expect((await buildPublicationTransaction({ authority, version, ...widest, title: '🔒'.repeat(n), lifetime })).wire.length).toBeLessThanOrEqual(TRANSACTION_SIZE_LIMIT);
+    await expect(buildPublicationTransaction({ authority, version, ...widest, title: '🔒'.repeat(n + 1), lifetime })).rejects.toBeInstanceOf(TransactionTooLargeError);
   });
 
   it('refuses a new address equal to the authority', async () => {

@@ -2,6 +2,7 @@
  * Stream `draft-<id>`: a version being written in the dashboard (spec §4.10 drafts; states in docs/api.md):
  * `open` → (`prepared` ⇄ `open` on edit) → `published`, or `abandoned` from `open`/`prepared`.
  */
+import { versionRecordSizeProblem } from '@svc/evidence';
 import type { Decider } from '../decider';
 import { DomainError } from '../errors';
 import type { DraftCreatedData, DraftUpdatedData, EventOf } from '../events';
@@ -85,6 +86,15 @@ function assertMember(command: ByMember, organizationId: string): void {
   requireRole(org, command.wallet, PUBLISHERS);
 }
 
+/**
+ * A draft's texts must make a version record that fits one publication transaction (docs/protocol.md "Field rules"),
+ * so that every draft accepted can be prepared and published. @throws DomainError invalid_request (400) naming the title.
+ */
+function assertPublishable(fields: { title: string; versionLabel: string; effectiveAt: number | null }): void {
+  const problem = versionRecordSizeProblem({ label: fields.versionLabel, title: fields.title, effectiveAt: fields.effectiveAt });
+  if (problem) throw new DomainError('invalid_request', `title: ${problem}`);
+}
+
 function assertOpen(state: DraftState): void {
   if (state.status === 'published') throw new DomainError('draft_published', 'the draft was already published');
   if (state.status === 'abandoned') throw new DomainError('draft_closed', 'the draft was abandoned');
@@ -126,7 +136,8 @@ export const draftDecider: Decider<DraftCommand, DraftEvent, DraftState | null> 
    * Marking a published draft published again is a no-op (publication confirms are idempotent). A draft is marked
    * published from whatever state it is in: the ledger holds the version, whose fields were fixed by the prepare
    * (an edit made between the recording of the version and this step does not change what was published).
-   * @throws DomainError not_found (404: unknown draft, or not a member of its organization), forbidden (403: a member who is neither owner nor publisher), draft_published (409),
+   * @throws DomainError not_found (404: unknown draft, or not a member of its organization), forbidden (403: a member who is neither owner nor publisher),
+   *   invalid_request (400: a title and label whose version record would not fit one publication transaction), draft_published (409),
    *   draft_closed (409: abandoned), chain_state (409: the organization's draft quota is used up);
    *   internal_error (500) when a new draft's id is taken (ids are random UUIDs).
    */
@@ -134,6 +145,7 @@ export const draftDecider: Decider<DraftCommand, DraftEvent, DraftState | null> 
     if (command.kind === 'CreateDraft') {
       if (state) throw new DomainError('internal_error', 'draft id already in use');
       assertMember(command, command.draft.organizationId);
+      assertPublishable(command.draft);
       if (command.quota) checkDraftQuota(command.quota.usage, true, command.quota.addedBytes);
       return [{ type: 'DraftCreated', data: command.draft }];
     }
@@ -145,6 +157,7 @@ export const draftDecider: Decider<DraftCommand, DraftEvent, DraftState | null> 
       case 'UpdateDraft':
         assertMember(command, state.organizationId);
         assertOpen(state);
+        assertPublishable({ ...state, ...command.change });
         if (command.quota) checkDraftQuota(command.quota.usage, false, command.quota.addedBytes);
         return [{ type: 'DraftUpdated', data: { draftId: state.draftId, ...command.change } }];
       case 'AbandonDraft':

@@ -62,6 +62,25 @@ describe('draft decider: creation', () => {
   });
 });
 
+describe('draft decider: texts that a publication transaction can carry (docs/protocol.md "Field rules")', () => {
+  const emojiTitle = '🔒'.repeat(200);
+
+  it('refuses a title and label whose version record would pass 1232 bytes, on creation and on edit, with invalid_request', () => {
+    expect(given(draftDecider).when({ ...create, draft: { ...CREATED, title: emojiTitle } })).toEqual(refused('invalid_request'));
+    expect(given(draftDecider, [created]).when({ ...edit, change: { title: emojiTitle } })).toEqual(refused('invalid_request'));
+    // A label edit is judged with the title already stored.
+    const longTitle = { ...CREATED, title: '🔒'.repeat(160) };
+    expect(given(draftDecider).when({ ...create, draft: longTitle })).toEqual(decided({ type: 'DraftCreated', data: longTitle }));
+    expect(given(draftDecider, [{ type: 'DraftCreated', data: longTitle }]).when({ ...edit, change: { versionLabel: '🔒'.repeat(16) } })).toEqual(refused('invalid_request'));
+  });
+
+  it('accepts 200 characters of two or three bytes each', () => {
+    for (const title of ['é'.repeat(200), '中'.repeat(200)]) {
+      expect(given(draftDecider).when({ ...create, draft: { ...CREATED, title } })).toEqual(decided({ type: 'DraftCreated', data: { ...CREATED, title } }));
+    }
+  });
+});
+
 describe('draft decider: the state machine', () => {
   it('open → prepared → edited back to open → prepared again → published', () => {
     expect(given(draftDecider, [created]).when(prepare(1))).toEqual(decided(prepared(1)));
