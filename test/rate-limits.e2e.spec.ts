@@ -3,7 +3,7 @@ import { startTestService, type TestService } from './support/test-service';
 
 /**
  * Rate limits of spec §8 over real HTTP: buckets chosen from the matched route, rate headers on every answer
- * (unmatched routes included), and one budget shared by two API replicas on one data directory
+ * (unmatched routes and answers given before the limiter included), and one budget shared by two API replicas on one data directory
  * (docs/api.md "Errors and limits").
  */
 describe('rate limits by matched route', () => {
@@ -37,6 +37,22 @@ describe('rate limits by matched route', () => {
     expect(second.status).toBe(404);
     expect(Number(second.headers.get('x-ratelimit-remaining'))).toBe(remaining - 1);
     expect(Number(second.headers.get('x-ratelimit-reset'))).toBeGreaterThan(0);
+  });
+
+  it('puts the rate headers on answers given before the limiter runs (preflight, 415, 414, an unreadable URL), without counting them', async () => {
+    const before = Number((await fetch(`${service.baseUrl}/api/health`)).headers.get('x-ratelimit-remaining'));
+    const answers = [
+      await fetch(`${service.baseUrl}/api/v1/network`, { method: 'OPTIONS', headers: { origin: 'https://shop.example.com', 'access-control-request-method': 'GET' } }),
+      await fetch(`${service.baseUrl}/api/v1/acceptance-sessions`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' }),
+      await fetch(`${service.baseUrl}/api/v1/public/content/${'a'.repeat(250)}`),
+      await fetch(`${service.baseUrl}/api/v1/public/organizations/%E0%A4%A`),
+    ];
+    expect(answers.map((r) => r.status)).toEqual([204, 415, 414, 400]);
+    for (const answer of answers) {
+      expect([answer.status, answer.headers.get('x-ratelimit-limit'), answer.headers.get('x-ratelimit-remaining')]).toEqual([answer.status, '50', String(before)]);
+      expect(Number(answer.headers.get('x-ratelimit-reset'))).toBeGreaterThan(0);
+    }
+    expect(Number((await fetch(`${service.baseUrl}/api/health`)).headers.get('x-ratelimit-remaining'))).toBe(before - 1);
   });
 });
 

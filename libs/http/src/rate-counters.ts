@@ -112,6 +112,18 @@ export class SharedRateCounters {
   }
 
   /**
+   * The current window's count of `key` as this replica sees it, without counting a request (0 when the key has none
+   * in this window); for the rate headers of answers given before the limiter ran.
+   */
+  peek(key: string, windowMs: number): RateCount {
+    const now = this.now();
+    const window = Math.floor(now / windowMs) * windowMs;
+    const entry = this.entries.get(key);
+    const current = entry && entry.window === window ? entry.shared + entry.inflight + entry.pending : 0;
+    return { current, ttl: window + windowMs - now };
+  }
+
+  /**
    * Writes every pending count and reads the shared totals back (one run at a time; a call during a run waits
    * for it). Resolves false when the store could not be reached (the counts stay pending); never rejects.
    */

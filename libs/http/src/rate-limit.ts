@@ -1,5 +1,6 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { IncomingMessage } from 'node:http';
 import type { ReadStore } from '@svc/read-store';
 import { SharedRateCounters, type RateCount } from './rate-counters';
 
@@ -37,13 +38,35 @@ export function bucketOf(method: string, route: string | undefined): RateBucket 
   return (route !== undefined && RATE_LIMITED_ROUTES[`${method} ${route}`]) || 'general';
 }
 
+const WINDOW_MS = 60_000;
+
+/** The three rate headers of spec §8, as names and values. */
+export type RateHeaders = Record<'x-ratelimit-limit' | 'x-ratelimit-remaining' | 'x-ratelimit-reset', string>;
+
+/** Where {@link registerRateLimits} leaves the headers function for answers written outside Fastify's hooks. */
+const RATE_HEADERS = Symbol('rateHeaders');
+
 /**
+ * The rate headers for a request answered outside the limiter's hook, without counting it: the general bucket's
+ * state for the client address (`request.ip` when Fastify built the request, else the socket's). Undefined before
+ * {@link registerRateLimits} ran on `server`.
+ */
+export function rateHeadersOutsideLimiter(server: object, request: { ip?: string; raw?: IncomingMessage; socket?: { remoteAddress?: string } }): RateHeaders | undefined {
+  const headers = (server as { [RATE_HEADERS]?: (ip: string) => RateHeaders })[RATE_HEADERS];
+  const ip = request.ip ?? request.socket?.remoteAddress ?? request.raw?.socket?.remoteAddress ?? '';
+  return headers?.(ip);
+}
+
+/**
+ * Registers the rate limiter on every request, matched or not/**
  * Registers the rate limiter on every request, matched or not (fixed one-minute windows per client address and
  * bucket, counted by {@link SharedRateCounters} in the read store so that every API replica spends one budget).
  * The client address is Fastify's `request.ip`, which honours the server's `trustProxy` setting (`TRUST_PROXY`):
  * behind a trusted proxy it is taken from `x-forwarded-for`.
- * Every response carries `x-ratelimit-limit`, `x-ratelimit-remaining`, `x-ratelimit-reset` (seconds);
- * a limited request gets 429 `rate_limited` with `retry-after` (seconds).
+ * Every response carries `x-ratelimit-limit`, `x-ratelimit-remaining`, `x-ratelimit-reset` (seconds, spec §8):
+ * set by the limiter for the requests it counts, and for answers given before it runs (a CORS preflight, a body
+ * refused by its content type, a URL the router cannot read) from the general bucket's state, without counting them.
+ * A limited request gets 429 `rate_limited` with `retry-after` (seconds).
  * @returns the counters (stopped when the server closes).
  */
 export async function registerRateLimits(app: FastifyInstance, limits: RateLimits, store: ReadStore, options: { syncIntervalMs?: number } = {}): Promise<SharedRateCounters> {
@@ -62,7 +85,7 @@ export async function registerRateLimits(app: FastifyInstance, limits: RateLimit
     // Applied by the hook below to every request, including those no route matches.
     global: false,
     store: SharedStore as never,
-    timeWindow: 60_000,
+    timeWindow: WINDOW_MS,
     max: (req) => limits[bucketFor(req)],
     keyGenerator: (req) => `${bucketFor(req)}|${req.ip}`,
     addHeaders: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true, 'retry-after': true },
@@ -78,6 +101,19 @@ export async function registerRateLimits(app: FastifyInstance, limits: RateLimit
     },
   });
   app.addHook('onRequest', app.rateLimit());
+  const outside = (ip: string): RateHeaders => {
+    const { current, ttl } = counters.peek(`general|${ip}`, WINDOW_MS);
+    return {
+      'x-ratelimit-limit': String(limits.general),
+      'x-ratelimit-remaining': String(Math.max(0, limits.general - current)),
+      'x-ratelimit-reset': String(Math.ceil(ttl / 1000)),
+    };
+  };
+  Object.defineProperty(app, RATE_HEADERS, { value: outside });
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (!reply.hasHeader('x-ratelimit-limit')) void reply.headers(outside(request.ip));
+    done(null, payload);
+  });
   counters.start();
   app.addHook('onClose', async () => counters.stop());
   return counters;
