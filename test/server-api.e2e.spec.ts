@@ -390,17 +390,21 @@ describe('organization settings', () => {
     expect(await codeOf(issueChallenge(client, target, await generateKeyPairSigner()))).toBe('ok');
   });
 
-  it('stores settings this deployment does not offer yet, and refuses them at challenge time with a clear error', async () => {
+  it('stores settings this deployment does not offer yet, and refuses them at challenge time with a clear error unless the service may pay instead', async () => {
     const target = { organization: doc.organization.address, document: doc.document.address };
     for (const [setting, expected] of [
-      [{ feeSponsor: 'organization' }, '402 sponsorship_unavailable'],
+      [{ feeSponsor: 'organization', sponsorFallbackToStele: false }, '402 sponsorship_unavailable'],
       [{ signingPolicy: 'PASSKEY_ONLY' }, '400 passkey_required'],
     ] as const) {
       const { organization } = await patch(setting);
       expect(organization.settings).toMatchObject(setting);
       expect([setting, await codeOf(issueChallenge(client, target, await generateKeyPairSigner()))]).toEqual([setting, expected]);
-      await patch({ evidenceMode: 'DIRECT_ONCHAIN', feeSponsor: 'svc', signingPolicy: 'WALLET_ONLY' });
+      await patch({ evidenceMode: 'DIRECT_ONCHAIN', feeSponsor: 'svc', sponsorFallbackToStele: true, signingPolicy: 'WALLET_ONLY' });
     }
+    // With the fallback on (the default), the organization's shard being unable to pay, the service pays (spec §7 rule 5).
+    await patch({ feeSponsor: 'organization' });
+    expect((await issueChallenge(client, target, await generateKeyPairSigner())).feeSponsor).toBe('svc');
+    await patch({ feeSponsor: 'svc' });
     await patch({ signingPolicy: 'WALLET_OR_PASSKEY' });
     expect(await codeOf(issueChallenge(client, target, await generateKeyPairSigner()))).toBe('ok');
     // Batched evidence is offered: the challenge says so.

@@ -23,7 +23,10 @@ export interface ChallengeState {
 /** What the caller found about the target of a challenge before it is issued. */
 export interface ChallengeFacts {
   organization:
-    | ({ address: string } & Pick<OrganizationSettingsValues, 'allowedRequestDomains' | 'requireAcceptanceSessions' | 'signingPolicy' | 'evidenceMode' | 'feeSponsor'>)
+    | ({ address: string } & Pick<
+          OrganizationSettingsValues,
+          'allowedRequestDomains' | 'requireAcceptanceSessions' | 'signingPolicy' | 'evidenceMode' | 'feeSponsor' | 'sponsorFallbackToStele'
+        >)
     | null;
   /** Null when unknown or belonging to another organization. */
   document: { address: string; organization: string; hasPublishedVersion: boolean } | null;
@@ -49,9 +52,21 @@ export type ChallengeCommand =
     };
 
 /**
+ * Who pays the recording fee of an acceptance under these settings (spec §2.8, §7 rule 5): `svc` when the service
+ * sponsors, and also when the organization sponsors but its shard cannot pay and `sponsorFallbackToStele` is on (on
+ * this deployment an organization's shard never pays yet, docs/api.md "Organization settings"); null when nobody
+ * can (`sponsorship_unavailable`).
+ */
+export function payingSponsor(settings: Pick<OrganizationSettingsValues, 'feeSponsor' | 'sponsorFallbackToStele'>): 'svc' | null {
+  if (settings.feeSponsor === 'svc' || settings.sponsorFallbackToStele) return 'svc';
+  return null;
+}
+
+/**
  * Checks the rules of spec §4.4 for issuing a challenge, in the order the API reports them.
  * Settings whose behaviour this deployment does not offer yet are refused here, never ignored: a signing policy
- * without wallets (`passkey_required`) and fee sponsorship by the organization (`sponsorship_unavailable`); docs/api.md
+ * without wallets (`passkey_required`), and fee sponsorship by the organization without the fallback to the service
+ * (`sponsorship_unavailable`); docs/api.md
  * "Organization settings". Both evidence modes are offered: the challenge records the organization's.
  * @throws DomainError invalid_request (400: signer type not accepted), invalid_signer (400), not_found (404),
  *   forbidden (403: site not on the allowed list; session required, unknown, used, expired or for another document),
@@ -74,8 +89,11 @@ export function checkChallengeFacts(facts: ChallengeFacts): void {
   if (org.signingPolicy === 'PASSKEY_ONLY' || org.signingPolicy === 'ACCOUNT_AND_PASSKEY') {
     throw new DomainError('passkey_required', `the organization's signing policy ${org.signingPolicy} accepts passkey signers only`);
   }
-  if (org.feeSponsor !== 'svc') {
-    throw new DomainError('sponsorship_unavailable', 'fee sponsorship by the organization is not available on this deployment yet; set feeSponsor to svc');
+  if (payingSponsor(org) === null) {
+    throw new DomainError(
+      'sponsorship_unavailable',
+      "the organization's shard cannot pay (fee sponsorship by the organization is not available on this deployment yet) and sponsorFallbackToStele is off: set feeSponsor to svc or turn the fallback on",
+    );
   }
   if (!facts.document.hasPublishedVersion) throw new DomainError('no_published_version', 'the document has no published version');
   if (facts.alreadyAccepted) throw new DomainError('already_accepted', `${facts.signer} already accepted the current version of this document`);

@@ -5,7 +5,7 @@
 import type { EventOf } from '../events';
 import { A, challengeIssued, HEX } from '../testing/fixtures';
 import { decided, given, refused } from '../testing/given-when-then';
-import { challengeDecider, checkChallengeFacts, type ChallengeCommand, type ChallengeFacts } from './challenge.decider';
+import { challengeDecider, checkChallengeFacts, payingSponsor, type ChallengeCommand, type ChallengeFacts } from './challenge.decider';
 
 const FACTS: ChallengeFacts = {
   organization: {
@@ -15,6 +15,7 @@ const FACTS: ChallengeFacts = {
     signingPolicy: 'WALLET_ONLY',
     evidenceMode: 'DIRECT_ONCHAIN',
     feeSponsor: 'svc',
+    sponsorFallbackToStele: true,
   },
   document: { address: A.doc, organization: A.org, hasPublishedVersion: true },
   requestDomain: 'shop.example.com',
@@ -61,7 +62,7 @@ describe('challenge decider: issuing', () => {
     ['an organization that requires acceptance sessions, without one', org({ requireAcceptanceSessions: true }), 'forbidden'],
     ['a passkey-only signing policy', org({ signingPolicy: 'PASSKEY_ONLY' }), 'passkey_required'],
     ['an account-and-passkey signing policy', org({ signingPolicy: 'ACCOUNT_AND_PASSKEY' }), 'passkey_required'],
-    ['fee sponsorship by the organization (not offered yet)', org({ feeSponsor: 'organization' }), 'sponsorship_unavailable'],
+    ['fee sponsorship by the organization (its shard cannot pay yet) without the fallback to the service', org({ feeSponsor: 'organization', sponsorFallbackToStele: false }), 'sponsorship_unavailable'],
     ['a document without a published version', doc({ hasPublishedVersion: false }), 'no_published_version'],
     ['a signer who accepted the current version already', { alreadyAccepted: true }, 'already_accepted'],
   ])('refuses %s with %s', (_what, facts, code) => {
@@ -74,6 +75,13 @@ describe('challenge decider: issuing', () => {
     expect(given(challengeDecider).when(issue(org({ signingPolicy: 'WALLET_OR_PASSKEY' })))).toEqual(decided(issued));
   });
 
+  it('issues under fee sponsorship by the organization when the fallback to the service is on, the service paying (spec §7 rule 5)', () => {
+    expect(given(challengeDecider).when(issue(org({ feeSponsor: 'organization', sponsorFallbackToStele: true })))).toEqual(decided(issued));
+    expect(payingSponsor({ feeSponsor: 'organization', sponsorFallbackToStele: true })).toBe('svc');
+    expect(payingSponsor({ feeSponsor: 'organization', sponsorFallbackToStele: false })).toBeNull();
+    expect(payingSponsor({ feeSponsor: 'svc', sponsorFallbackToStele: false })).toBe('svc');
+  });
+
   it('names the reason a session cannot be used in the message', () => {
     expect(() => checkChallengeFacts({ ...FACTS, session: { refusal: 'the acceptance session expired' } })).toThrow('sessionToken: the acceptance session expired');
   });
@@ -84,14 +92,14 @@ describe('challenge decider: issuing', () => {
       [{ signerType: 'passkey', signer: 'p256:AiKzWqR0q3Rj1hFh3bXnC0o6sVbY4u6yW2o1cF0r7pQx', organization: null, document: null, session: { refusal: 'unknown acceptance session' }, alreadyAccepted: true }, 'invalid_request'],
       [{ signerType: 'wallet' }, 'invalid_signer'],
       [{ signer: A.signer }, 'not_found'],
-      [org({ allowedRequestDomains: ['app.example.org'], requireAcceptanceSessions: true, signingPolicy: 'PASSKEY_ONLY', evidenceMode: 'MERKLE_BATCHED', feeSponsor: 'organization' }), 'not_found'],
+      [org({ allowedRequestDomains: ['app.example.org'], requireAcceptanceSessions: true, signingPolicy: 'PASSKEY_ONLY', evidenceMode: 'MERKLE_BATCHED', feeSponsor: 'organization', sponsorFallbackToStele: false }), 'not_found'],
       [doc({ organization: A.otherOrg, hasPublishedVersion: false }), 'not_found'],
       [{ document: { address: A.doc, organization: A.org, hasPublishedVersion: false } }, 'forbidden'],
-      [org({ allowedRequestDomains: [], requireAcceptanceSessions: true, signingPolicy: 'PASSKEY_ONLY', evidenceMode: 'MERKLE_BATCHED', feeSponsor: 'organization' }), 'forbidden'],
+      [org({ allowedRequestDomains: [], requireAcceptanceSessions: true, signingPolicy: 'PASSKEY_ONLY', evidenceMode: 'MERKLE_BATCHED', feeSponsor: 'organization', sponsorFallbackToStele: false }), 'forbidden'],
       [{ session: null }, 'forbidden'],
-      [org({ requireAcceptanceSessions: false, signingPolicy: 'PASSKEY_ONLY', evidenceMode: 'MERKLE_BATCHED', feeSponsor: 'organization' }), 'passkey_required'],
-      [org({ signingPolicy: 'WALLET_ONLY', evidenceMode: 'MERKLE_BATCHED', feeSponsor: 'organization' }), 'sponsorship_unavailable'],
-      [org({ evidenceMode: 'DIRECT_ONCHAIN', feeSponsor: 'organization' }), 'sponsorship_unavailable'],
+      [org({ requireAcceptanceSessions: false, signingPolicy: 'PASSKEY_ONLY', evidenceMode: 'MERKLE_BATCHED', feeSponsor: 'organization', sponsorFallbackToStele: false }), 'passkey_required'],
+      [org({ signingPolicy: 'WALLET_ONLY', evidenceMode: 'MERKLE_BATCHED', feeSponsor: 'organization', sponsorFallbackToStele: false }), 'sponsorship_unavailable'],
+      [org({ evidenceMode: 'DIRECT_ONCHAIN', feeSponsor: 'organization', sponsorFallbackToStele: false }), 'sponsorship_unavailable'],
       [org({ feeSponsor: 'svc' }), 'no_published_version'],
       [doc({ hasPublishedVersion: true }), 'already_accepted'],
       [{ alreadyAccepted: false }, 'issued'],
