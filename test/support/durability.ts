@@ -29,6 +29,7 @@ export interface IssuedChallenge {
   clientBinding: string;
   expiresAt: string;
   evidenceMode: 'DIRECT_ONCHAIN' | 'MERKLE_BATCHED';
+  feeSponsor: 'svc' | 'organization';
 }
 
 export interface SubmitResponse {
