@@ -109,16 +109,16 @@ export class ScheduleWebhookDeliveriesWhenRecorded implements Processor<Cause> {
 
   /**
    * Endpoints subscribed to the payload's type: listed from the read model once it holds everything up to the event,
-   * each re-checked on its own stream (active, subscribed, not deleted).
+   * each re-checked on its own stream (active, subscribed, not deleted). The read-model query names only its indexed
+   * fields (organization, creation order), so it is one index lookup, and the listing's status is a hint filtered
+   * here: most organizations have no endpoint, and this runs for every acceptance's outcome and finality.
    */
   private async subscribers(event: StoredDomainEvent<Cause>, payload: WebhookPayload): Promise<string[]> {
     await this.log.settled(event.position);
-    const candidates = await this.readStore
-      .collection<WebhookDoc>(COLLECTIONS.webhooks)
-      .find({ organizationId: payload.organizationId, status: 'active', deleted: false }, { sort: { createdAt: 1 } });
+    const candidates = await this.readStore.collection<WebhookDoc>(COLLECTIONS.webhooks).find({ organizationId: payload.organizationId }, { sort: { createdAt: 1 } });
     const targets: string[] = [];
     for (const doc of candidates) {
-      if (BigInt(doc.createdPosition) >= event.position || !doc.events.includes(payload.type as never)) continue;
+      if (doc.deleted || doc.status !== 'active' || BigInt(doc.createdPosition) >= event.position || !doc.events.includes(payload.type as never)) continue;
       const { state } = await this.decisions.load(streams.webhook(doc.webhookId), webhookDecider);
       if (state.created && !state.deleted && state.status === 'active' && state.events.includes(payload.type as never)) targets.push(doc.webhookId);
     }

@@ -386,12 +386,15 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
 
   /** Rows passing the SQL prefilter and then `filter` itself (MongoDB semantics, via sift), decoded. */
   private scanMatches(filter: Filter, compiled: CompiledFilter, max: number): { row: Row; doc: T }[] {
-    const test = sift(filter);
     const out: { row: Row; doc: T }[] = [];
     if (max <= 0) return out;
     const stmt = this.statement(`scan:${compiled.shape}`, `SELECT _id, doc FROM ${this.table} WHERE ${compiled.where}`);
+    // The filter is compiled for the first row the SQL prefilter passes: compiling costs more than a lookup that
+    // finds nothing, which is what most scans of a hot path do.
+    let test: ((doc: T) => boolean) | undefined;
     for (const row of stmt.iterate(...compiled.params) as IterableIterator<Row>) {
       const doc = decodeDoc<T>(row.doc);
+      test ??= sift(filter);
       if (!test(doc)) continue;
       out.push({ row, doc });
       if (out.length >= max) break;
