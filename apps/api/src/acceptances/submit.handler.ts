@@ -100,14 +100,14 @@ export class SubmitAcceptanceHandler implements ICommandHandler<SubmitAcceptance
       if (position !== null) await this.log.settled(position);
       return this.pendingBatch(acceptanceId);
     }
-    const outcome = this.outcomes.expect(acceptanceId, RELAY_WAIT_MS);
+    const wait = this.outcomes.expect(acceptanceId, RELAY_WAIT_MS);
     try {
       await this.record(acceptanceStream, command, acceptanceId, sessionId, ctx);
     } catch (err) {
-      this.outcomes.cancel(acceptanceId);
+      wait.cancel();
       throw err;
     }
-    const result = await outcome;
+    const result = await wait.outcome;
     if (!result) throw new DomainError('relay_failed', 'the ledger has not confirmed the acceptance yet; its relay goes on (see the challenge status)');
     await this.log.settled(result.position);
     if (result.type === 'AcceptanceRelayFailed') throw new DomainError('relay_failed', `the ledger refused the acceptance: ${result.data.reason}`);

@@ -11,8 +11,16 @@ const OUTCOME_TYPES = ['AcceptanceRelayed', 'AcceptanceRelayFailed'] as const sa
 export type RelayOutcome = OutcomeEvent & { position: bigint };
 
 interface Waiter {
-  resolve: (outcome: RelayOutcome) => void;
+  resolve: (outcome: RelayOutcome | null) => void;
   timer: NodeJS.Timeout;
+}
+
+/** One registered wait: its outcome, and how to drop it. */
+export interface OutcomeWait {
+  /** The outcome, or null when none was recorded within the wait's time. */
+  outcome: Promise<RelayOutcome | null>;
+  /** Drops this wait (its submission was refused); other waits for the same acceptance go on. */
+  cancel(): void;
 }
 
 /**
@@ -24,7 +32,8 @@ interface Waiter {
 @Injectable()
 export class RelayOutcomes implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('RelayOutcomes');
-  private readonly waiters = new Map<string, Waiter>();
+  /** Waits by acceptance ID: two submissions of one signed challenge may wait at once, until one is refused. */
+  private readonly waiters = new Map<string, Set<Waiter>>();
   private subscription: Subscription | undefined;
 
   constructor(
@@ -44,38 +53,37 @@ export class RelayOutcomes implements OnModuleInit, OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     await this.subscription?.stop();
-    for (const waiter of this.waiters.values()) clearTimeout(waiter.timer);
+    for (const waits of this.waiters.values()) for (const waiter of waits) clearTimeout(waiter.timer);
     this.waiters.clear();
   }
 
   /**
    * Registers a wait for the outcome of `acceptanceId`; call it before appending the submission so that no
-   * outcome can slip past. Resolves with the outcome, or null after `timeoutMs` milliseconds.
+   * outcome can slip past. Its outcome resolves with the recorded outcome, or null after `timeoutMs` milliseconds.
    */
-  expect(acceptanceId: string, timeoutMs: number): Promise<RelayOutcome | null> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.waiters.delete(acceptanceId);
-        resolve(null);
-      }, timeoutMs);
-      this.waiters.set(acceptanceId, { resolve, timer });
+  expect(acceptanceId: string, timeoutMs: number): OutcomeWait {
+    let waiter!: Waiter;
+    const outcome = new Promise<RelayOutcome | null>((resolve) => {
+      waiter = { resolve, timer: setTimeout(() => this.settle(acceptanceId, waiter, null), timeoutMs) };
     });
+    const waits = this.waiters.get(acceptanceId) ?? new Set<Waiter>();
+    waits.add(waiter);
+    this.waiters.set(acceptanceId, waits);
+    return { outcome, cancel: () => this.settle(acceptanceId, waiter, null) };
   }
 
-  /** Drops a wait registered by {@link expect} (the submission was refused). */
-  cancel(acceptanceId: string): void {
-    const waiter = this.waiters.get(acceptanceId);
-    if (!waiter) return;
-    clearTimeout(waiter.timer);
-    this.waiters.delete(acceptanceId);
-  }
-
-  /** Hands over an outcome just recorded (by the relay processor of this process). */
+  /** Hands over an outcome just recorded (by the relay processor of this process) to every wait for it. */
   recorded(outcome: RelayOutcome): void {
-    const waiter = this.waiters.get(outcome.data.acceptanceId);
-    if (!waiter) return;
+    const waits = this.waiters.get(outcome.data.acceptanceId);
+    if (!waits) return;
+    for (const waiter of [...waits]) this.settle(outcome.data.acceptanceId, waiter, outcome);
+  }
+
+  private settle(acceptanceId: string, waiter: Waiter, outcome: RelayOutcome | null): void {
+    const waits = this.waiters.get(acceptanceId);
+    if (!waits?.delete(waiter)) return;
+    if (waits.size === 0) this.waiters.delete(acceptanceId);
     clearTimeout(waiter.timer);
-    this.waiters.delete(outcome.data.acceptanceId);
     waiter.resolve(outcome);
   }
 
