@@ -7,6 +7,7 @@ import { publishedDocument, type PublishedDocument } from './support/fixtures';
 import { startTestService, type TestService } from './support/test-service';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { COLLECTIONS } from '@svc/projections';
+import { buildTransaction, memoInstruction } from '../libs/ledger/src/testing/test-transactions';
 
 const ORIGIN = 'https://shop.example.com';
 
@@ -247,6 +248,41 @@ describe('wallet acceptance (challenge, submit, relay) against the embedded stor
     expect(res.response.status).toBe(404);
   });
 
+  it('answers the acceptance a signed transaction sent around the service records; 404 for an accept memo that no signature backs, or two', async () => {
+    const signer = await generateKeyPairSigner();
+    const c = await challenge(signer);
+    const signature = await signText(signer, c.message);
+    const payer = await generateKeyPairSigner();
+    await doc.ledger.requestAirdrop(payer.address, 100_000_000n);
+    const acceptanceId = acceptanceIdOf(c.message);
+    const versionAddress = doc.versions[0].address;
+    const genuine = await buildAcceptanceTransaction({
+      feePayer: payer,
+      signer: signer.address,
+      signature: base58ToBytes(signature),
+      message: c.message,
+      acceptanceId,
+      versionAddress,
+      lifetime: await doc.ledger.getLatestBlockhash(),
+    });
+    await doc.ledger.sendTransaction(genuine.wire);
+    expect(await client.request('GET', `/v1/public/transactions/${genuine.signature}/acceptance`)).toEqual({
+      acceptanceId,
+      transactionSignature: genuine.signature,
+      versionAddress,
+      acceptance: null,
+      receiptUrl: null,
+    });
+    const memo = (id: string) => memoInstruction({ memo: `svc/1 accept ${id} ${versionAddress}` });
+    const unsigned = await buildTransaction(await doc.ledger.getLatestBlockhash(), payer, [memo(acceptanceId)]);
+    const twice = await buildTransaction(await doc.ledger.getLatestBlockhash(), payer, [memo(acceptanceId), memo('ab'.repeat(32))]);
+    for (const tx of [unsigned, twice]) {
+      await doc.ledger.sendTransaction(tx.wire);
+      expect(await doc.ledger.getTransaction(toSignature(tx.signature))).not.toBeNull();
+      await expectApiError(client.request('GET', `/v1/public/transactions/${tx.signature}/acceptance`), 404, 'not_found');
+    }
+  });
+
   it('refuses a used challenge (409 challenge_not_open) and a wrong binding (403)', async () => {
     const signer = await generateKeyPairSigner();
     const c = await challenge(signer);
@@ -267,6 +303,27 @@ describe('wallet acceptance (challenge, submit, relay) against the embedded stor
     });
     expect(status.status).toBe('accepted');
     await expectApiError(client.request('GET', `/v1/acceptance/challenges/${c.challengeId}`), 400, 'missing_binding');
+  });
+
+  it('answers the one of two identical submissions sent at once that records the acceptance with confirmed, the other 409 challenge_not_open', async () => {
+    const signer = await generateKeyPairSigner();
+    const c = await challenge(signer);
+    const signature = await signText(signer, c.message);
+    const submit = async () => {
+      try {
+        const body = await client.request<{ status: string; transactionSignature: string }>('POST', `/v1/acceptance/challenges/${c.challengeId}/submit`, { clientBinding: c.clientBinding, signature }, { origin: ORIGIN });
+        return { outcome: body.status, transactionSignature: body.transactionSignature };
+      } catch (err) {
+        const e = err as ApiError;
+        return { outcome: `${e.status} ${e.code}`, transactionSignature: null };
+      }
+    };
+    // The refused submission must not drop the wait of the one that recorded the acceptance (that one would answer
+    // 502 relay_failed when its wait ran out, with the acceptance on the ledger).
+    const answers = await Promise.all([submit(), submit()]);
+    expect(answers.map((a) => a.outcome).sort()).toEqual(['409 challenge_not_open', 'confirmed']);
+    const confirmed = answers.find((a) => a.outcome === 'confirmed')!;
+    expect(await doc.ledger.getTransaction(toSignature(confirmed.transactionSignature!))).not.toBeNull();
   });
 
   it('reads a challenge as accepted once its own acceptance is relayed; another challenge of the signer stays open', async () => {

@@ -5,6 +5,7 @@
  * but the receipt and the RPC endpoint, the batch manifest with its `x-batch-transaction` header, and `409
  * pending_batch` before anchoring.
  */
+import canonicalize from 'canonicalize';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -132,7 +133,11 @@ describe('batched evidence (MERKLE_BATCHED)', () => {
       const response = await fetch(`${service.baseUrl}/api/v1/public/batches/${r.batch.root}`);
       expect(response.status).toBe(200);
       expect(response.headers.get('x-batch-transaction')).toBe(r.transaction.signature);
-      const manifest = JSON.parse(await response.text()) as BatchManifestV1;
+      const text = await response.text();
+      const manifest = JSON.parse(text) as BatchManifestV1;
+      // RFC 8785 canonical JSON (docs/protocol.md §7.7): the bytes anyone re-serializing the manifest would get.
+      expect(text).toBe(canonicalize(manifest));
+      expect(response.headers.get('content-type')).toMatch(/^application\/json/);
       expect(batchManifestProblems(manifest)).toEqual([]);
       expect(manifest.transaction).toMatchObject({ signature: r.transaction.signature, slot: r.transaction.slot, feeLamports: 5000 });
       const leaf = manifest.leaves[r.batch.leafIndex]!;

@@ -146,6 +146,17 @@ export function networkProblems(value: Record<string, unknown>, path: string): s
 }
 
 /**
+ * The manifest as served (docs/protocol.md §7.7): RFC 8785 canonical JSON, so that its bytes are the same whoever
+ * serializes the same manifest (keys sorted at every level, numbers and strings in their one canonical form).
+ * @throws Error naming every problem of {@link batchManifestProblems} when the manifest does not hold together.
+ */
+export function serializeBatchManifest(manifest: BatchManifestV1): string {
+  const problems = batchManifestProblems(manifest);
+  if (problems.length > 0) throw new Error(`invalid batch manifest: ${problems.join('; ')}`);
+  return canonicalize(manifest) as string;
+}
+
+/**
  * Checks a manifest without the ledger: the shape, every leaf's acceptance ID (hash of its message) and leaf hash,
  * the leaf count, and the root recomputed from the leaves. Signatures and the anchoring transaction are the
  * verifier's part (a receipt per leaf).

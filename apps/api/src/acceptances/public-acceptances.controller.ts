@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '@svc/config';
 import { DomainError } from '@svc/domain';
-import { BATCH_MANIFEST_FORMAT, batchTree, parseEvidenceTransaction, type BatchManifestV1 } from '@svc/evidence';
+import { acceptanceIdOf, BATCH_MANIFEST_FORMAT, batchTree, parseEvidenceTransaction, serializeBatchManifest, type AcceptanceRecord } from '@svc/evidence';
 import { NetworkService } from '@svc/application';
 import { ApiErrors, Hex64Param, SignatureParam, SignerParam } from '@svc/http';
 import { LEDGER, toSignature, type Ledger } from '@svc/ledger';
@@ -16,6 +16,9 @@ import { receiptUrlOf } from './submit.handler';
 import { publicAcceptanceRecord } from './views';
 import { AcceptanceResponse } from './acceptance.responses';
 import { BatchManifestResponse, ReceiptWithReportResponse, SignerEvidenceResponse, TransactionAcceptanceResponse } from './public-acceptances.responses';
+
+/** The signed message of an Ed25519 instruction as text; bytes that are not UTF-8 match no acceptance ID. */
+const SIGNED_TEXT = new TextDecoder('utf-8', { fatal: true });
 
 /** Public verification reads (spec §4.3). */
 @ApiTags('public: verification')
@@ -70,13 +73,19 @@ export class PublicAcceptancesController {
     }
     const tx = await this.ledger.getTransaction(toSignature(signature));
     if (!tx || tx.err !== null) throw new DomainError('not_found', 'no acceptance recorded by this transaction');
-    let record;
+    // The protocol's acceptance transaction (docs/protocol.md §7) carries exactly one `svc/1 accept` memo and the
+    // signer's Ed25519 signature over the message whose hash is the memo's acceptance ID, checked by the ledger's
+    // precompile; a memo alone, or several, records no acceptance anyone signed.
+    let record: AcceptanceRecord | undefined;
     try {
-      record = parseEvidenceTransaction(tx.wire).memos.find((m) => m.record?.kind === 'accept')?.record;
+      const parsed = parseEvidenceTransaction(tx.wire);
+      const accepts = parsed.memos.flatMap((m) => (m.record?.kind === 'accept' ? [m.record] : []));
+      const only = accepts.length === 1 ? accepts[0] : undefined;
+      if (only && parsed.ed25519.some((e) => acceptanceIdOf(SIGNED_TEXT.decode(e.message)) === only.acceptanceId)) record = only;
     } catch {
       record = undefined;
     }
-    if (!record || record.kind !== 'accept') throw new DomainError('not_found', 'no acceptance recorded by this transaction');
+    if (!record) throw new DomainError('not_found', 'no acceptance recorded by this transaction');
     return { acceptanceId: record.acceptanceId, transactionSignature: signature, versionAddress: record.versionAddress, acceptance: null, receiptUrl: null };
   }
 
@@ -98,24 +107,24 @@ export class PublicAcceptancesController {
   /**
    * The manifest `svc-batch-manifest/1` of an anchored batch (docs/protocol.md §7.7): every leaf's evidence in tree
    * order, the root and the anchoring transaction, whose signature is also in the header `x-batch-transaction`. A
-   * batch closed but not anchored yet is 404 like an unknown root.
+   * batch closed but not anchored yet is 404 like an unknown root. The body is RFC 8785 canonical JSON.
    */
   @Get('batches/:root')
   @ApiOkResponse({ type: BatchManifestResponse, headers: { 'x-batch-transaction': { description: 'Signature of the anchoring transaction', schema: { type: 'string' } } } })
   @ApiErrors('invalid_request', 'not_found')
-  async batch(@Param('root', Hex64Param('root')) root: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<BatchManifestV1> {
+  async batch(@Param('root', Hex64Param('root')) root: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
     const batch = await this.readStore.collection<BatchDoc>(COLLECTIONS.batches).findOne({ _id: root });
     if (!batch || batch.status !== 'anchored' || batch.slot === null || batch.feeLamports === null) throw new DomainError('not_found', 'no anchored batch with this root');
     const { leafHashes } = batchTree(batch.leaves);
     const net = this.network.network;
-    void reply.header('x-batch-transaction', batch.transactionSignature);
-    return {
+    void reply.headers({ 'x-batch-transaction': batch.transactionSignature, 'content-type': 'application/json; charset=utf-8' });
+    return serializeBatchManifest({
       format: BATCH_MANIFEST_FORMAT,
       network: { chainId: net.chainId, label: net.label, programId: net.programId },
       batch: { lane: batch.lane, sequence: batch.sequence, size: batch.size, root: batch.root },
       transaction: { signature: batch.transactionSignature, slot: batch.slot, blockTime: batch.blockTime, feePayer: batch.feePayer, feeLamports: batch.feeLamports },
       leaves: batch.leaves.map((leaf, index) => ({ index, leafHash: leafHashes[index]!, ...leaf })),
-    };
+    });
   }
 
   /**
