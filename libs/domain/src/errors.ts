@@ -53,7 +53,14 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 /** An error the API reports to its caller with a stable code. */
 export class DomainError extends Error {
   override readonly name: string = 'DomainError';
-  constructor(readonly code: ErrorCode, message: string) {
+  /**
+   * @param retryAfterSeconds for a 429: when the caller may try again, sent as the `retry-after` header (spec §7 rule 2).
+   */
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly retryAfterSeconds?: number,
+  ) {
     super(message);
   }
   get status(): number {

@@ -24,8 +24,8 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
 
 /**
  * The one place where errors become HTTP responses: `{"error": {"code", "message"}}` with the
- * status of the code (spec §7). Unknown errors are logged and answered with `internal_error`
- * without details.
+ * status of the code (spec §7), and `retry-after` (seconds) for a domain error that says when to try again.
+ * Unknown errors are logged and answered with `internal_error` without details.
  */
 @Catch()
 export class ApiErrorFilter implements ExceptionFilter {
@@ -34,6 +34,7 @@ export class ApiErrorFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     const { status, body } = toErrorResponse(exception, this.logger);
+    if (exception instanceof DomainError && exception.retryAfterSeconds !== undefined) void reply.header('retry-after', String(exception.retryAfterSeconds));
     void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
   }
 }

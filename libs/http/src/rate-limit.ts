@@ -58,7 +58,6 @@ export function rateHeadersOutsideLimiter(server: object, request: { ip?: string
 }
 
 /**
- * Registers the rate limiter on every request, matched or not/**
  * Registers the rate limiter on every request, matched or not (fixed one-minute windows per client address and
  * bucket, counted by {@link SharedRateCounters} in the read store so that every API replica spends one budget).
  * The client address is Fastify's `request.ip`, which honours the server's `trustProxy` setting (`TRUST_PROXY`):

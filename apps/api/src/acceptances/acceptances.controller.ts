@@ -43,6 +43,7 @@ export class AcceptanceSigningController {
     'chain_state',
     'no_published_version',
     'already_accepted',
+    'too_many_open_challenges',
   )
   challenge(@Body() body: ChallengeRequest, @Headers('origin') origin: string | undefined, @Req() req: FastifyRequest): Promise<ChallengeResult> {
     return this.commands.execute(

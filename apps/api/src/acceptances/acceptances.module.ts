@@ -3,6 +3,7 @@ import { CqrsModule } from '@nestjs/cqrs';
 import { SharedModule } from '@svc/application';
 import { AcceptanceSigningController } from './acceptances.controller';
 import { IssueAcceptanceChallengeHandler } from './challenge.handlers';
+import { OpenChallengeCap } from './open-challenges';
 import { PublicAcceptancesController } from './public-acceptances.controller';
 import { ReceiptService } from './receipt.service';
 import { SubmitAcceptanceHandler } from './submit.handler';
@@ -12,7 +13,7 @@ export const AcceptanceCommandHandlers = [IssueAcceptanceChallengeHandler, Submi
 @Module({
   imports: [CqrsModule, SharedModule],
   controllers: [AcceptanceSigningController, PublicAcceptancesController],
-  providers: [...AcceptanceCommandHandlers, ReceiptService],
+  providers: [...AcceptanceCommandHandlers, ReceiptService, OpenChallengeCap],
   exports: [ReceiptService],
 })
 export class AcceptancesModule {}

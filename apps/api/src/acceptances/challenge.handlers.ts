@@ -18,6 +18,7 @@ import { buildAcceptanceMessage } from '@svc/evidence';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { COLLECTIONS, type AcceptanceDoc, type DocumentDoc, type OrganizationDoc, type VersionView } from '@svc/projections';
 import { type CommandContext, Decisions, hashSecret, NetworkService, newSecret, safeEqual } from '@svc/application';
+import { OpenChallengeCap } from './open-challenges';
 import { sessionIdOf } from '../acceptance-sessions/session-token';
 import { isoSeconds } from '../auth/sign-in.handlers';
 
@@ -89,6 +90,7 @@ export class IssueAcceptanceChallengeHandler implements ICommandHandler<IssueAcc
     private readonly network: NetworkService,
     @Inject(READ_STORE) private readonly readStore: ReadStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly openChallenges: OpenChallengeCap,
   ) {}
 
   /**
@@ -99,7 +101,8 @@ export class IssueAcceptanceChallengeHandler implements ICommandHandler<IssueAcc
    * @throws DomainError invalid_origin (400), invalid_request / invalid_signer (400), not_found (404),
    * forbidden (403: site not allowed; session required, unknown, used, expired, or for another document),
    * passkey_required (400), chain_state (409), sponsorship_unavailable (402: settings not offered yet),
-   * no_published_version (409), already_accepted (409).
+   * no_published_version (409), already_accepted (409), too_many_open_challenges (429: the signer's open challenges
+   * of the document are at the cap).
    */
   async execute({ input, origin, ctx }: IssueAcceptanceChallenge): Promise<ChallengeResult> {
     const requestDomain = requestDomainOf(origin);
@@ -141,6 +144,7 @@ export class IssueAcceptanceChallengeHandler implements ICommandHandler<IssueAcc
     // The message is built only for facts that pass; the decider judges them again before anything is recorded.
     checkChallengeFacts(facts);
     if (!org || !doc || !version) throw new DomainError('internal_error', 'challenge facts passed without a version');
+    await this.openChallenges.claim(input.signer, doc.address);
     const challengeId = randomUUID();
     const nonce = randomBytes(16).toString('hex');
     const issuedAt = isoSeconds(ctx.now);
