@@ -71,6 +71,17 @@ function toDomainError(errors: ValidationError[]): DomainError | BadRequestExcep
   if (!leaf) return new DomainError('invalid_request', 'invalid request');
   const [constraint, message] = Object.entries(leaf.error.constraints ?? {})[0] ?? ['', 'invalid'];
   const code = (leaf.error.contexts?.[constraint] as { code?: ErrorCode } | undefined)?.code ?? 'invalid_request';
-  const text = constraint === 'whitelistValidation' ? `${leaf.path}: unknown field` : `${leaf.path}: ${message}`;
+  const text = constraint === 'whitelistValidation' ? `${leaf.path}: unknown field` : `${leaf.path}: ${withoutFieldName(message, leaf.path)}`;
   return new DomainError(code, text);
+}
+
+/**
+ * A DTO message that already names its field (`ttlSeconds: must be …`, `products.gate: must be …`) without that
+ * name, so that the answer names the field once, by its full path (`scopes.2: …` for an entry of `scopes`).
+ */
+function withoutFieldName(message: string, path: string): string {
+  const named = /^([A-Za-z_$][\w$]*(?:\.[\w$]+)*): (.*)$/s.exec(message);
+  if (!named) return message;
+  const field = named[1]!;
+  return path === field || path.startsWith(`${field}.`) || path.endsWith(`.${field}`) || field.endsWith(`.${path}`) ? named[2]! : message;
 }
