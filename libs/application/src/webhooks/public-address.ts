@@ -7,13 +7,24 @@ import { DomainError } from '@svc/domain';
 export const LOOPBACK_RANGES: readonly string[] = ['127.0.0.0/8', '::1/128'];
 
 /**
+ * The IPv6 space outside global unicast `2000::/3` (RFC 4291 §2.4, IANA's IPv6 address space registry): reserved,
+ * unallocated or special, never a public receiver. Refused when an endpoint is added and at connection time.
+ */
+const IPV6_OUTSIDE_GLOBAL_UNICAST: readonly string[] = ['::/3', '4000::/2', '8000::/1'];
+const outsideGlobalUnicast = IPV6_OUTSIDE_GLOBAL_UNICAST.map((cidr) => ipaddr.parseCIDR(cidr));
+
+/**
  * Whether `address` (IPv4 or IPv6 text) is a public unicast address: not private, loopback, link-local, unique-local,
  * carrier-grade NAT, multicast, broadcast, unspecified, reserved, nor an IPv4-mapped or translated IPv6 form (spec
- * §6.1 "public address"). The ranges are ipaddr.js's, the same library the connection-time filter uses.
+ * §6.1 "public address"). The ranges are ipaddr.js's, the same library the connection-time filter uses; an IPv6
+ * address must also lie in the global unicast space `2000::/3`, which leaves out the deprecated IPv4-compatible
+ * form (`::a00:1` is 10.0.0.1) and the unallocated ranges (`4000::/2`, `8000::/1` …) that ipaddr.js calls unicast.
  */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address) || isIP(address) === 0) return false;
-  return ipaddr.parse(address).range() === 'unicast';
+  const parsed = ipaddr.parse(address);
+  if (parsed.range() !== 'unicast') return false;
+  return parsed.kind() === 'ipv4' || !outsideGlobalUnicast.some((range) => parsed.match(range));
 }
 
 /** Whether `address` is a loopback address (127.0.0.0/8 or ::1). */

@@ -1,6 +1,11 @@
 /** The public-address rule of webhook URLs (spec §4.10, §6.1): IPv4 and IPv6, on every resolved address. */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { loadConfig } from '@svc/config';
 import { DomainError } from '@svc/domain';
 import { checkWebhookUrl, isLoopbackAddress, isPublicAddress } from './public-address';
+import { WebhookClient } from './webhook-client';
 import { webhookDeliveryId, webhookEventId, webhookSignature } from './webhook-signature';
 
 describe('public addresses', () => {
@@ -26,6 +31,12 @@ describe('public addresses', () => {
     ['IPv4-mapped private', '::ffff:10.0.0.1'],
     ['IPv4-mapped loopback', '::ffff:127.0.0.1'],
     ['IPv6 multicast', 'ff02::1'],
+    ['IPv4-compatible cloud metadata (deprecated ::/96)', '::a9fe:a9fe'],
+    ['IPv4-compatible private', '::a00:1'],
+    ['IPv4-compatible private', '::c0a8:101'],
+    ['unallocated IPv6 (4000::/2)', '4000::1'],
+    ['unallocated IPv6 (8000::/1)', '8000::1'],
+    ['unallocated IPv6 (e000::/4)', 'e000::1'],
     ['not an address', 'example.com'],
   ])('a %s address (%s) is not', (_kind, address) => {
     expect(isPublicAddress(address)).toBe(false);
@@ -83,5 +94,22 @@ describe('webhook signature and ids', () => {
     const delivery = webhookDeliveryId('6f0b4a5e-3c2d-4e1f-9a8b-7c6d5e4f3a2b', id);
     expect(delivery).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(webhookDeliveryId('7f0b4a5e-3c2d-4e1f-9a8b-7c6d5e4f3a2b', id)).not.toBe(delivery);
+  });
+});
+
+describe('the delivery client refuses a non-public receiver at connection time', () => {
+  const client = new WebhookClient(loadConfig({ DATA_DIR: mkdtempSync(path.join(tmpdir(), 'svc-webhook-client-')), WEBHOOK_TIMEOUT_MS: '2000' }));
+  afterAll(() => client.onApplicationShutdown());
+
+  it.each(['https://[::a9fe:a9fe]/hook', 'https://[4000::1]/hook', 'https://10.0.0.1/hook', 'https://[::ffff:a9fe:a9fe]/hook'])('%s: no request, the attempt names the address', async (url) => {
+    const answer = await client.post(url, '{}', {});
+    expect(answer.statusCode).toBeNull();
+    expect(answer.error).toMatch(/not (a public address|allowed)/);
+  });
+
+  it('refuses a host name whose address is not public (checked on what DNS gives when connecting)', async () => {
+    const answer = await client.post('https://localhost/hook', '{}', {});
+    expect(answer.statusCode).toBeNull();
+    expect(answer.error).toMatch(/is not a public address|not allowed/);
   });
 });

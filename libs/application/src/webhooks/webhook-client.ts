@@ -1,11 +1,13 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from 'node:dns';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
+import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { rootCertificates } from 'node:tls';
 import { RequestFilteringHttpsAgent } from 'request-filtering-agent';
 import { APP_CONFIG, type AppConfig } from '@svc/config';
-import { LOOPBACK_RANGES } from './public-address';
+import { isLoopbackAddress, isPublicAddress, LOOPBACK_RANGES } from './public-address';
 
 /** What one POST to a receiver came to. */
 export interface WebhookResponse {
@@ -32,9 +34,13 @@ export class WebhookClient implements OnApplicationShutdown {
   private readonly agent: RequestFilteringHttpsAgent;
   private readonly timeoutMs: number;
 
+  /** Why the project's public-address rule refuses `address` (stricter than the agent's ranges for IPv6), or null. */
+  private readonly refusal: (address: string) => string | null;
+
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     const { allowLoopback, testCaFile, timeoutMs } = config.webhooks;
     this.timeoutMs = timeoutMs;
+    this.refusal = (address) => (isPublicAddress(address) || (allowLoopback && isLoopbackAddress(address)) ? null : `${address} is not a public address`);
     this.agent = new RequestFilteringHttpsAgent({
       keepAlive: false,
       ca: testCaFile ? [...rootCertificates, readFileSync(testCaFile, 'utf8')] : undefined,
@@ -58,9 +64,18 @@ export class WebhookClient implements OnApplicationShutdown {
         clearTimeout(timer);
         resolve(result);
       };
+      // The agent checks every address with its own ranges; the project's rule (public-address.ts) is checked here
+      // too, on an address in the URL and on every address DNS gives at connection time.
+      const literal = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
+      const refused = isIP(literal) !== 0 ? this.refusal(literal) : null;
+      if (refused !== null) {
+        resolve({ statusCode: null, durationMs: elapsed(), error: refused });
+        return;
+      }
       const req = request(url, {
         method: 'POST',
         agent: this.agent,
+        lookup: this.lookup,
         headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
       });
       const timer = setTimeout(() => {
@@ -78,4 +93,17 @@ export class WebhookClient implements OnApplicationShutdown {
       req.end(body);
     });
   }
+
+  /** `dns.lookup` that fails when any address found breaks the public-address rule. */
+  private readonly lookup = (hostname: string, options: LookupOneOptions | LookupAllOptions, callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void): void => {
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, []);
+      const refused = addresses.map((a) => this.refusal(a.address)).find((r) => r !== null);
+      if (refused) return callback(new Error(`${hostname}: ${refused}`), []);
+      if (options.all) return callback(null, addresses);
+      const first = addresses[0];
+      if (!first) return callback(new Error(`${hostname}: no address`), []);
+      callback(null, first.address, first.family);
+    });
+  };
 }
