@@ -244,6 +244,9 @@ describe('webhooks', () => {
     } while (cursor !== null);
     expect(pages).toBe(3);
     expect(seen).toEqual([...sent].reverse());
+    // UUIDs are case-insensitive on input (RFC 9562 §4): the same log under upper-case organization and endpoint ids.
+    const upper = await org.dashboard.request<Page>('GET', `/v1/organizations/${org.organization.id.toUpperCase()}/webhooks/${hook.webhook.id.toUpperCase()}/deliveries`);
+    expect(upper.deliveries.map((d) => d.id)).toEqual([...sent].reverse());
 
     const first = await page('?limit=2');
     expect(await codeOf(org.dashboard.request('GET', `${hooks()}/${other.webhook.id}/deliveries?cursor=${first.nextCursor}`))).toBe('400 invalid_cursor');

@@ -6,7 +6,7 @@ import { HEX64, SLUG, UUID, isAddress, isSignature, isSigner } from './patterns'
 export type Format = RegExp | ((value: string) => boolean);
 
 /**
- * Validates one path or query parameter against a format.
+ * Validates one path or query parameter against a format, and gives it in its canonical form (`normalize`).
  * @throws DomainError with `code` (400; default `invalid_request`) and the message `<name>: invalid format`.
  */
 @Injectable()
@@ -15,11 +15,12 @@ export class MatchPipe implements PipeTransform<unknown, string> {
     private readonly name: string,
     private readonly format: Format,
     private readonly code: ErrorCode = 'invalid_request',
+    private readonly normalize: (value: string) => string = (value) => value,
   ) {}
   transform(value: unknown): string {
     const ok = typeof value === 'string' && (typeof this.format === 'function' ? this.format(value) : this.format.test(value));
     if (!ok) throw new DomainError(this.code, `${this.name}: invalid format`);
-    return value;
+    return this.normalize(value);
   }
 }
 
@@ -31,7 +32,10 @@ export const Hex64Param = (name: string) => new MatchPipe(name, HEX64);
 export const SignatureParam = (name = 'signature') => new MatchPipe(name, isSignature, 'invalid_signature');
 /** Signer path parameter: ADDR or P256ID; otherwise 400 `invalid_signer`. */
 export const SignerParam = (name = 'publicKey') => new MatchPipe(name, isSigner, 'invalid_signer');
-/** UUID path parameter; otherwise 400 `invalid_request`. */
-export const UuidParam = (name: string) => new MatchPipe(name, UUID);
+/**
+ * UUID path parameter, in lower case: UUIDs are case-insensitive on input and written in lower case (RFC 9562 §4), as
+ * every id this service issues is; otherwise 400 `invalid_request`.
+ */
+export const UuidParam = (name: string) => new MatchPipe(name, UUID, 'invalid_request', (value) => value.toLowerCase());
 /** SLUG path parameter; otherwise 400 `invalid_request`. */
 export const SlugParam = (name = 'slug') => new MatchPipe(name, SLUG);
