@@ -75,7 +75,8 @@ export const webhookDeliveryDecider: Decider<WebhookDeliveryCommand, WebhookDeli
         const succeeded = command.statusCode !== null && command.statusCode >= 200 && command.statusCode < 300;
         const delay = WEBHOOK_RETRY_DELAYS_SECONDS[command.attempt - 1];
         const nextAttemptAt =
-          succeeded || delay === undefined ? null : new Date(Date.parse(command.attemptedAt) + Math.round(delay * 1000 * command.retryScale)).toISOString();
+          // Counted from the attempt's end (a receiver that timed out has had its 10 s): spec §8 "retries after 1 min, …".
+          succeeded || delay === undefined ? null : new Date(Date.parse(command.attemptedAt) + command.durationMs + Math.round(delay * 1000 * command.retryScale)).toISOString();
         const data: WebhookDeliveryAttemptedData = {
           deliveryId: scheduled.deliveryId,
           webhookId: scheduled.webhookId,

@@ -57,7 +57,8 @@ describe('webhook delivery decider', () => {
     const events = failures(WEBHOOK_MAX_ATTEMPTS);
     const attempts = events.filter((e): e is EventOf<'WebhookDeliveryAttempted'> => e.type === 'WebhookDeliveryAttempted').map((e) => e.data);
     expect(attempts).toHaveLength(10);
-    const gaps = attempts.slice(0, 9).map((a) => (Date.parse(a.nextAttemptAt!) - Date.parse(a.attemptedAt)) / 1000);
+    // Each delay runs from the end of the failed attempt (its start plus its duration).
+    const gaps = attempts.slice(0, 9).map((a) => (Date.parse(a.nextAttemptAt!) - Date.parse(a.attemptedAt) - a.durationMs) / 1000);
     expect(gaps).toEqual([60, 300, 900, 3600, 7200, 14400, 28800, 43200, 86400]);
     expect(attempts[9]).toMatchObject({ attempt: 10, succeeded: false, error: 'answered 503', nextAttemptAt: null });
     expect(given(webhookDeliveryDecider, events).state.outcome).toBe('failed');
@@ -66,7 +67,7 @@ describe('webhook delivery decider', () => {
 
   it('scales the delays by the configured factor', () => {
     const outcome = given(webhookDeliveryDecider, [scheduled]).when(attempt(1, null, at(0), 0.001));
-    expect(outcome).toMatchObject({ events: [{ data: { succeeded: false, statusCode: null, error: 'timed out after 10000 ms', nextAttemptAt: at(0.06) } }] });
+    expect(outcome).toMatchObject({ events: [{ data: { succeeded: false, statusCode: null, error: 'timed out after 10000 ms', nextAttemptAt: at(0.095) } }] });
   });
 
   it('decides nothing for an attempt already recorded (a replay) or out of turn', () => {
