@@ -211,6 +211,10 @@ describe('webhooks', () => {
     const disabled = await add('/disabled');
     await org.dashboard.request('PATCH', `${hooks()}/${disabled.webhook.id}`, { status: 'disabled' });
     expect(await codeOf(org.dashboard.request('POST', `${hooks()}/${disabled.webhook.id}/test`))).toBe('409 chain_state');
+    // The test and rotation routes take no body (spec §4.10): a body with fields is refused like any unknown field.
+    expect(await codeOf(org.dashboard.request('POST', `${hooks()}/${hook.webhook.id}/test`, { foo: 1 }))).toBe('400 invalid_request');
+    expect(await codeOf(org.dashboard.request('POST', `${hooks()}/${hook.webhook.id}/rotate-secret`, [1]))).toBe('400 invalid_request');
+    expect((await org.dashboard.request<{ eventId: string }>('POST', `${hooks()}/${hook.webhook.id}/test`, {})).eventId).toMatch(/^evt_[0-9a-f]{32}$/);
 
     // Spec §4: every success is 200, a deletion too (with a body saying so), and again for one already deleted.
     for (let i = 0; i < 2; i++) {

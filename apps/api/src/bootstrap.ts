@@ -18,6 +18,7 @@ import {
   completeOpenApiDocument,
   createValidationPipe,
   frameworkErrors,
+  BodylessRouteGuard,
   registerRateLimits,
   registerRequestBodies,
   requestId,
@@ -64,6 +65,7 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
   });
   app.useGlobalFilters(new ApiErrorFilter());
   app.useGlobalPipes(createValidationPipe());
+  app.useGlobalGuards(new BodylessRouteGuard());
   app.enableShutdownHooks();
 
   // @nestjs/platform-fastify carries its own copy of fastify's types; the instance is the same object.

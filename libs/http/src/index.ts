@@ -11,3 +11,4 @@ export * from './rate-counters';
 export * from './request-id';
 export * from './openapi';
 export * from './direct-route';
+export * from './bodyless-routes';
