@@ -37,6 +37,14 @@ export function isLoopbackAddress(address: string): boolean {
   });
 }
 
+/**
+ * Whether a receiver may be reached at `address` (the public-address rule, loopback too when `allowLoopback`, a
+ * test setting): used when an endpoint is added and on every address a delivery connects to.
+ */
+export function receiverAddressAllowed(address: string, allowLoopback: boolean): boolean {
+  return isPublicAddress(address) || (allowLoopback && isLoopbackAddress(address));
+}
+
 /** Resolves a host name to every address it has (`dns.lookup`, as the connection will). */
 export type HostLookup = (host: string) => Promise<string[]>;
 
@@ -71,7 +79,7 @@ export async function checkWebhookUrl(raw: string, allowLoopback: boolean, looku
   }
   if (addresses.length === 0) throw invalid(`the host ${host} does not resolve`);
   for (const address of addresses) {
-    if (!isPublicAddress(address) && !(allowLoopback && isLoopbackAddress(address))) throw invalid(`the host ${host} resolves to ${address}, which is not a public address`);
+    if (!receiverAddressAllowed(address, allowLoopback)) throw invalid(`the host ${host} resolves to ${address}, which is not a public address`);
   }
   return url;
 }

@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { rootCertificates } from 'node:tls';
 import { RequestFilteringHttpsAgent } from 'request-filtering-agent';
 import { APP_CONFIG, type AppConfig } from '@svc/config';
-import { isLoopbackAddress, isPublicAddress, LOOPBACK_RANGES } from './public-address';
+import { LOOPBACK_RANGES, receiverAddressAllowed } from './public-address';
 
 /** What one POST to a receiver came to. */
 export interface WebhookResponse {
@@ -40,7 +40,7 @@ export class WebhookClient implements OnApplicationShutdown {
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     const { allowLoopback, testCaFile, timeoutMs } = config.webhooks;
     this.timeoutMs = timeoutMs;
-    this.refusal = (address) => (isPublicAddress(address) || (allowLoopback && isLoopbackAddress(address)) ? null : `${address} is not a public address`);
+    this.refusal = (address) => (receiverAddressAllowed(address, allowLoopback) ? null : `${address} is not a public address`);
     this.agent = new RequestFilteringHttpsAgent({
       keepAlive: false,
       ca: testCaFile ? [...rootCertificates, readFileSync(testCaFile, 'utf8')] : undefined,
