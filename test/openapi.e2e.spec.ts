@@ -114,6 +114,8 @@ describe('OpenAPI description', () => {
   it('carries API version 1.0.0, the error envelope on shared answers, and Idempotency-Key on authenticated writes', () => {
     expect(document.openapi).toMatch(/^3\./);
     expect(document.info.version).toBe('1.0.0');
+    // The document describes itself, so a client generated from it can fetch it.
+    expect(document.paths['/v1/openapi.json']?.get.responses['200']).toBeDefined();
     const patch = document.paths['/v1/drafts/{draftId}'].patch;
     expect(patch.parameters?.some((p) => p.name === 'Idempotency-Key' && p.in === 'header')).toBe(true);
     expect(patch.responses['422']).toBeDefined();

@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, Inject, Res } from '@nestjs/common';
-import { ApiExcludeEndpoint, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { EVENT_STORE, type EventStore } from '@svc/event-store';
 import { LEDGER, type Ledger } from '@svc/ledger';
@@ -67,7 +67,7 @@ export class SystemController {
 
   /** The OpenAPI 3 description of this API (version 1.0.0). */
   @Get('v1/openapi.json')
-  @ApiExcludeEndpoint()
+  @ApiOkResponse({ description: 'This document: an OpenAPI 3.0 description of the API', schema: { type: 'object', required: ['openapi', 'info', 'paths'] } })
   openapi(): ReturnType<OpenApiDocument['get']> {
     return this.openApi.get();
   }
