@@ -111,7 +111,8 @@ describe('batched evidence (MERKLE_BATCHED)', () => {
     );
     for (const [i, r] of receipts.entries()) {
       expect(r).toMatchObject({ format: 'svc-receipt/2', evidenceMode: 'MERKLE_BATCHED', acceptanceId: submitted[i]!.acceptanceId });
-      expect(r.fees.lamports).toBe(Math.ceil(5000 / r.batch.size));
+      // The fee divided by the size, the remainder one lamport each to the first leaves (docs/protocol.md §7.7).
+      expect(r.fees.lamports).toBe(Math.floor(5000 / r.batch.size) + (r.batch.leafIndex < 5000 % r.batch.size ? 1 : 0));
       expect(records[i]!.acceptance.feeLamports).toBe(r.fees.lamports);
       expect(r.transaction.signature).toBe(records[i]!.acceptance.transactionSignature);
     }
@@ -143,6 +144,9 @@ describe('batched evidence (MERKLE_BATCHED)', () => {
       const leaf = manifest.leaves[r.batch.leafIndex]!;
       expect(leaf).toMatchObject({ acceptanceId: r.acceptanceId, leafHash: r.batch.leafHash, message: r.acceptance.message, signer: r.acceptance.signer });
       expect(acceptanceIdOf(leaf.message)).toBe(r.acceptanceId);
+      // The leaves' fee shares add up to the anchoring transaction's fee, not a lamport more (docs/protocol.md §7.7).
+      const shares = await Promise.all(manifest.leaves.map(async (l) => (await record(l.acceptanceId)).acceptance.feeLamports));
+      expect(shares.reduce((sum, share) => sum + share, 0)).toBe(manifest.transaction.feeLamports);
     }
     expect(await codeOf(client.request('GET', `/v1/public/batches/${'0'.repeat(64)}`))).toBe('404 not_found');
     expect(await codeOf(client.request('GET', '/v1/public/batches/NOT-A-ROOT'))).toBe('400 invalid_request');

@@ -104,14 +104,16 @@ export function batchInclusionProof(leafHashes: readonly string[], index: number
 }
 
 /**
- * Each acceptance's share of the anchoring fee: `ceil(feeLamports / size)` lamports (spec §8: 5,000 lamports divided
- * by the batch size; rounded up so that the shares cover the fee).
- * @throws FieldError when `size` is not 1..1024 or the fee is not a non-negative integer.
+ * The share of the anchoring fee charged to the acceptance at `leafIndex` (spec §8: the fee divided by the batch
+ * size; docs/protocol.md §7.7), in lamports: `floor(fee / size)`, plus one for the first `fee mod size` leaves, so
+ * that the shares of a batch add up to its fee exactly (5,000 over 3 leaves: 1,667, 1,667 and 1,666).
+ * @throws FieldError when `size` is not 1..1024, `leafIndex` not 0..size-1, or the fee not a non-negative integer.
  */
-export function batchFeeShare(feeLamports: number, size: number): number {
+export function batchFeeShare(feeLamports: number, size: number, leafIndex: number): number {
   if (!isNonNegativeInteger(feeLamports)) throw new FieldError('feeLamports must be a non-negative integer');
   if (!Number.isSafeInteger(size) || size < 1 || size > BATCH_MAX_SIZE) throw new FieldError(`size must be 1 to ${BATCH_MAX_SIZE}`);
-  return Math.ceil(feeLamports / size);
+  if (!Number.isSafeInteger(leafIndex) || leafIndex < 0 || leafIndex >= size) throw new FieldError(`leafIndex must be 0 to ${size - 1}`);
+  return Math.floor(feeLamports / size) + (leafIndex < feeLamports % size ? 1 : 0);
 }
 
 /** Shape problems of a leaf's evidence (empty when well-formed); `path` prefixes each problem. */

@@ -65,10 +65,15 @@ describe('verifyReceipt, svc-receipt/2 (batched evidence)', () => {
     expect(status(report, 'transaction.fee-payer')).toBe('warn');
   });
 
-  it('the fee share is the anchoring fee divided by the batch size, rounded up; another figure warns', async () => {
+  it('the fee shares of a batch add up to its fee exactly (the remainder one lamport each to the first leaves); another figure warns', async () => {
     expect(world.receiptV2.fees.lamports).toBe(1000);
-    expect(batchFeeShare(5000, 3)).toBe(1667);
-    expect(batchFeeShare(5000, 1024)).toBe(5);
+    expect([0, 1, 2].map((i) => batchFeeShare(5000, 3, i))).toEqual([1667, 1667, 1666]);
+    // 5,000 = 4 × 1,024 + 904: the first 904 leaves pay 5 lamports, the other 120 pay 4.
+    const shares = Array.from({ length: 1024 }, (_, i) => batchFeeShare(5000, 1024, i));
+    expect(shares.reduce((a, b) => a + b, 0)).toBe(5000);
+    expect([shares[0], shares[903], shares[904], shares[1023]]).toEqual([5, 5, 4, 4]);
+    expect(batchFeeShare(5000, 1, 0)).toBe(5000);
+    expect(() => batchFeeShare(5000, 3, 3)).toThrow(/leafIndex/);
     const r = clone(world.receiptV2);
     r.fees.lamports = 5000;
     const report = await verifyReceipt(r, world.ledger, { now });

@@ -418,7 +418,7 @@ function checkAnchorTransaction(
     if (problems.length === 0) set('transaction.anchor', 'pass', `memo: ${memo.text}`);
     else set('transaction.anchor', 'fail', problems.join('; '));
   }
-  checkLanding(r, tx, parsed, batchFeeShare(Number(tx.fee), r.batch.size), message, set);
+  checkLanding(r, tx, parsed, batchFeeShare(Number(tx.fee), r.batch.size, r.batch.leafIndex), message, set);
 }
 
 /**

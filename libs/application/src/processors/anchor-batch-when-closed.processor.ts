@@ -18,9 +18,9 @@ type Closed = EventOf<'BatchClosed'>;
  * Anchors a closed batch and records every acceptance of it (docs/architecture.md "Batches"). The batch's signed
  * anchor transaction was recorded with its leaves (`BatchClosed`) before this runs; this processor sends it (a
  * blockhash that expired unlanded gets a re-signed transaction, `BatchResigned`), records `BatchAnchored`, then on
- * each acceptance's stream `AcceptanceRelayed` with the transaction, slot, its leaf's place and its fee share
- * (`ceil(fee / size)`, docs/protocol.md §7.7). Each step is a no-op when done, so a crash anywhere is resumed from the
- * log; a refused anchor (an unfunded relayer…) is retried with backoff: the acceptances were answered 200 and must be
+ * each acceptance's stream `AcceptanceRelayed` with the transaction, slot, its leaf's place and its fee share (the
+ * fee divided by the size, the remainder one lamport each to the first leaves; docs/protocol.md §7.7). Each step is a
+ * no-op when done, so a crash anywhere is resumed from the log; a refused anchor (an unfunded relayer…) is retried with backoff: the acceptances were answered 200 and must be
  * anchored.
  */
 @Injectable()
@@ -77,7 +77,6 @@ export class AnchorBatchWhenClosed implements Processor<Closed> {
   /** Records the anchoring on every acceptance of the batch (each a no-op when already recorded). */
   private async recordAcceptances(closed: Closed['data'], anchored: BatchAnchoredData, ctx: CommandContext): Promise<void> {
     const size = closed.leaves.length;
-    const share = batchFeeShare(anchored.feeLamports, size);
     const landed = await this.ledger.getTransaction(toSignature(anchored.transactionSignature));
     const commitment = landed?.confirmationStatus === 'finalized' ? 'finalized' : 'confirmed';
     await Promise.all(
@@ -92,7 +91,7 @@ export class AnchorBatchWhenClosed implements Processor<Closed> {
               transactionSignature: anchored.transactionSignature,
               slot: anchored.slot,
               blockTime: anchored.blockTime,
-              feeLamports: share,
+              feeLamports: batchFeeShare(anchored.feeLamports, size, leafIndex),
               commitment,
               batch: { lane: closed.lane, sequence: closed.sequence, size, root: closed.root, leafIndex },
             },

@@ -209,7 +209,7 @@ export async function buildBatchedWorld(): Promise<BatchedWorld> {
   const receiptV2 = buildReceiptV2({
     ...fields,
     transaction: { signature: anchor.signature, slot: 5000, blockTime: WORLD_ACCEPTANCE_BLOCK_TIME },
-    fees: { ...fields.fees, lamports: batchFeeShare(5000, leaves.length) },
+    fees: { ...fields.fees, lamports: batchFeeShare(5000, leaves.length, 3) },
     batch: { lane: 0, sequence: 7, size: leaves.length, root, leafIndex: 3, leafHash: leafHashes[3]!, proof: batchInclusionProof(leafHashes, 3) },
   });
   return { ...world, receiptV2, anchor, leafHashes };
