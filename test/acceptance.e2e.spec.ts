@@ -358,6 +358,10 @@ describe('wallet acceptance (challenge, submit, relay) against the embedded stor
       400,
       'invalid_origin',
     );
+    // Origins a browser can send whose host is not a host name the signed message allows (docs/protocol.md §1.1).
+    for (const origin of ['https://[::1]', 'http://[::1]:4711', 'https://shop.example.com.', 'http://localhost.', 'https://a_b.com', 'https://a..b.com', 'https://-a.com', 'https://shop.example.com:0', `https://${'a'.repeat(61)}.com`]) {
+      await expectApiError(client.request('POST', '/v1/acceptance/challenges', { ...target(), signer: signer.address }, { origin }), 400, 'invalid_origin');
+    }
     await expectApiError(
       client.request('POST', '/v1/acceptance/challenges', { ...target(), signer: 'not-an-address' }, { origin: ORIGIN }),
       400,

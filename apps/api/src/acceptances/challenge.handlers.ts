@@ -14,7 +14,7 @@ import {
   type ChallengeFacts,
   type EvidenceMode,
 } from '@svc/domain';
-import { buildAcceptanceMessage } from '@svc/evidence';
+import { buildAcceptanceMessage, isRequestDomain } from '@svc/evidence';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { COLLECTIONS, type AcceptanceDoc, type DocumentDoc, type OrganizationDoc, type VersionView } from '@svc/projections';
 import { type CommandContext, Decisions, hashSecret, NetworkService, newSecret, safeEqual } from '@svc/application';
@@ -68,7 +68,13 @@ export class IssueAcceptanceChallenge extends Command<ChallengeResult> {
   }
 }
 
-/** `https://app.example.com` → `app.example.com`; the requesting site (spec §2.3 requestDomain). */
+/**
+ * `https://app.example.com` → `app.example.com`; the requesting site (spec §2.3 requestDomain), by the rule the
+ * signed message applies (docs/protocol.md §1.1: a lower-case host name with optional `:port` 1 to 65535, at most
+ * 64 characters). An origin whose host is none (an IPv6 literal, a trailing dot, an underscore, port 0) is refused
+ * here rather than when the message is built.
+ * @throws DomainError invalid_origin (400) without an Origin, or with one that is not an http(s) origin of such a host.
+ */
 export function requestDomainOf(origin: string | undefined): string {
   if (!origin) throw new DomainError('invalid_origin', 'Origin: header required (the site asking for the signature)');
   let url: URL;
@@ -80,7 +86,9 @@ export function requestDomainOf(origin: string | undefined): string {
   if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.host.length > 64 || url.origin !== origin.replace(/\/$/, '')) {
     throw new DomainError('invalid_origin', 'Origin: must be an http(s) origin');
   }
-  return url.host.toLowerCase();
+  const host = url.host.toLowerCase();
+  if (!isRequestDomain(host)) throw new DomainError('invalid_origin', 'Origin: the host must be a DNS host name with optional :port 1 to 65535, at most 64 characters (no IP v6 literal, no trailing dot)');
+  return host;
 }
 
 @CommandHandler(IssueAcceptanceChallenge)
