@@ -44,6 +44,16 @@ describe('CORS', () => {
     expect(answer.headers.get('access-control-allow-credentials')).toBeNull();
   });
 
+  it('answers the preflight of a page whose @solana/web3.js Connection calls the ledger RPC (it sends solana-client)', async () => {
+    const answer = await fetch(`${service.baseUrl}/rpc`, {
+      method: 'OPTIONS',
+      headers: { origin: foreign, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,solana-client' },
+    });
+    expect(answer.status).toBe(204);
+    expect(answer.headers.get('access-control-allow-origin')).toBe('*');
+    expect((answer.headers.get('access-control-allow-headers') ?? '').split(/,\s*/)).toEqual(expect.arrayContaining(['content-type', 'solana-client']));
+  });
+
   it('lets the app origin send credentials, authorization and idempotency-key', async () => {
     const app = new URL(service.baseUrl).origin;
     const answer = await preflight(`/v1/drafts/00000000-0000-4000-8000-000000000000`, app, 'PATCH', 'content-type,authorization,idempotency-key,x-csrf-token');

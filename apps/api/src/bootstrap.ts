@@ -90,7 +90,8 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
     origin: (origin: string | undefined, cb: (e: Error | null, allowed: string) => void) => cb(null, origin === appOrigin ? appOrigin : '*'),
     credentials: false,
     methods: ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'OPTIONS'],
-    allowedHeaders: ['content-type', 'authorization', 'x-csrf-token', 'x-client-binding', 'x-proof-token', 'idempotency-key', 'x-request-id'],
+    // `solana-client` is the header @solana/web3.js sends with every JSON-RPC call (`/rpc`, spec §6.3 "connections").
+    allowedHeaders: ['content-type', 'authorization', 'x-csrf-token', 'x-client-binding', 'x-proof-token', 'idempotency-key', 'x-request-id', 'solana-client'],
     exposedHeaders: ['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after', 'x-batch-transaction', 'idempotent-replayed'],
     maxAge: 600,
   } as never);
