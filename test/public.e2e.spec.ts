@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isSolanaChain } from '@solana/wallet-standard-chains';
 import { ApiClient } from '../apps/cli/src/api-client';
 import { publishedDocument, termsOfService, type PublishedDocument } from './support/fixtures';
 import { startTestService, type TestService } from './support/test-service';
@@ -34,6 +35,9 @@ describe('service endpoints and public document reads', () => {
     const rpc = await fetch(service.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getGenesisHash' }) });
     const genesis = ((await rpc.json()) as { result: string }).result;
     expect(network.chainId).toBe(`solana:${genesis.slice(0, 32)}`);
+    // A chain wallets list (Wallet Standard), so that a page can filter the discovered wallets by it.
+    expect(network.walletChain).toBe('solana:localnet');
+    expect(isSolanaChain(network.walletChain as `${string}:${string}`)).toBe(true);
   });
 
   it('serves an OpenAPI 3 description of version 1.0.0 naming the endpoints', async () => {

@@ -44,7 +44,7 @@ export class NetworkResponse {
   @ApiProperty({ type: String, example: 'devnet' }) cluster!: string;
   @ApiProperty({ type: String, pattern: '^solana:[1-9A-HJ-NP-Za-km-z]{32}$', description: 'CAIP-2: `solana:` + the first 32 characters of the genesis hash' }) chainId!: string;
   @ApiProperty({ type: String }) label!: string;
-  @ApiProperty({ type: String, description: 'Chain id of Wallet Standard sign-in (docs/api.md "Dashboard sign-in")' }) walletChain!: string;
+  @ApiProperty({ type: String, description: 'Wallet Standard chain for wallet discovery: solana:mainnet, solana:devnet, solana:testnet, or solana:localnet for any other ledger (docs/api.md "Service endpoints")' }) walletChain!: string;
   @ApiProperty({ type: String, pattern: ADDR.source, description: 'The program carrying the records (Memo v2)' }) programId!: string;
   @ApiProperty({ type: String, pattern: ADDR.source, description: 'Fee payer of relayed acceptances' }) relayer!: string;
   @ApiProperty({ type: String, pattern: ADDR.source }) attestor!: string;

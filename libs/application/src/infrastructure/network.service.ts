@@ -18,6 +18,23 @@ export interface NetworkInfo {
   contentMirror: string;
 }
 
+/** Genesis hashes of the public Solana clusters, by the Wallet Standard chain that names each. */
+const PUBLIC_CLUSTER_CHAINS: ReadonlyMap<string, string> = new Map([
+  ['5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d', 'solana:mainnet'],
+  ['EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcNWGcWzvo', 'solana:devnet'],
+  ['4uhcVJyU9pJkvQyS88uRDiswHXSCkY3zQawwpjk2NsNY', 'solana:testnet'],
+]);
+
+/**
+ * The Wallet Standard chain a wallet lists for the network of `genesisHash` (spec §2.1 walletChain, "for wallet
+ * discovery"): `solana:mainnet`, `solana:devnet` or `solana:testnet` for the public clusters, recognised by their
+ * genesis hash; `solana:localnet` for any other ledger (the embedded one, a private cluster), the one chain the
+ * standard has for those. Signed messages carry the exact `chainId` instead (docs/api.md "Dashboard sign-in").
+ */
+export function walletChainOf(genesisHash: string): string {
+  return PUBLIC_CLUSTER_CHAINS.get(genesisHash) ?? 'solana:localnet';
+}
+
 /**
  * The ledger network the service records on: chain id (CAIP-2, `solana:` + the first 32 characters of the
  * genesis hash), the relayer (fee payer), and a short-lived cache of the latest blockhash so that the
@@ -46,7 +63,7 @@ export class NetworkService implements OnApplicationBootstrap {
       cluster: this.config.cluster,
       chainId,
       label: this.config.networkLabel,
-      walletChain: chainId,
+      walletChain: walletChainOf(genesis),
       programId: MEMO_PROGRAM_ADDRESS,
       relayer: this.relayer.address,
       attestor: this.attestor,
