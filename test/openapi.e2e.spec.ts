@@ -125,6 +125,41 @@ describe('OpenAPI description', () => {
     }
   });
 
+  it('declares what every answer carries and what the edge enforces: rate headers, path formats, closed request bodies, CSRF on cookie writes', () => {
+    type Operation = { parameters?: { name: string; in: string; required?: boolean; schema?: { type?: string; pattern?: string; minimum?: number; maximum?: number } }[]; requestBody?: { required?: boolean; content?: Record<string, { schema?: { $ref?: string } }> }; security?: Record<string, unknown>[]; responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, { schema?: unknown }> }> };
+    const gaps: string[] = [];
+    const schemas = (document.components?.schemas ?? {}) as Record<string, { additionalProperties?: unknown; properties?: unknown }>;
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of operationsOf(item as Record<string, Operation>)) {
+        const name = `${method.toUpperCase()} ${path}`;
+        for (const [status, response] of Object.entries(operation.responses)) {
+          const headers = Object.keys(response.headers ?? {});
+          const expected = ['x-request-id', ...(status === '431' ? [] : ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']), ...(status === '429' ? ['retry-after'] : [])];
+          for (const header of expected) if (!headers.includes(header)) gaps.push(`${name} ${status}: header ${header} not declared`);
+        }
+        for (const status of ['414', '431']) if (!operation.responses[status]) gaps.push(`${name}: ${status} not declared`);
+        for (const parameter of operation.parameters ?? []) {
+          if (parameter.in === 'path' && !parameter.schema?.pattern && parameter.name !== 'publicKey') gaps.push(`${name}: path parameter ${parameter.name} without a format`);
+        }
+        const bodyRef = operation.requestBody?.content?.['application/json']?.schema?.$ref;
+        if (bodyRef && schemas[bodyRef.split('/').pop()!]?.additionalProperties !== false) gaps.push(`${name}: request body open to other keys`);
+        if (['post', 'patch', 'put', 'delete'].includes(method)) {
+          for (const status of ['400', '413', '415']) if (!operation.responses[status]) gaps.push(`${name}: ${status} not declared`);
+          const cookie = (operation.security ?? []).some((requirement) => 'cookie' in requirement);
+          if (cookie && !operation.parameters?.some((p) => p.in === 'header' && p.name === 'x-csrf-token')) gaps.push(`${name}: x-csrf-token not declared`);
+        }
+      }
+    }
+    expect(gaps).toEqual([]);
+    const sessions = (document.paths['/v1/acceptance-sessions'] as Record<string, Operation>).post!;
+    // Every field of the session request is optional, so the body is too.
+    expect(sessions.requestBody?.required).toBe(false);
+    const search = (document.paths['/v1/acceptances'] as Record<string, Operation>).get!;
+    expect(search.parameters?.find((p) => p.name === 'limit')?.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 200 });
+    const bearer = (document.components as { securitySchemes?: Record<string, { bearerFormat?: string }> }).securitySchemes?.bearer;
+    expect(bearer?.bearerFormat).toMatch(/svc_test_/);
+  });
+
   it('checks answers against their declared responses, and reports one that breaks them', async () => {
     expect((await fetch(`${service.baseUrl}/api/health`)).status).toBe(200);
     expect(service.responseViolations).toEqual([]);

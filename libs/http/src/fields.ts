@@ -88,6 +88,19 @@ export const StringField = (min: number, max: number, options: FieldOptions = {}
 export const PatternField = (pattern: RegExp, min: number, max: number, message: string, code: ErrorCode = 'invalid_request', options: FieldOptions = {}) =>
   field('isPattern', (v) => typeof v === 'string' && v.length >= min && v.length <= max && pattern.test(v), message, code, { type: String, pattern: pattern.source, minLength: min, maxLength: max }, options);
 
+const PAGE_SIZE = /^(?:[1-9]|[1-9][0-9]|1[0-9][0-9]|200)$/;
+
+/**
+ * Query parameter `limit`: a page size of 1 to 200 written in decimal without leading zeros (spec §8, default 50);
+ * otherwise `invalid_request`. Declared as the integer it is, so that generated clients take a number.
+ */
+export const PageSizeQuery = (options: Omit<FieldOptions, 'presence'> = {}) =>
+  field('isPageSize', (v) => typeof v === 'string' && PAGE_SIZE.test(v), 'must be an integer from 1 to 200', 'invalid_request', { type: 'integer', minimum: 1, maximum: 200, default: 50 }, {
+    description: 'Page size, 1 to 200, default 50',
+    ...options,
+    presence: 'optional',
+  });
+
 /** One of `values`; otherwise `invalid_request`. */
 export const EnumField = (values: readonly string[], options: FieldOptions = {}) =>
   field('isOneOf', (v) => typeof v === 'string' && values.includes(v), `must be one of ${values.join(', ')}`, 'invalid_request', { type: String, enum: [...values] }, options);

@@ -13,6 +13,8 @@ export const P256ID = /^p256:0[23][0-9a-f]{64}$/;
 export const SLUG = /^(?=.{1,32}$)[a-z0-9]+(?:-[a-z0-9]+)*$/;
 export const EXT = /^[\x21-\x7e]{1,128}$/;
 export const B64URL = /^[A-Za-z0-9_-]+$/;
+/** An organization reference in a public path (spec §4.2): its address or its verified domain, at most 64 characters. */
+export const ORG_REF = /^[A-Za-z0-9.-]{1,64}$/;
 
 /**
  * ADDR: base58 text of 32 to 44 characters that decodes to exactly 32 bytes — the rule the evidence protocol

@@ -4,15 +4,13 @@ import type { FastifyReply } from 'fastify';
 import { createHash } from 'node:crypto';
 import { CLOCK, type Clock } from '@svc/application';
 import { DomainError } from '@svc/domain';
-import { ADDR, AddressParam, ApiErrors, Hex64Param, MatchPipe, SlugParam } from '@svc/http';
+import { ADDR, AddressParam, ApiErrors, Hex64Param, MatchPipe, ORG_REF, SlugParam } from '@svc/http';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { COLLECTIONS, type ContentDoc, type DocumentDoc, type OrganizationDoc, type VersionDoc } from '@svc/projections';
 import { versionView } from '../organizations/views';
 import { parseMarkdownBlocks } from './parsed-content';
 import { sendContent, verifiedBytes } from './content-response';
 import { ParsedContentResponse, PublicDocumentResponse, PublicOrganizationResponse, PublicVersionResponse } from './public-documents.responses';
-
-const REF = /^[A-Za-z0-9.-]{1,64}$/;
 
 /** The organization's verified domain while in force at `now`, else null. */
 function verifiedDomainOf(org: OrganizationDoc, now: Date): string | null {
@@ -66,7 +64,7 @@ export class PublicDocumentsController {
   @Get('organizations/:ref')
   @ApiOkResponse({ type: PublicOrganizationResponse })
   @ApiErrors('invalid_request', 'not_found')
-  async organization(@Param('ref', new MatchPipe('ref', REF)) ref: string) {
+  async organization(@Param('ref', new MatchPipe('ref', ORG_REF)) ref: string) {
     const org = await this.organizationByRef(ref);
     const docs = await this.documents.find({ organizationId: org.organizationId }, { sort: { slug: 1 } });
     return {
@@ -87,7 +85,7 @@ export class PublicDocumentsController {
   @Get('organizations/:ref/documents/:slug')
   @ApiOkResponse({ type: PublicDocumentResponse })
   @ApiErrors('invalid_request', 'not_found')
-  async document(@Param('ref', new MatchPipe('ref', REF)) ref: string, @Param('slug', SlugParam()) slug: string) {
+  async document(@Param('ref', new MatchPipe('ref', ORG_REF)) ref: string, @Param('slug', SlugParam()) slug: string) {
     const org = await this.organizationByRef(ref);
     const doc = await this.documents.findOne({ organization: org.address, slug });
     if (!doc) throw new DomainError('not_found', 'document not found');

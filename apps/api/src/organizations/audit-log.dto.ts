@@ -1,12 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { HEX64, PatternField, SIG } from '@svc/http';
+import { HEX64, PageSizeQuery, PatternField, SIG } from '@svc/http';
 
 /** Query of `GET /v1/organizations/{orgId}/audit-log` (spec §4.10): no other parameters. */
 export class AuditLogQuery {
   @PatternField(/^[1-9][0-9]{0,14}$/, 1, 15, 'must be an integer greater than 0', 'invalid_request', { presence: 'optional', description: 'Entries with a smaller sequence only (the previous page\'s nextBeforeSequence)' })
   beforeSequence?: string;
 
-  @PatternField(/^(?:[1-9]|[1-9][0-9]|1[0-9][0-9]|200)$/, 1, 3, 'must be an integer from 1 to 200', 'invalid_request', { presence: 'optional', description: 'Page size, 1 to 200, default 50' })
+  @PageSizeQuery()
   limit?: string;
 }
 

@@ -25,7 +25,7 @@ export class SettingsRequest implements Partial<OrganizationSettingsValues> {
   @IsBoolean({ message: 'requireAcceptanceSessions: must be a boolean' })
   requireAcceptanceSessions?: boolean;
 
-  @ApiPropertyOptional({ type: [String], maxItems: 20, description: 'Host names (as in the Origin header, lower case) allowed to request signatures; empty: any site' })
+  @ApiPropertyOptional({ type: 'array', items: { type: 'string', maxLength: 48, pattern: HOST_NAME.source }, maxItems: 20, description: 'Host names (as in the Origin header, lower case) allowed to request signatures; empty: any site' })
   @optional()
   @IsArray({ message: 'allowedRequestDomains: must be an array of host names' })
   @ArrayMaxSize(20, { message: 'allowedRequestDomains: at most 20 entries' })

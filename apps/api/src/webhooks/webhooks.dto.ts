@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, ValidateIf } from 'class-validator';
 import { SUBSCRIBABLE_WEBHOOK_EVENTS, type SubscribableWebhookEventType } from '@svc/domain';
-import { B64URL, EnumField, PatternField, StringField } from '@svc/http';
+import { B64URL, EnumField, PageSizeQuery, PatternField, StringField } from '@svc/http';
 
 /** Longest webhook URL and description (spec §8). */
 export const WEBHOOK_URL_MAX = 2048;
@@ -43,7 +43,7 @@ export class UpdateWebhookRequest {
 
 /** Query of `GET …/webhooks/{webhookId}/deliveries` (docs/api.md "Webhooks"): no other parameters. */
 export class WebhookDeliveriesQuery {
-  @PatternField(/^(?:[1-9]|[1-9][0-9]|1[0-9][0-9]|200)$/, 1, 3, 'must be an integer from 1 to 200', 'invalid_request', { presence: 'optional', description: 'Page size, 1 to 200, default 50' })
+  @PageSizeQuery()
   limit?: string;
 
   @PatternField(B64URL, 1, 160, 'must be 1 to 160 base64url characters: the nextCursor of the previous page', 'invalid_cursor', { presence: 'optional', description: 'nextCursor of the previous page, unchanged' })

@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { ValidateBy, ValidateIf } from 'class-validator';
-import { AddressField, B64URL, PatternField, StringField } from '@svc/http';
+import { AddressField, B64URL, PageSizeQuery, PatternField, StringField } from '@svc/http';
 
 /** ISO 8601 date-time with a time zone (`Z` or `±hh:mm`), as `from`, `to` and `before` take it. */
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
@@ -43,7 +43,7 @@ export class AcceptanceSearchQuery {
   @DateTimeQuery('Exclusive upper bound on blockTime: acceptances recorded strictly before this time')
   before?: string;
 
-  @PatternField(/^(?:[1-9]|[1-9][0-9]|1[0-9][0-9]|200)$/, 1, 3, 'must be an integer from 1 to 200', 'invalid_request', { presence: 'optional', description: 'Page size, 1 to 200, default 50' })
+  @PageSizeQuery()
   limit?: string;
 
   @PatternField(B64URL, 1, 160, 'must be 1 to 160 base64url characters: the nextCursor of the previous page', 'invalid_cursor', { presence: 'optional', description: 'nextCursor of the previous page, unchanged' })
