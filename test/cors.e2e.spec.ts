@@ -44,6 +44,28 @@ describe('CORS', () => {
     expect(answer.headers.get('access-control-allow-credentials')).toBeNull();
   });
 
+  it('lets a page of another site read the refusals given before any route runs (415, 414, an unreadable URL), with their request id', async () => {
+    const answers = await Promise.all([
+      fetch(`${service.baseUrl}/api/v1/acceptance/challenges`, { method: 'POST', headers: { origin: foreign, 'content-type': 'text/plain' }, body: 'x' }),
+      fetch(`${service.baseUrl}/api/v1/public/versions/${'a'.repeat(300)}`, { headers: { origin: foreign } }),
+      fetch(`${service.baseUrl}/api/v1/public/organizations/%C3%28`, { headers: { origin: foreign } }),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual([415, 414, 400]);
+    for (const answer of answers) {
+      expect(answer.headers.get('access-control-allow-origin')).toBe('*');
+      expect(answer.headers.get('access-control-expose-headers') ?? '').toContain('x-request-id');
+      expect(answer.headers.get('x-request-id')).toMatch(/\S/);
+      expect(((await answer.json()) as { error: { code: string } }).error.code).toBe('invalid_request');
+    }
+  });
+
+  it('answers an OPTIONS request that is not a complete preflight with 204, never a plain-text error', async () => {
+    const answer = await fetch(`${service.baseUrl}/api/v1/network`, { method: 'OPTIONS', headers: { origin: foreign } });
+    expect(answer.status).toBe(204);
+    expect(answer.headers.get('access-control-allow-origin')).toBe('*');
+    expect(await answer.text()).toBe('');
+  });
+
   it('answers the preflight of a page whose @solana/web3.js Connection calls the ledger RPC (it sends solana-client)', async () => {
     const answer = await fetch(`${service.baseUrl}/rpc`, {
       method: 'OPTIONS',

@@ -14,7 +14,10 @@ import {
   ApiErrorFilter,
   DEFAULT_BODY_LIMIT,
   DRAFT_ROUTES,
+  allowedOrigin,
   clientErrorHandler,
+  CORS_ALLOWED_HEADERS,
+  CORS_EXPOSED_HEADERS,
   completeOpenApiDocument,
   createValidationPipe,
   frameworkErrors,
@@ -51,7 +54,7 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
     genReqId: (req: IncomingMessage) => requestId(req),
     routerOptions: { maxParamLength: 200 },
     clientErrorHandler,
-    frameworkErrors,
+    frameworkErrors: frameworkErrors(config.appOrigin),
   });
   // Nest's own body parsers (JSON and URL-encoded forms) are replaced by registerRequestBodies below.
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, options), adapter, { bufferLogs: true, bodyParser: false });
@@ -75,7 +78,6 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
     void reply.header('x-request-id', request.id);
     done();
   });
-  registerRequestBodies(fastify, { jsonOnlyPrefix: '/api/', largeBodyRoutes: DRAFT_ROUTES });
   await app.register(fastifyCookie as never);
   // Public endpoints are callable from any website (no credentials); the dashboard's cookies only
   // travel with requests from the app's own origin, the one origin answered with credentials. That header is set
@@ -87,14 +89,18 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
     done();
   });
   await app.register(fastifyCors as never, {
-    origin: (origin: string | undefined, cb: (e: Error | null, allowed: string) => void) => cb(null, origin === appOrigin ? appOrigin : '*'),
+    origin: (origin: string | undefined, cb: (e: Error | null, allowed: string) => void) => cb(null, allowedOrigin(origin, appOrigin)),
     credentials: false,
     methods: ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'OPTIONS'],
-    // `solana-client` is the header @solana/web3.js sends with every JSON-RPC call (`/rpc`, spec §6.3 "connections").
-    allowedHeaders: ['content-type', 'authorization', 'x-csrf-token', 'x-client-binding', 'x-proof-token', 'idempotency-key', 'x-request-id', 'solana-client'],
-    exposedHeaders: ['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after', 'x-batch-transaction', 'idempotent-replayed'],
+    allowedHeaders: CORS_ALLOWED_HEADERS,
+    exposedHeaders: CORS_EXPOSED_HEADERS,
     maxAge: 600,
+    // An OPTIONS request that is not a complete preflight (no Origin or no Access-Control-Request-Method) is answered
+    // like one, 204 with the CORS headers, rather than with a plain-text 400 outside the error envelope.
+    strictPreflight: false,
   } as never);
+  // After CORS, whose hook then runs first: a body refused here (415) is still readable by the page that sent it.
+  registerRequestBodies(fastify, { jsonOnlyPrefix: '/api/', largeBodyRoutes: DRAFT_ROUTES });
   await registerRateLimits(
     fastify,
     { general: config.rateLimitGeneral, signIn: config.rateLimitSignIn, acceptance: config.rateLimitAcceptance, dnsCheck: config.rateLimitDnsCheck },
@@ -116,7 +122,7 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
     .setVersion(API_VERSION)
     .addServer(`${config.publicBaseUrl}/api`)
     .addCookieAuth('svc_session')
-    .addBearerAuth()
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'API key (svc_live_… or svc_test_…)', description: 'An organization API key (spec §5)' })
     .build();
   serveAcceptanceSummaryDirectly(fastify, app.get(ReceiptService), config.publicBaseUrl);
   serveAcceptanceReceiptDirectly(fastify, app.get(ReceiptService));

@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ServerResponse } from 'node:http';
 import type { ErrorBody } from './error.filter';
+import { corsAnswerHeaders } from './cors';
 import { rateHeadersOutsideLimiter } from './rate-limit';
 
 /**
@@ -41,21 +42,35 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
   socket.destroy(err);
 }
 
+/** A request as {@link frameworkErrors} reads it. */
+interface EarlyRequest {
+  id?: string;
+  server?: object;
+  ip?: string;
+  headers?: Record<string, string | string[] | undefined>;
+}
+
 /**
- * Fastify's `frameworkErrors`: errors of the router before a route is chosen. A path parameter longer than
- * `maxParamLength` → 414; a URL that cannot be decoded → 400; others keep their own 4xx status (500 otherwise).
- * The answer is written on the raw response (no route, so no hooks run for it), with the rate headers of spec §8.
+ * Fastify's `frameworkErrors` for a service whose app origin is `appOrigin`: errors of the router before a route is
+ * chosen. A path parameter longer than `maxParamLength` → 414; a URL that cannot be decoded → 400; others keep their
+ * own 4xx status (500 otherwise). The answer is written on the raw response (no route, so no hooks run for it), with
+ * what every answer carries: `x-request-id`, the rate headers of spec §8 and the CORS headers (./cors.ts).
  */
-export function frameworkErrors(
-  error: { code?: string; statusCode?: number; message: string },
-  request: { server?: object; ip?: string },
-  reply: { raw: ServerResponse },
-): void {
+export const frameworkErrors =
+  (appOrigin: string) =>
+  (error: { code?: string; statusCode?: number; message: string }, request: EarlyRequest, reply: { raw: ServerResponse }): void => {
   const status = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : error.code === 'FST_ERR_BAD_URL' ? 400 : (error.statusCode ?? 500);
   const message =
     status === 414 ? 'a path segment is too long' : status === 400 ? 'the URL is not valid' : status >= 500 ? 'internal error' : error.message;
   const body = status >= 500 ? JSON.stringify({ error: { code: 'internal_error', message } }) : envelope(message);
   const rate = request.server ? rateHeadersOutsideLimiter(request.server, request) : undefined;
-  reply.raw.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), ...rate });
+  const origin = request.headers?.origin;
+  reply.raw.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    ...(request.id ? { 'x-request-id': request.id } : {}),
+    ...rate,
+    ...corsAnswerHeaders(typeof origin === 'string' ? origin : undefined, appOrigin),
+  });
   reply.raw.end(body);
-}
+};

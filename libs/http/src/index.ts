@@ -5,6 +5,7 @@ export * from './params';
 export * from './fields';
 export * from './body';
 export * from './client-errors';
+export * from './cors';
 export * from './origin';
 export * from './rate-limit';
 export * from './rate-counters';

@@ -1,0 +1,27 @@
+/**
+ * Cross-origin rules of the API (spec §5: public endpoints are callable from any website; the dashboard's cookies
+ * travel only with requests from the app's own origin). The CORS plugin is configured from these, and the answers
+ * written before any route runs (`frameworkErrors`) carry the same headers, so a page can read every error.
+ */
+
+/** Request headers a page may send (`solana-client` is what @solana/web3.js sends with every JSON-RPC call). */
+export const CORS_ALLOWED_HEADERS = ['content-type', 'authorization', 'x-csrf-token', 'x-client-binding', 'x-proof-token', 'idempotency-key', 'x-request-id', 'solana-client'];
+
+/** Answer headers a page may read. */
+export const CORS_EXPOSED_HEADERS = ['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after', 'x-batch-transaction', 'idempotent-replayed'];
+
+/** The allowed origin for a request from `origin`: the app's own origin by name (with credentials), any other `*`. */
+export function allowedOrigin(origin: string | undefined, appOrigin: string): string {
+  return origin === appOrigin ? appOrigin : '*';
+}
+
+/** The CORS headers of a simple (non-preflight) answer to a request from `origin`. */
+export function corsAnswerHeaders(origin: string | undefined, appOrigin: string): Record<string, string> {
+  const headers: Record<string, string> = {
+    'access-control-allow-origin': allowedOrigin(origin, appOrigin),
+    'access-control-expose-headers': CORS_EXPOSED_HEADERS.join(', '),
+    vary: 'Origin',
+  };
+  if (origin === appOrigin) headers['access-control-allow-credentials'] = 'true';
+  return headers;
+}
