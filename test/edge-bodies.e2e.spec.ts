@@ -60,6 +60,19 @@ describe('HTTP edge: request bodies, content types, limits of the request line a
     }
   });
 
+  it('refuses prototype-poisoning keys of well-formed JSON with 400, naming the key', async () => {
+    const cases: [string, string][] = [
+      ['{"address":"x","__proto__":{"admin":true}}', '__proto__: unknown field'],
+      ['{"constructor":{"prototype":{"admin":true}}}', 'constructor: unknown field'],
+      ['{"a":[{"__proto__":{}}]}', 'a[0].__proto__: unknown field'],
+    ];
+    for (const [body, message] of cases) {
+      const answer = await send(service.baseUrl, 'POST', '/v1/auth/challenge', { body });
+      expect(outcome(answer)).toBe('400 invalid_request');
+      expect((answer.json as { error: { message: string } }).error.message).toBe(message);
+    }
+  });
+
   it('gives each route the body limit it needs: 64 KiB, and 8 MiB for draft sources (413 beyond)', async () => {
     const padding = 'x'.repeat(64 * 1024);
     expect(outcome(await send(service.baseUrl, 'POST', '/v1/auth/verify', { body: JSON.stringify({ address: padding }) }))).toBe('413 invalid_request');

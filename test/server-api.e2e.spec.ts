@@ -268,6 +268,11 @@ describe('API keys, sessions and acceptance search', () => {
       ['from=yesterday', '400 invalid_request'],
       ['signer=nope', '400 invalid_address'],
       ['colour=blue', '400 invalid_request'],
+      // Names of Object.prototype members, which class-transformer would drop unseen.
+      ['toString=1', '400 invalid_request'],
+      ['hasOwnProperty=1', '400 invalid_request'],
+      ['constructor=1', '400 invalid_request'],
+      ['__proto__=1', '400 invalid_request'],
       ['limit=200', 'ok'],
     ] as const) {
       expect([query, await codeOf(api.request('GET', `/v1/acceptances?${query}`))]).toEqual([query, expected]);

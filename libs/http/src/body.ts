@@ -96,9 +96,42 @@ export interface RequestBodyOptions {
 }
 
 /**
+ * The path of the key for which Fastify's parser refused well-formed JSON (prototype-poisoning protection: a
+ * `__proto__` key, or a `constructor` key holding a `prototype`), e.g. `items[0].__proto__`; null when `text` is
+ * not well-formed JSON, which is refused as malformed.
+ */
+function poisonedKey(text: string): string | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const find = (node: unknown, path: string): string | null => {
+    if (typeof node !== 'object' || node === null) return null;
+    if (Array.isArray(node)) {
+      for (const [i, item] of node.entries()) {
+        const found = find(item, `${path}[${i}]`);
+        if (found) return found;
+      }
+      return null;
+    }
+    for (const [key, child] of Object.entries(node)) {
+      const here = path ? `${path}.${key}` : key;
+      if (key === '__proto__' || (key === 'constructor' && typeof child === 'object' && child !== null && Object.hasOwn(child, 'prototype'))) return here;
+      const found = find(child, here);
+      if (found) return found;
+    }
+    return null;
+  };
+  return find(value, '');
+}
+
+/**
  * Installs the body rules on a Fastify instance before its routes are registered:
  * - `application/json` is parsed by Fastify's parser (prototype-poisoning protection) after a depth check:
- *   deeper than `maxDepth` → 400 `invalid_request`; malformed → 400 `invalid_request`; an empty body is no body.
+ *   deeper than `maxDepth` → 400 `invalid_request`; malformed → 400 `invalid_request`; a `__proto__` key or a
+ *   `constructor.prototype` → 400 `invalid_request` naming it (`<path>: unknown field`); an empty body is no body.
  * - Under `jsonOnlyPrefix`, a request with a body whose content type is not JSON in UTF-8 → 415 `invalid_request`,
  *   before the body is read.
  * - Routes listed in `largeBodyRoutes` get their larger limit; every other route keeps the server's `bodyLimit`
@@ -115,7 +148,11 @@ export function registerRequestBodies(fastify: FastifyInstance, options: Request
     if (jsonNestsDeeperThan(text, maxDepth)) {
       return done(new EdgeError(400, 'invalid_request', `body: JSON nested deeper than ${maxDepth} levels`), undefined);
     }
-    parseJson(request, text, done);
+    parseJson(request, text, (err: Error | null, value?: unknown) => {
+      if (!err) return done(null, value);
+      const key = poisonedKey(text);
+      done(key ? new EdgeError(400, 'invalid_request', `${key}: unknown field`) : err, undefined);
+    });
   });
 
   const large = options.largeBodyRoutes ?? [];

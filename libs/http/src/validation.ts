@@ -1,12 +1,16 @@
 import { type ArgumentMetadata, BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
 import { DomainError, type ErrorCode } from '@svc/domain';
 
-/** Keys that class-transformer and class-validator treat as part of the object's machinery, not as data. */
-const RESERVED_KEYS = new Set(['constructor', '__proto__', 'prototype']);
+/**
+ * Keys that class-transformer and class-validator treat as part of the object's machinery, not as data: those of
+ * `Object.prototype` (class-transformer silently drops a key whose inherited value is a function, `toString` or
+ * `hasOwnProperty`, so the unknown-field check never sees it), and `prototype`.
+ */
+const RESERVED_KEYS = new Set(['prototype', ...Object.getOwnPropertyNames(Object.prototype)]);
 
 /**
- * The path of the first own key named `constructor`, `__proto__` or `prototype` in a parsed JSON body,
- * or null. No request body of the API has such a field; left in, `constructor` would slip past the
+ * The path of the first own key named `constructor`, `__proto__`, `prototype` or after another member of
+ * `Object.prototype` (`toString`, `hasOwnProperty`…) in a parsed JSON body or a query, or null. No request body of the API has such a field; left in, `constructor` would slip past the
  * unknown-field check (class-transformer assigns it as the instance's constructor).
  */
 export function reservedKeyPath(value: unknown, prefix = ''): string | null {
@@ -23,10 +27,14 @@ export function reservedKeyPath(value: unknown, prefix = ''): string | null {
 /**
  * Nest's ValidationPipe that first refuses a request body declared by a class (a DTO) which is not a JSON
  * object (an array, string, number, boolean or null; an absent body is validated as `{}`), then bodies with
- * reserved keys. Both are 400 `invalid_request`.
+ * reserved keys, and queries with reserved keys. All are 400 `invalid_request`.
  */
 class EdgeValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'query' && metadata.data === undefined) {
+      const reserved = reservedKeyPath(value);
+      if (reserved !== null) throw new DomainError('invalid_request', `${reserved}: unknown field`);
+    }
     if (metadata.type === 'body') {
       if (metadata.data === undefined && typeof metadata.metatype === 'function' && value !== undefined && (value === null || typeof value !== 'object' || Array.isArray(value))) {
         throw new DomainError('invalid_request', 'body: must be a JSON object');
