@@ -44,7 +44,9 @@ describe('batched evidence (MERKLE_BATCHED)', () => {
 
   beforeAll(async () => {
     // A 2 s window keeps the first answers pending long enough to be observed; two lanes close in parallel.
-    service = await startTestService({ env: { BATCH_WINDOW_MS: '2000', BATCH_LANES: '2' } });
+    // The suite polls eight public records until finality (about 13 s) and reads every leaf's record: more than the
+    // general 300 per minute of one client address (rate limits have their own suite).
+    service = await startTestService({ env: { BATCH_WINDOW_MS: '2000', BATCH_LANES: '2', RATE_LIMIT_GENERAL_PER_MINUTE: '5000' } });
     client = new ApiClient(service.baseUrl);
     doc = await publishedDocument(service, [1]);
   });
@@ -130,6 +132,7 @@ describe('batched evidence (MERKLE_BATCHED)', () => {
 
   it('serves the manifest of each batch by root, with x-batch-transaction; its leaves recompute the root', async () => {
     expect(receipts).toHaveLength(8);
+    const manifests = new Map<string, BatchManifestV1>();
     for (const r of receipts) {
       const response = await fetch(`${service.baseUrl}/api/v1/public/batches/${r.batch.root}`);
       expect(response.status).toBe(200);
@@ -144,7 +147,10 @@ describe('batched evidence (MERKLE_BATCHED)', () => {
       const leaf = manifest.leaves[r.batch.leafIndex]!;
       expect(leaf).toMatchObject({ acceptanceId: r.acceptanceId, leafHash: r.batch.leafHash, message: r.acceptance.message, signer: r.acceptance.signer });
       expect(acceptanceIdOf(leaf.message)).toBe(r.acceptanceId);
-      // The leaves' fee shares add up to the anchoring transaction's fee, not a lamport more (docs/protocol.md §7.7).
+      manifests.set(manifest.batch.root, manifest);
+    }
+    // The leaves' fee shares add up to the anchoring transaction's fee, not a lamport more (docs/protocol.md §7.7).
+    for (const manifest of manifests.values()) {
       const shares = await Promise.all(manifest.leaves.map(async (l) => (await record(l.acceptanceId)).acceptance.feeLamports));
       expect(shares.reduce((sum, share) => sum + share, 0)).toBe(manifest.transaction.feeLamports);
     }
