@@ -139,7 +139,7 @@ describe('OpenAPI description', () => {
         }
         for (const status of ['414', '431']) if (!operation.responses[status]) gaps.push(`${name}: ${status} not declared`);
         for (const parameter of operation.parameters ?? []) {
-          if (parameter.in === 'path' && !parameter.schema?.pattern && parameter.name !== 'publicKey') gaps.push(`${name}: path parameter ${parameter.name} without a format`);
+          if (parameter.in === 'path' && !parameter.schema?.pattern) gaps.push(`${name}: path parameter ${parameter.name} without a format`);
         }
         const bodyRef = operation.requestBody?.content?.['application/json']?.schema?.$ref;
         if (bodyRef && schemas[bodyRef.split('/').pop()!]?.additionalProperties !== false) gaps.push(`${name}: request body open to other keys`);

@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
 import { ERROR_STATUS, type ErrorCode } from '@svc/domain';
-import { ADDR, HEX64, ORG_REF, SIG, SLUG, UUID } from './patterns';
+import { ADDR, HEX64, ORG_REF, P256ID, SIG, SLUG, UUID } from './patterns';
 
 /** Name of the error envelope's schema in `components.schemas` (spec §7). */
 export const ERROR_ENVELOPE_SCHEMA = 'ErrorEnvelope';
@@ -92,7 +92,7 @@ const PATH_PARAMETERS: Record<string, Record<string, unknown>> = {
   ...Object.fromEntries(['acceptanceId', 'hash', 'root'].map((name) => [name, { type: 'string', pattern: HEX64.source, minLength: 64, maxLength: 64 }])),
   ...Object.fromEntries(['address', 'memberAddress'].map((name) => [name, { type: 'string', pattern: ADDR.source, minLength: 32, maxLength: 44 }])),
   signature: { type: 'string', pattern: SIG.source, minLength: 64, maxLength: 90 },
-  publicKey: { type: 'string', description: 'ADDR, or a p256 identity', minLength: 32, maxLength: 71 },
+  publicKey: { type: 'string', description: 'ADDR, or a p256 identity', pattern: `${ADDR.source}|${P256ID.source}`, minLength: 32, maxLength: 71 },
   slug: { type: 'string', pattern: SLUG.source, minLength: 1, maxLength: 32 },
   ref: { type: 'string', description: 'organization address, or its verified domain', pattern: ORG_REF.source, minLength: 1, maxLength: 64 },
 };
