@@ -187,6 +187,21 @@ describe('webhooks', () => {
     expect(delivered.eventId).toBe(flakyLog.eventId);
   });
 
+  it('answers parallel changes of one endpoint one after another: every PATCH and rotation 200, the last rotation\'s secret in force', async () => {
+    const hook = await add('/ok');
+    const url = `${hooks()}/${hook.webhook.id}`;
+    const patches = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) => org.dashboard.request<{ webhook: Webhook }>('PATCH', url, { events: i % 2 ? ['agreement.accepted'] : ['agreement.accepted', 'agreement.finalized'] })),
+    );
+    expect(patches.filter((p) => p.status === 'rejected').map((p) => String((p as PromiseRejectedResult).reason))).toEqual([]);
+    const rotations = await Promise.all(Array.from({ length: 20 }, () => org.dashboard.request<{ webhook: Webhook; secret: string }>('POST', `${url}/rotate-secret`)));
+    expect(new Set(rotations.map((r) => r.secret)).size).toBe(20);
+    // Each rotation answered the prefix of its own secret; the endpoint keeps one of them, the one decided last.
+    const listed = (await org.dashboard.request<{ webhooks: Webhook[] }>('GET', hooks())).webhooks.find((w) => w.id === hook.webhook.id)!;
+    expect(rotations.map((r) => r.webhook.secretPrefix)).toContain(listed.secretPrefix);
+    await org.dashboard.request('DELETE', url);
+  });
+
   it('sends webhook.test, signs with a rotated secret only, and forgets a deleted endpoint', async () => {
     const hook = await add('/ok');
     const test = await org.dashboard.request<{ eventId: string; deliveryId: string }>('POST', `${hooks()}/${hook.webhook.id}/test`);

@@ -65,4 +65,29 @@ describe('Decisions.load on the embedded event store', () => {
     // Any read of the event itself (a restart, a rebuild, another process) reports the edit instead of serving it.
     await expect(new Decisions(other).load(stream, settingsDecider)).rejects.toBeInstanceOf(EventIntegrityError);
   });
+
+  it('runs parallel commands on one stream one after another: forty changes all land, none fails on a revision conflict', async () => {
+    const decisions = new Decisions(store);
+    const amounts = Array.from({ length: 40 }, (_, i) => 1000 + i);
+    const results = await Promise.allSettled(
+      amounts.map((amount) => decisions.handle(stream, settingsDecider, change({ sponsorLowBalanceLamports: amount }), commandContext(`wallet:${owner}`))),
+    );
+    expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
+    // In arrival order: the last change is the one in force, at revision 39.
+    const loaded = await new Decisions(other).load(stream, settingsDecider);
+    expect(loaded.state.sponsorLowBalanceLamports).toBe(1039);
+    expect(loaded.revision).toBe(39n);
+  });
+
+  it('still resolves a conflict with another process by deciding again on the newer state', async () => {
+    const here = new Decisions(store);
+    const there = new Decisions(other);
+    const ctx = commandContext(`wallet:${owner}`);
+    await here.handle(stream, settingsDecider, change({ feeSponsor: 'organization' }), ctx);
+    // The other process appends behind this one's held state; this one's next append conflicts, reads again, decides again.
+    await there.handle(stream, settingsDecider, change({ sponsorLowBalanceLamports: 7000 }), ctx);
+    const decided = await here.handle(stream, settingsDecider, change({ feeSponsor: 'svc' }), ctx);
+    expect(decided.appended?.nextExpectedRevision).toBe(2n);
+    expect(decided.state).toMatchObject({ feeSponsor: 'svc', sponsorLowBalanceLamports: 7000 });
+  });
 });

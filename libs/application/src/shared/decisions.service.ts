@@ -36,6 +36,7 @@ export interface HandleOptions {
 }
 
 const MAX_ATTEMPTS = 4;
+const noop = (): void => undefined;
 /** Streams whose folded state is kept after this process appended to them (most recent first out last). */
 const CACHE_SIZE = 20_000;
 
@@ -59,6 +60,8 @@ interface CachedStream {
 @Injectable()
 export class Decisions {
   private readonly cache = new Map<string, CachedStream>();
+  /** The last command running or waiting on each stream, which the next one on that stream waits for. */
+  private readonly running = new Map<string, Promise<unknown>>();
 
   constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
 
@@ -88,22 +91,44 @@ export class Decisions {
   }
 
   /**
-   * Loads (or takes the state this process holds), folds, decides and appends with the expected revision. On a
-   * revision conflict it reads the stream again and decides again, up to 4 attempts: this is safe because every
-   * decider re-judges the command against the newer state (a second submission then sees the first and is
-   * refused, an at-least-once outcome sees it was recorded and decides nothing). The command source is called
-   * again on each attempt.
+   * Loads (or takes the state this process holds), folds, decides and appends with the expected revision.
+   *
+   * Commands on one stream run one after another in this process (each waits for the one before it, in arrival
+   * order), so that parallel requests on one resource (forty PATCHes of one webhook) do not race each other to the
+   * same revision. Across processes (API replicas, the worker) a revision conflict remains possible: the stream is
+   * then read again and the command decided again, up to 4 attempts with a short random pause between them. That is
+   * safe because every decider re-judges the command against the newer state (a second submission then sees the
+   * first and is refused, an at-least-once outcome sees it was recorded and decides nothing). The command source is
+   * called again on each attempt. The command source must not itself handle a command on the same stream.
    * @throws DomainError from the decider, with the spec's code.
    * @throws WrongExpectedRevisionError when the stream kept changing through every attempt.
    */
-  async handle<C, E extends DomainEvent, S>(
+  handle<C, E extends DomainEvent, S>(
     streamId: string,
     decider: Decider<C, E, S>,
     source: CommandSource<C, S>,
     ctx: CommandContext,
     options: HandleOptions = {},
   ): Promise<Decided<E, S>> {
+    const before = this.running.get(streamId);
+    const run = before ? before.then(noop, noop).then(() => this.attempt(streamId, decider, source, ctx, options)) : this.attempt(streamId, decider, source, ctx, options);
+    this.running.set(streamId, run);
+    const release = () => {
+      if (this.running.get(streamId) === run) this.running.delete(streamId);
+    };
+    run.then(release, release);
+    return run;
+  }
+
+  private async attempt<C, E extends DomainEvent, S>(
+    streamId: string,
+    decider: Decider<C, E, S>,
+    source: CommandSource<C, S>,
+    ctx: CommandContext,
+    options: HandleOptions,
+  ): Promise<Decided<E, S>> {
     for (let attempt = 1; ; attempt++) {
+      if (attempt > 2) await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
       const optimistic = attempt === 1 ? (options.expectNew ? { state: decider.initialState, revision: 'no_stream' as const } : this.cached(streamId, decider)) : undefined;
       const loaded = optimistic ?? (await this.load(streamId, decider));
       const command = typeof source === 'function' ? await (source as (state: S) => C | Promise<C>)(loaded.state) : source;
