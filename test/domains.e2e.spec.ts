@@ -116,7 +116,7 @@ describe('domain verification', () => {
     const [verified] = (await org.dashboard.request<{ verifications: Verification[] }>('GET', domainsOf(org))).verifications;
     expect(await codeOf(check(org.dashboard, org, verified!.id))).toBe('409 domain_already_verified');
 
-    for (const domain of ['not a host', 'localhost', 'shop.example.com.', 'shop_x.example.com', 'http://a.example.com', `${'a'.repeat(41)}.example`, 5, null, '']) {
+    for (const domain of ['not a host', 'пример.рф', 'bücher.de', 'localhost', 'shop.example.com.', 'shop_x.example.com', 'http://a.example.com', `${'a'.repeat(41)}.example`, 5, null, '']) {
       expect(`${domain}: ${await codeOf(org.dashboard.request('POST', domainsOf(org), { domain }))}`).toBe(`${domain}: 400 invalid_domain`);
     }
     expect(await codeOf(org.dashboard.request('POST', domainsOf(org), {}))).toBe('400 invalid_domain');

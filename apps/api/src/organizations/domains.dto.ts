@@ -1,19 +1,29 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { isFQDN, ValidateBy } from 'class-validator';
+import { isHostname } from '@svc/evidence';
 
 /** Longest domain a verification accepts (spec §4.10). */
 export const DOMAIN_MAX = 48;
 
-/** Whether `v` is a DNS host name of at most 48 characters with a top-level domain (no port, no trailing dot). */
+/**
+ * Whether `v` is a DNS host name of at most 48 characters with a top-level domain (no port, no trailing dot), in
+ * ASCII: an internationalized name is given in punycode (`xn--…`), as the organization record on the ledger holds
+ * it (docs/protocol.md "Field rules"). Letters may be upper case; the domain is stored lower case.
+ */
 export function isVerifiableDomain(v: unknown): v is string {
-  return typeof v === 'string' && v.length <= DOMAIN_MAX && isFQDN(v, { require_tld: true, allow_underscores: false, allow_trailing_dot: false, allow_numeric_tld: false });
+  return (
+    typeof v === 'string' &&
+    v.length <= DOMAIN_MAX &&
+    isHostname(v.toLowerCase()) &&
+    isFQDN(v, { require_tld: true, allow_underscores: false, allow_trailing_dot: false, allow_numeric_tld: false })
+  );
 }
 
 /** `POST /v1/organizations/{orgId}/domains`: `{domain}` required, nothing else. */
 export class DomainRequest {
   @ApiProperty({ type: String, maxLength: DOMAIN_MAX, example: 'shop.example.com', description: 'Host name to verify (compared case-insensitively, stored lower-case)' })
   @ValidateBy(
-    { name: 'isVerifiableDomain', validator: { validate: isVerifiableDomain, defaultMessage: () => `must be a host name of at most ${DOMAIN_MAX} characters, such as shop.example.com` } },
+    { name: 'isVerifiableDomain', validator: { validate: isVerifiableDomain, defaultMessage: () => `must be a host name of at most ${DOMAIN_MAX} characters, such as shop.example.com (an internationalized name in punycode, xn--…)` } },
     { context: { code: 'invalid_domain' } },
   )
   domain!: string;
