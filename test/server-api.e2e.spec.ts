@@ -365,6 +365,9 @@ describe('organization settings', () => {
       { allowedRequestDomains: Array.from({ length: 21 }, (_, i) => `s${i}.example.com`) },
       { allowedRequestDomains: ['x'.repeat(49)] },
       { allowedRequestDomains: ['https://shop.example.com'] },
+      // Ports no Origin can carry (the requestDomain rule: 1 to 65535).
+      { allowedRequestDomains: ['shop.example.com:0'] },
+      { allowedRequestDomains: ['shop.example.com:99999'] },
       { signingPolicy: 'ANYONE' },
       { feeSponsor: 'stele' },
       { sponsorLowBalanceLamports: -1 },

@@ -2,9 +2,10 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, Max, Min, ValidateBy, ValidateIf, ValidateNested } from 'class-validator';
 import type { OrganizationSettingsValues } from '@svc/domain';
+import { isRequestDomain } from '@svc/evidence';
 
-/** A host name as a requesting site is compared with it: lower-case labels of letters, digits and hyphens, optional port. */
-const HOST_NAME = /^(?=.{1,48}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?::[0-9]{1,5})?$/;
+/** A host name as a requesting site is compared with it: lower-case labels of letters, digits and hyphens, optional port 1 to 65535 (the requestDomain rule, docs/protocol.md §1.1). */
+const HOST_NAME = /^(?=.{1,48}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?::[1-9][0-9]{0,4})?$/;
 
 const optional = () => ValidateIf((_, v) => v !== undefined);
 
@@ -30,7 +31,7 @@ export class SettingsRequest implements Partial<OrganizationSettingsValues> {
   @IsArray({ message: 'allowedRequestDomains: must be an array of host names' })
   @ArrayMaxSize(20, { message: 'allowedRequestDomains: at most 20 entries' })
   @ValidateBy(
-    { name: 'isHostName', validator: { validate: (v: unknown) => typeof v === 'string' && HOST_NAME.test(v), defaultMessage: () => 'allowedRequestDomains: each entry must be a lower-case host name of at most 48 characters' } },
+    { name: 'isHostName', validator: { validate: (v: unknown) => typeof v === 'string' && HOST_NAME.test(v) && isRequestDomain(v), defaultMessage: () => 'allowedRequestDomains: each entry must be a lower-case host name of at most 48 characters, with an optional port 1 to 65535' } },
     { each: true },
   )
   allowedRequestDomains?: string[];

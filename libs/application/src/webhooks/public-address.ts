@@ -52,7 +52,7 @@ const systemLookup: HostLookup = async (host) => (await dnsLookup(host, { all: t
 
 /**
  * Checks a webhook URL when an endpoint is added (spec §4.10, §8): HTTPS, at most 2048 characters, no credentials,
- * and a host whose every address is public (loopback too when `allowLoopback`, a test setting). The same rule is
+ * a port 1 to 65535 when one is given, and a host whose every address is public (loopback too when `allowLoopback`, a test setting). The same rule is
  * enforced again on the address each delivery connects to (DNS may change), by the delivery client.
  * @throws DomainError invalid_url (400) naming what is wrong.
  */
@@ -67,6 +67,8 @@ export async function checkWebhookUrl(raw: string, allowLoopback: boolean, looku
   }
   if (url.protocol !== 'https:') throw invalid('must be an HTTPS URL');
   if (url.username || url.password) throw invalid('must not carry credentials');
+  // The URL parser takes port 0, which no connection can reach.
+  if (url.port === '0') throw invalid('the port must be 1 to 65535');
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   let addresses: string[];
   if (isIP(host) !== 0) addresses = [host];

@@ -69,6 +69,7 @@ describe('checkWebhookUrl', () => {
     ['a host that does not resolve', 'https://nowhere.invalid/svc', async () => Promise.reject(new Error('ENOTFOUND'))],
     ['a URL over 2048 characters', `https://hooks.example.com/${'a'.repeat(2040)}`, resolvesTo('93.184.215.14')],
     ['text that is no URL', 'hooks example', resolvesTo('93.184.215.14')],
+    ['port 0', 'https://93.184.215.14:0/x', resolvesTo()],
   ])('refuses %s with invalid_url', async (_what, url, lookup) => {
     expect(await codeOf(checkWebhookUrl(url, false, lookup))).toBe('invalid_url');
   });
