@@ -90,5 +90,10 @@ describe('members and roles', () => {
     const unknown = await generateKeyPairSigner();
     expect(await codeOf(doc.dashboard.request('PATCH', `/v1/organizations/${doc.organization.id}/members/${unknown.address}`, { label: 'ok' }))).toBe('404 not_found');
     expect(await codeOf(doc.dashboard.request('PATCH', orgPath, { label: 'x'.repeat(80) }))).toBe('ok');
+    // Display text: characters are code points (80 emoji fit), and control characters or unpaired surrogates do not.
+    expect(await codeOf(doc.dashboard.request('PATCH', orgPath, { label: '🙂'.repeat(80) }))).toBe('ok');
+    for (const label of ['a\u0000b', 'two\nlines', 'tab\there', '\ud800', 'del\u007f']) {
+      expect([label, await codeOf(doc.dashboard.request('PATCH', orgPath, { label }))]).toEqual([label, '400 invalid_request']);
+    }
   });
 });

@@ -115,6 +115,9 @@ describe('API keys, sessions and acceptance search', () => {
     for (const body of [
       { name: '', scopes: ['acceptances:read'] },
       { name: 'x'.repeat(81), scopes: ['acceptances:read'] },
+      { name: 'a\u0000b', scopes: ['acceptances:read'] },
+      { name: 'two\nlines', scopes: ['acceptances:read'] },
+      { name: '\ud800', scopes: ['acceptances:read'] },
       { name: 'n', scopes: [] },
       { name: 'n', scopes: ['acceptances:delete'] },
       { name: 'n', scopes: ['acceptances:read'], expiresInDays: 0 },

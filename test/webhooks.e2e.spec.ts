@@ -134,7 +134,7 @@ describe('webhooks', () => {
     for (const url of ['http://hooks.example.com/x', 'https://10.0.0.8/x', 'https://192.168.1.20/x', 'https://169.254.169.254/latest', 'https://[fd00::1]/x', 'https://[fe80::1]/x', 'https://[::ffff:10.0.0.1]/x', 'not a url', `https://example.com/${'a'.repeat(2048)}`]) {
       expect([url.slice(0, 40), await codeOf(org.dashboard.request('POST', hooks(), { url, events: ['agreement.accepted'] }))]).toEqual([url.slice(0, 40), '400 invalid_url']);
     }
-    for (const body of [{ url: `${receiverBase}/ok`, events: [] }, { url: `${receiverBase}/ok`, events: ['webhook.test'] }, { url: `${receiverBase}/ok`, events: ['agreement.accepted'], extra: 1 }, { url: `${receiverBase}/ok`, events: ['agreement.accepted'], description: 'x'.repeat(201) }]) {
+    for (const body of [{ url: `${receiverBase}/ok`, events: [] }, { url: `${receiverBase}/ok`, events: ['webhook.test'] }, { url: `${receiverBase}/ok`, events: ['agreement.accepted'], extra: 1 }, { url: `${receiverBase}/ok`, events: ['agreement.accepted'], description: 'x'.repeat(201) }, { url: `${receiverBase}/ok`, events: ['agreement.accepted'], description: 'line\nbreak' }, { url: `${receiverBase}/ok`, events: ['agreement.accepted'], description: '\udc00' }]) {
       expect(await codeOf(org.dashboard.request('POST', hooks(), body))).toBe('400 invalid_request');
     }
     expect((await org.dashboard.request<{ webhooks: Webhook[] }>('GET', hooks())).webhooks).toEqual([]);

@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
 import { ValidateBy, ValidateIf } from 'class-validator';
 import type { ErrorCode } from '@svc/domain';
-import { VERSION_LABEL_MAX, VERSION_TITLE_MAX, ed25519PublicKeyProblem, isEffectiveAt, isVersionLabel, isVersionTitle, isWellFormedText } from '@svc/evidence';
+import { VERSION_LABEL_MAX, VERSION_TITLE_MAX, ed25519PublicKeyProblem, isEffectiveAt, isText, isVersionLabel, isVersionTitle, isWellFormedText } from '@svc/evidence';
 import { ADDR, P256ID, SIG, isAddress, isSignature, isSigner } from './patterns';
 
 /**
@@ -73,16 +73,30 @@ export const SignerField = (options: FieldOptions = {}) =>
 /** A wallet address that signs (ADDR, and a key that can sign, `signingKey`); otherwise `invalid_address`. */
 export const WalletAddressField = (options: FieldOptions = {}) => applyDecorators(AddressField(options), signingKey('invalid_address'));
 
-/** A string of `min` to `max` UTF-16 code units (the spec's "chars"); otherwise `invalid_request`. */
+/**
+ * A well-formed string (no unpaired surrogate, which neither UTF-8 nor RFC 8785 can carry) of `min` to `max` UTF-16
+ * code units; otherwise `invalid_request`.
+ */
 export const StringField = (min: number, max: number, options: FieldOptions = {}) =>
   field(
     'isStringOfLength',
-    (v) => typeof v === 'string' && v.length >= min && v.length <= max,
-    `must be a string of ${min} to ${max} characters`,
+    (v) => typeof v === 'string' && v.length >= min && v.length <= max && isWellFormedText(v),
+    `must be a well-formed string of ${min} to ${max} characters`,
     'invalid_request',
     { type: String, minLength: min, maxLength: max },
     options,
   );
+
+/** A string of `min` to `max` UTF-16 code units, well-formed or not (the caller judges that with its own code). */
+const lengthField = (min: number, max: number, options: FieldOptions) =>
+  field('isStringOfLength', (v) => typeof v === 'string' && v.length >= min && v.length <= max, `must be a string of ${min} to ${max} characters`, 'invalid_request', { type: String, minLength: min, maxLength: max }, options);
+
+/**
+ * Display text (a name, a label, a description; spec §8 "chars"): `min` to `max` Unicode code points, no control
+ * characters, line breaks or unpaired surrogates, the rule of version titles and labels; otherwise `invalid_request`.
+ */
+export const DisplayTextField = (min: number, max: number, options: FieldOptions = {}) =>
+  field('isDisplayText', (v) => isText(v, min, max), `must be ${min} to ${max} characters without control characters, line breaks or unpaired surrogates`, 'invalid_request', { type: String, minLength: min, maxLength: max }, options);
 
 /** A string matching `pattern` (a whole-value regular expression) within `min`..`max` characters; otherwise `code`. */
 export const PatternField = (pattern: RegExp, min: number, max: number, message: string, code: ErrorCode = 'invalid_request', options: FieldOptions = {}) =>
@@ -132,7 +146,7 @@ export const EffectiveAtField = (options: Omit<FieldOptions, 'presence'> = {}) =
  */
 export const DocumentSourceField = (max: number, options: FieldOptions = {}) =>
   applyDecorators(
-    StringField(1, max, options),
+    lengthField(1, max, options),
     ValidateBy(
       { name: 'isWellFormedText', validator: { validate: (v: unknown) => typeof v !== 'string' || isWellFormedText(v), defaultMessage: () => 'must not contain unpaired UTF-16 surrogates' } },
       { context: { code: 'invalid_content' } },

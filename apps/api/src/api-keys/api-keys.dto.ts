@@ -1,14 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, Max, Min, ValidateIf } from 'class-validator';
 import type { ApiKeyScope } from '@svc/domain';
-import { StringField } from '@svc/http';
+import { DisplayTextField } from '@svc/http';
 
 /** The seven scopes of spec §5 "API keys" rule 2. */
 export const API_KEY_SCOPES: readonly ApiKeyScope[] = ['acceptances:write', 'acceptances:read', 'documents:read', 'proofs:write', 'proofs:read', 'signers:read', 'signers:write'];
 
 /** `POST /v1/organizations/{orgId}/api-keys` (spec §4.10, §8): no other keys. */
 export class CreateApiKeyRequest {
-  @StringField(1, 80, { description: 'A name to recognise the key by' })
+  @DisplayTextField(1, 80, { description: 'A name to recognise the key by' })
   name!: string;
 
   @ApiProperty({ type: [String], enum: API_KEY_SCOPES, minItems: 1, description: 'At least one scope' })

@@ -1,18 +1,22 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ValidateBy } from 'class-validator';
+import { isText } from '@svc/evidence';
 
 /** Longest member label (spec §8). */
 export const MEMBER_LABEL_MAX = 80;
 
-/** `PATCH /v1/organizations/{orgId}/members/{memberAddress}`: `{label}`, required, a string of at most 80 characters or null. */
+/**
+ * `PATCH /v1/organizations/{orgId}/members/{memberAddress}`: `{label}`, required, display text of at most 80 characters
+ * (code points; no control characters, line breaks or unpaired surrogates) or null.
+ */
 export class MemberLabelRequest {
   @ApiProperty({ type: String, nullable: true, maxLength: MEMBER_LABEL_MAX, description: 'Dashboard-only label; null clears it' })
   @ValidateBy(
     {
       name: 'isMemberLabel',
       validator: {
-        validate: (v: unknown) => v === null || (typeof v === 'string' && v.length <= MEMBER_LABEL_MAX),
-        defaultMessage: () => `must be a string of at most ${MEMBER_LABEL_MAX} characters, or null`,
+        validate: (v: unknown) => v === null || isText(v, 0, MEMBER_LABEL_MAX),
+        defaultMessage: () => `must be at most ${MEMBER_LABEL_MAX} characters without control characters, line breaks or unpaired surrogates, or null`,
       },
     },
     { context: { code: 'invalid_request' } },

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, ValidateIf } from 'class-validator';
 import { SUBSCRIBABLE_WEBHOOK_EVENTS, type SubscribableWebhookEventType } from '@svc/domain';
-import { B64URL, EnumField, PageSizeQuery, PatternField, StringField } from '@svc/http';
+import { B64URL, DisplayTextField, EnumField, PageSizeQuery, PatternField } from '@svc/http';
 
 /** Longest webhook URL and description (spec §8). */
 export const WEBHOOK_URL_MAX = 2048;
@@ -25,7 +25,7 @@ export class CreateWebhookRequest {
   })
   url!: string;
 
-  @StringField(0, WEBHOOK_DESCRIPTION_MAX, { presence: 'nullable', description: 'A note to recognise the endpoint by' })
+  @DisplayTextField(0, WEBHOOK_DESCRIPTION_MAX, { presence: 'nullable', description: 'A note to recognise the endpoint by' })
   description?: string | null;
 
   @EventsField(true)
