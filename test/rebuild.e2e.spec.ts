@@ -5,6 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
@@ -115,5 +116,16 @@ async function stoppedServiceData() {
     } finally {
       await service.destroy();
     }
+  });
+
+  it('refuses a data directory without an event log instead of rebuilding from nothing', async () => {
+    const wrong = path.join(tmpdir(), `svc-no-log-${process.pid}-${Date.now()}`);
+    const failed = await exec(process.execPath, [cli, 'rebuild-projections', '--data-dir', wrong]).then(
+      () => undefined,
+      (err: { code?: number; stderr?: string }) => err,
+    );
+    expect(failed?.code).toBe(1);
+    expect(failed?.stderr).toMatch(/no event log at .*events\.sqlite/);
+    expect(existsSync(path.join(wrong, 'events.sqlite'))).toBe(false);
   });
 });

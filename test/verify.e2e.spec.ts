@@ -155,6 +155,22 @@ const built = existsSync(cliMain());
     expect(v.verdict).toBe('INCONCLUSIVE');
   });
 
+  it('says a receipt file is missing or not JSON (exit 1, on stderr) rather than judging it', async () => {
+    const refusal = async (file: string) =>
+      exec(process.execPath, [cliMain(), 'verify', file, '--rpc', service.rpcUrl]).then(
+        () => ({ code: 0, stderr: '' }),
+        (err: { code: number; stderr: string }) => ({ code: err.code, stderr: err.stderr }),
+      );
+    const missing = await refusal(path.join(dir, 'no-such-receipt.json'));
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/cannot read the receipt file .*no-such-receipt\.json: ENOENT/);
+    const notJson = path.join(dir, 'not-json.txt');
+    writeFileSync(notJson, 'hello');
+    const text = await refusal(notJson);
+    expect(text.code).toBe(1);
+    expect(text.stderr).toContain('not-json.txt is not JSON');
+  });
+
   it('judges garbage INVALID', async () => {
     const v = await svcVerify('{"format":"svc-receipt-v1"}', service.rpcUrl, dir);
     expect(v.verdict).toBe('INVALID');

@@ -60,7 +60,10 @@ export class ApiClient {
     return json as T;
   }
 
-  /** Sends a request and returns the raw response and text. */
+  /**
+   * Sends a request and returns the raw response and text.
+   * @throws Error naming the base URL when the service cannot be reached.
+   */
   async raw(method: string, route: string, body?: unknown, options: { headers?: Record<string, string>; origin?: string } = {}) {
     const headers: Record<string, string> = { accept: 'application/json', ...(options.headers ?? {}) };
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -73,7 +76,14 @@ export class ApiClient {
         headers.origin = this.appOrigin;
       }
     }
-    const response = await fetch(`${this.base}/api${route}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    let response: Response;
+    try {
+      response = await fetch(`${this.base}/api${route}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    } catch (err) {
+      // fetch says only "fetch failed"; the reason (ECONNREFUSED, ENOTFOUND …) is its cause.
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      throw new Error(`cannot reach the service at ${this.base} (${cause?.code ?? cause?.message ?? (err as Error).message}): is it running, and is --api right?`, { cause: err });
+    }
     const text = await response.text();
     return { response, text };
   }

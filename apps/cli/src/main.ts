@@ -232,7 +232,7 @@ program
   .description('fetch the receipt of an acceptance (canonical JSON)')
   .option('-o, --out <file>', 'write the receipt to this file (default: stdout)')
   .option('--api <url>', 'service base URL', DEFAULT_API)
-  .option('--json', 'print the service\'s report as JSON')
+  .option('--json', 'with --out: print the file written and the service\'s report as JSON (the receipt itself goes to the file)')
   .action(
     run(async (acceptanceId: string, opts: { out?: string; api: string; json?: boolean }) => {
       const { receipt, report } = await fetchReceipt(new ApiClient(opts.api), acceptanceId);
@@ -260,11 +260,17 @@ program
   .option('--json', 'machine-readable report')
   .action(
     run(async (file: string, opts: { rpc: string; json?: boolean; waitFinalized?: true | number }) => {
+      let text: string;
+      try {
+        text = await fs.readFile(file, 'utf8');
+      } catch (err) {
+        throw new Error(`cannot read the receipt file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      }
       let receipt: unknown;
       try {
-        receipt = JSON.parse(await fs.readFile(file, 'utf8'));
-      } catch (err) {
-        receipt = { unreadable: (err as Error).message };
+        receipt = JSON.parse(text);
+      } catch {
+        throw new Error(`${file} is not JSON: a receipt is the JSON document 'svc receipt' writes (or /receipts/<id>.json serves)`);
       }
       const waitSeconds = opts.waitFinalized === undefined ? 0 : opts.waitFinalized === true ? 60 : opts.waitFinalized;
       const ledger = new RpcLedger({ url: opts.rpc });

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
 import { loadConfig } from '@svc/config';
 import { createEventStore, EventSchemaRegistry } from '@svc/event-store';
 import { createReadStore, ProjectionRunner } from '@svc/read-store';
@@ -25,7 +27,8 @@ export interface RebuiltProjection {
  * read-store transaction per 20,000 events; `ProjectionRunner.rebuildTogether`). Stop the service first: its own
  * projections would write the same read models.
  * @returns the rebuilt projections, the log position they were rebuilt through and the time it took.
- * @throws Error naming an unknown projection; ProjectionFaultedError naming the projection, stream and
+ * @throws Error naming an unknown projection, or when the embedded event log (`DATA_DIR/events.sqlite`) does not
+ *   exist; ProjectionFaultedError naming the projection, stream and
  *   position when a stored event fails its integrity check (the read model then stops before it).
  */
 export async function rebuildProjections(names: string[], dataDir?: string): Promise<RebuiltProjection[]> {
@@ -34,6 +37,9 @@ export async function rebuildProjections(names: string[], dataDir?: string): Pro
   const chosen = names.length > 0 ? names : known;
   const unknown = chosen.filter((n) => !known.includes(n));
   if (unknown.length > 0) throw new Error(`unknown projection(s) ${unknown.join(', ')}; known: ${known.join(', ')}`);
+  // A mistyped data directory would otherwise get a fresh, empty log and report a rebuild through position -1.
+  const log = path.join(config.dataDir, 'events.sqlite');
+  if (!config.eventStoreUrl && !existsSync(log)) throw new Error(`no event log at ${log}: is the data directory (--data-dir, DATA_DIR) right?`);
   const eventStore = createEventStore(config, EventSchemaRegistry.fromDirectory());
   // The service is stopped during a rebuild (nothing to answer): indexes are built on the command's own connection.
   const readStore = await createReadStore(config, { serving: false });

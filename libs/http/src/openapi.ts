@@ -109,10 +109,11 @@ const HEADERS = {
 
 const headerRef = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
 
-/** The headers every answer carries; 431 (headers too large) is refused before the request is counted. */
+/** The headers every answer carries; 431 (headers too large) is refused by the HTTP parser, before it is a request. */
 function answerHeaders(status: string, idempotent: boolean): Record<string, unknown> {
-  const headers: Record<string, unknown> = { 'x-request-id': headerRef('RequestId') };
+  const headers: Record<string, unknown> = {};
   if (status !== '431') {
+    headers['x-request-id'] = headerRef('RequestId');
     headers['x-ratelimit-limit'] = headerRef('RateLimitLimit');
     headers['x-ratelimit-remaining'] = headerRef('RateLimitRemaining');
     headers['x-ratelimit-reset'] = headerRef('RateLimitReset');
