@@ -90,9 +90,14 @@ describe('batched evidence (MERKLE_BATCHED)', () => {
     const signer = await generateKeyPairSigner();
     const challenge = await issueChallenge(client, target(), signer);
     const signature = await signText(signer, challenge.message);
-    const submit = () => client.request('POST', `/v1/acceptance/challenges/${challenge.challengeId}/submit`, { clientBinding: challenge.clientBinding, signature }, { origin: ORIGIN });
-    await submit();
+    const submit = () => client.request<Submitted>('POST', `/v1/acceptance/challenges/${challenge.challengeId}/submit`, { clientBinding: challenge.clientBinding, signature }, { origin: ORIGIN });
+    const pending = await submit();
     expect(await codeOf(submit())).toBe('409 challenge_not_open');
+    // The challenge is used once its acceptance is recorded, before the batch is anchored.
+    const status = await client.request<{ status: string; acceptanceId: string | null }>('GET', `/v1/acceptance/challenges/${challenge.challengeId}`, undefined, {
+      headers: { 'x-client-binding': challenge.clientBinding },
+    });
+    expect(status).toMatchObject({ status: 'accepted', acceptanceId: pending.acceptanceId });
     expect(await codeOf(issueChallenge(client, target(), signer))).toBe('409 already_accepted');
   });
 

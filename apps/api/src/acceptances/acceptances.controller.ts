@@ -104,11 +104,13 @@ export class AcceptanceSigningController {
   }
 
   /**
-   * The acceptance recorded through a challenge: the signer's acceptance of the challenge's version, once relayed
-   * (anchored, for a batched one) and submitted with this challenge; else null (docs/architecture.md "Streams").
+   * The acceptance recorded through a challenge: the signer's acceptance of the challenge's version, submitted with
+   * this challenge and either relayed, or batched (answered `pending_batch`: recorded, its anchoring to come); else
+   * null (docs/architecture.md "Streams"). A direct acceptance whose relay has not answered yet is not accepted.
    */
   private async acceptedThrough(issued: AcceptanceChallengeIssuedData): Promise<string | null> {
     const { state } = await this.decisions.load(streams.acceptance(issued.versionAddress, issued.signer), acceptanceDecider);
-    return state.status === 'relayed' && state.submitted?.challengeId === issued.challengeId ? state.submitted.acceptanceId : null;
+    const recorded = state.status === 'relayed' || (state.status === 'submitted' && state.submitted?.evidenceMode === 'MERKLE_BATCHED');
+    return recorded && state.submitted?.challengeId === issued.challengeId ? state.submitted.acceptanceId : null;
   }
 }
