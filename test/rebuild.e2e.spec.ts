@@ -4,7 +4,7 @@
  * come back exactly; a tampered stored event makes the rebuild fail loudly and `/api/ready` answer 503.
  */
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
@@ -116,6 +116,26 @@ async function stoppedServiceData() {
     } finally {
       await service.destroy();
     }
+  });
+
+  it('refuses to rebuild beside a running service, and rebuilds once it has stopped', async () => {
+    const dataDir = tempDataDir();
+    const service = await startTestService({ dataDir });
+    const rebuild = () =>
+      exec(process.execPath, [cli, 'rebuild-projections', 'organizations', '--data-dir', dataDir]).then(
+        () => ({ code: 0, stderr: '' }),
+        (err: { code: number; stderr: string }) => ({ code: err.code, stderr: err.stderr }),
+      );
+    try {
+      const refused = await rebuild();
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`the service is running on ${dataDir} (pid ${process.pid}): stop it first`);
+      expect((await fetch(`${service.baseUrl}/api/ready`)).status).toBe(200);
+    } finally {
+      await service.stop();
+    }
+    expect((await rebuild()).code).toBe(0);
+    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('refuses a data directory without an event log instead of rebuilding from nothing', async () => {

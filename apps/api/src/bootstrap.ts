@@ -9,7 +9,7 @@ import fastifyCors from '@fastify/cors';
 import { Logger as PinoLogger } from 'nestjs-pino';
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '@svc/application';
-import { secureDataDir, type AppConfig } from '@svc/config';
+import { claimDataDir, secureDataDir, type AppConfig } from '@svc/config';
 import {
   ApiErrorFilter,
   DEFAULT_BODY_LIMIT,
@@ -131,5 +131,11 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
   // The receipt pages live outside the /api prefix: their paths name the service's base URL as their server.
   for (const [path, item] of Object.entries(document.paths)) if (path.startsWith('/receipts/')) item.servers = [{ url: config.publicBaseUrl }];
   app.get(OpenApiDocument).set(document);
+  // Offline tools (svc rebuild-projections) refuse a data directory a running service uses.
+  const release = claimDataDir(config.dataDir);
+  fastify.addHook('onClose', (_instance, done) => {
+    release();
+    done();
+  });
   return app;
 }

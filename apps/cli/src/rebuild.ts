@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { loadConfig } from '@svc/config';
+import { loadConfig, otherProcessesUsing } from '@svc/config';
 import { createEventStore, EventSchemaRegistry } from '@svc/event-store';
 import { createReadStore, ProjectionRunner } from '@svc/read-store';
 import { ALL_PROJECTIONS } from '@svc/projections';
@@ -27,8 +27,8 @@ export interface RebuiltProjection {
  * read-store transaction per 20,000 events; `ProjectionRunner.rebuildTogether`). Stop the service first: its own
  * projections would write the same read models.
  * @returns the rebuilt projections, the log position they were rebuilt through and the time it took.
- * @throws Error naming an unknown projection, or when the embedded event log (`DATA_DIR/events.sqlite`) does not
- *   exist; ProjectionFaultedError naming the projection, stream and
+ * @throws Error naming an unknown projection, when the embedded event log (`DATA_DIR/events.sqlite`) does not
+ *   exist, or when a service or worker process is running on the data directory; ProjectionFaultedError naming the projection, stream and
  *   position when a stored event fails its integrity check (the read model then stops before it).
  */
 export async function rebuildProjections(names: string[], dataDir?: string): Promise<RebuiltProjection[]> {
@@ -40,6 +40,9 @@ export async function rebuildProjections(names: string[], dataDir?: string): Pro
   // A mistyped data directory would otherwise get a fresh, empty log and report a rebuild through position -1.
   const log = path.join(config.dataDir, 'events.sqlite');
   if (!config.eventStoreUrl && !existsSync(log)) throw new Error(`no event log at ${log}: is the data directory (--data-dir, DATA_DIR) right?`);
+  // A running service or worker would go on serving, and writing, the read models being rebuilt.
+  const running = otherProcessesUsing(config.dataDir);
+  if (running.length > 0) throw new Error(`the service is running on ${config.dataDir} (pid ${running.join(', ')}): stop it first`);
   const eventStore = createEventStore(config, EventSchemaRegistry.fromDirectory());
   // The service is stopped during a rebuild (nothing to answer): indexes are built on the command's own connection.
   const readStore = await createReadStore(config, { serving: false });

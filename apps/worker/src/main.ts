@@ -3,7 +3,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { LoggerModule, Logger as PinoLogger } from 'nestjs-pino';
-import { loadConfig, secureDataDir, type AppConfig } from '@svc/config';
+import { claimDataDir, loadConfig, secureDataDir, type AppConfig } from '@svc/config';
 import { InfrastructureModule, ProcessorsModule } from '@svc/application';
 
 /**
@@ -38,6 +38,8 @@ async function main(): Promise<void> {
   app.useLogger(app.get(PinoLogger));
   app.enableShutdownHooks();
   await app.init();
+  // Released when the process exits (SIGTERM closes the app, then the process ends).
+  claimDataDir(config.dataDir);
   process.stdout.write(`worker running projections and process managers (data in ${config.dataDir})\n`);
 }
 

@@ -1,4 +1,5 @@
-import { chmodSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
 
 /** Mode of the data directory: owner only (read, write, search). */
 export const DATA_DIR_MODE = 0o700;
@@ -16,4 +17,64 @@ export function secureDataDir(dataDir: string): void {
   process.umask(OWNER_ONLY_UMASK);
   mkdirSync(dataDir, { recursive: true, mode: DATA_DIR_MODE });
   chmodSync(dataDir, DATA_DIR_MODE);
+}
+
+/** Directory of `DATA_DIR` where each process using it leaves a file named after its pid. */
+const PROCESSES_DIR = 'processes';
+
+/**
+ * Records that this process uses `dataDir` (a file `processes/<pid>` inside it), so that offline tools such as
+ * `svc rebuild-projections` can refuse to run beside it. The record is removed by the returned function (call it
+ * when the service closes) and, as a fallback, when the process exits; one left by a killed process is recognised
+ * as stale by {@link otherProcessesUsing}.
+ * @returns the function that removes the record.
+ */
+export function claimDataDir(dataDir: string): () => void {
+  const dir = path.join(dataDir, PROCESSES_DIR);
+  mkdirSync(dir, { recursive: true, mode: DATA_DIR_MODE });
+  const file = path.join(dir, String(process.pid));
+  writeFileSync(file, `${new Date().toISOString()}\n`);
+  claims.set(file, (claims.get(file) ?? 0) + 1);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    // Another service of this process (tests run several) may still hold the same data directory.
+    const left = (claims.get(file) ?? 1) - 1;
+    if (left > 0) claims.set(file, left);
+    else {
+      claims.delete(file);
+      rmSync(file, { force: true });
+    }
+  };
+}
+
+/** Records this process holds, with how many services hold each. */
+const claims = new Map<string, number>();
+process.once('exit', () => {
+  for (const file of claims.keys()) rmSync(file, { force: true });
+});
+
+/**
+ * Pids of the other live processes that use `dataDir` (see {@link claimDataDir}); records of processes that no
+ * longer exist are removed.
+ */
+export function otherProcessesUsing(dataDir: string): number[] {
+  const dir = path.join(dataDir, PROCESSES_DIR);
+  if (!existsSync(dir)) return [];
+  const live: number[] = [];
+  for (const name of readdirSync(dir)) {
+    const pid = Number(name);
+    if (!Number.isSafeInteger(pid) || pid <= 0) continue;
+    if (pid === process.pid) continue;
+    try {
+      process.kill(pid, 0);
+      live.push(pid);
+    } catch (err) {
+      // ESRCH: no such process (a record left by a killed service). EPERM: alive, another user's.
+      if ((err as NodeJS.ErrnoException).code === 'EPERM') live.push(pid);
+      else rmSync(path.join(dir, name), { force: true });
+    }
+  }
+  return live;
 }
