@@ -59,18 +59,18 @@ interface EarlyRequest {
 export const frameworkErrors =
   (appOrigin: string) =>
   (error: { code?: string; statusCode?: number; message: string }, request: EarlyRequest, reply: { raw: ServerResponse }): void => {
-  const status = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : error.code === 'FST_ERR_BAD_URL' ? 400 : (error.statusCode ?? 500);
-  const message =
-    status === 414 ? 'a path segment is too long' : status === 400 ? 'the URL is not valid' : status >= 500 ? 'internal error' : error.message;
-  const body = status >= 500 ? JSON.stringify({ error: { code: 'internal_error', message } }) : envelope(message);
-  const rate = request.server ? rateHeadersOutsideLimiter(request.server, request) : undefined;
-  const origin = request.headers?.origin;
-  reply.raw.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(body),
-    ...(request.id ? { 'x-request-id': request.id } : {}),
-    ...rate,
-    ...corsAnswerHeaders(typeof origin === 'string' ? origin : undefined, appOrigin),
-  });
-  reply.raw.end(body);
-};
+    const status = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : error.code === 'FST_ERR_BAD_URL' ? 400 : (error.statusCode ?? 500);
+    const message =
+      status === 414 ? 'a path segment is too long' : status === 400 ? 'the URL is not valid' : status >= 500 ? 'internal error' : error.message;
+    const body = status >= 500 ? JSON.stringify({ error: { code: 'internal_error', message } }) : envelope(message);
+    const rate = request.server ? rateHeadersOutsideLimiter(request.server, request) : undefined;
+    const origin = request.headers?.origin;
+    reply.raw.writeHead(status, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      ...(request.id ? { 'x-request-id': request.id } : {}),
+      ...rate,
+      ...corsAnswerHeaders(typeof origin === 'string' ? origin : undefined, appOrigin),
+    });
+    reply.raw.end(body);
+  };
