@@ -7,14 +7,20 @@ const acceptances = (store: ReadStore) => store.collection<AcceptanceDoc>(COLLEC
 /**
  * Acceptance records (spec §2.3) with their relay outcome. Indexed for the queries the service makes, and only
  * those (every index is rewritten by each acceptance's writes): by id, by (version, signer), by transaction
- * signature, by signer and status newest first, and acceptance search (spec §4.5: an organization's confirmed
+ * signature, by signer and status newest first, and acceptance search (spec §4.5: an organization's recorded
  * acceptances newest first, narrowed by document, version, signer or externalUserRef). Version 4 dropped the
  * indexes of scans the processors replaced (by status, by organization and submission time).
+ *
+ * `confirmedSeq`, the search order, is the log position at which the acceptance became recorded for its
+ * organization, set once: a direct acceptance's relay outcome, a batched acceptance's submission (it is answered
+ * `pending_batch` then and must be findable at once; its anchoring later fills in the transaction without moving
+ * it). A batched acceptance's `blockTime` is the submission's time (Unix seconds) until the anchoring block's time
+ * replaces it. Version 5 added both for batched acceptances.
  */
 export const acceptancesProjection = defineProjection({
   name: 'acceptances',
-  version: 4,
-  retiredCollections: ['acceptances_v1', 'acceptances_v2', 'acceptances_v3'],
+  version: 5,
+  retiredCollections: ['acceptances_v1', 'acceptances_v2', 'acceptances_v3', 'acceptances_v4'],
   indexes: {
     [COLLECTIONS.acceptances]: [
       { fields: { versionAddress: 1, signer: 1 } },
@@ -29,7 +35,8 @@ export const acceptancesProjection = defineProjection({
   },
   handlers: {
     // A resubmission after a failed relay reuses the stream; the record is rebuilt from this event.
-    AcceptanceSubmitted: async ({ data: d, metadata }, store) => {
+    AcceptanceSubmitted: async ({ data: d, metadata, position }, store) => {
+      const batched = d.evidenceMode === 'MERKLE_BATCHED';
       await acceptances(store).replaceOne({
         _id: d.acceptanceId,
         acceptanceId: d.acceptanceId,
@@ -56,32 +63,28 @@ export const acceptancesProjection = defineProjection({
         transactionSignature: d.transactionSignature,
         batch: null,
         slot: null,
-        blockTime: null,
+        blockTime: batched ? Math.floor(Date.parse(metadata.occurredAt) / 1000) : null,
         commitment: null,
         submittedAt: metadata.occurredAt,
         failureReason: null,
-        confirmedSeq: null,
+        confirmedSeq: batched ? Number(position) : null,
       });
     },
     AcceptanceResigned: async ({ data: d }, store) => {
       await acceptances(store).updateOne({ _id: d.acceptanceId }, { $set: { transactionSignature: d.transactionSignature } });
     },
     AcceptanceRelayed: async ({ data: d, position }, store) => {
-      await acceptances(store).updateOne(
-        { _id: d.acceptanceId },
-        {
-          $set: {
-            status: 'confirmed',
-            transactionSignature: d.transactionSignature,
-            slot: d.slot,
-            blockTime: d.blockTime,
-            feeLamports: d.feeLamports,
-            commitment: d.commitment,
-            batch: d.batch,
-            confirmedSeq: Number(position),
-          },
-        },
-      );
+      const outcome = {
+        status: 'confirmed' as const,
+        transactionSignature: d.transactionSignature,
+        slot: d.slot,
+        blockTime: d.blockTime,
+        feeLamports: d.feeLamports,
+        commitment: d.commitment,
+        batch: d.batch,
+      };
+      // A batched acceptance keeps the search position of its submission.
+      await acceptances(store).updateOne({ _id: d.acceptanceId }, { $set: d.batch === null ? { ...outcome, confirmedSeq: Number(position) } : outcome });
     },
     AcceptanceRelayFailed: async ({ data: d }, store) => {
       await acceptances(store).updateOne({ _id: d.acceptanceId }, { $set: { status: 'failed', failureReason: d.reason } });

@@ -61,7 +61,7 @@ describe('projections over the hand-written fixture log', () => {
         await runner.waitFor(await log.headPosition());
         expect(await snapshot(store)).toEqual(EXPECTED_READ_MODELS);
         // A rebuild must restore a read model a reader damaged: a deleted and a corrupted document.
-        await store.collection('acceptances_v4').deleteMany({ status: 'failed' });
+        await store.collection('acceptances_v5').deleteMany({ status: 'failed' });
         await store.collection('drafts_v1').updateMany({}, { $set: { status: 'open', title: 'corrupted' } });
         for (const name of runner.projectionNames) await runner.rebuild(name);
         await runner.waitFor(await log.headPosition());
@@ -143,7 +143,7 @@ describe('projections over a real event log made by the service', () => {
       }
       return snapshot(store);
     });
-    expect(once['acceptances_v4']).toHaveLength(3);
+    expect(once['acceptances_v5']).toHaveLength(3);
     expect(once['versions_v1']).toHaveLength(2);
     expect(once['sessions_v1']!.some((s) => s['endedAt'] !== null)).toBe(true);
     expect(twice).toEqual(once);

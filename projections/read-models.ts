@@ -11,7 +11,7 @@ export const COLLECTIONS = {
   versions: 'versions_v1',
   drafts: 'drafts_v1',
   contents: 'contents_v2',
-  acceptances: 'acceptances_v4',
+  acceptances: 'acceptances_v5',
   batches: 'batches_v1',
   sessions: 'sessions_v1',
   apiKeys: 'api_keys_v1',
@@ -205,13 +205,15 @@ export interface AcceptanceDoc extends Doc {
   /** Where a batched acceptance's leaf is, once its batch is anchored; null in direct mode and before. */
   batch: BatchPlacement | null;
   slot: number | null;
+  /** Unix seconds of the ledger block; for a batched acceptance waiting for its batch, of its submission. */
   blockTime: number | null;
   commitment: 'confirmed' | 'finalized' | null;
   submittedAt: string;
   failureReason: string | null;
   /**
-   * Global log position of the event that recorded the ledger's confirmation, null until then: the order of
-   * acceptance search (newest first), which only ever grows, so cursors stay stable as acceptances arrive.
+   * Global log position of the event that recorded the acceptance for its organization (a direct acceptance's
+   * relay outcome, a batched acceptance's submission), null until then: the order of acceptance search (newest
+   * first), which only ever grows, so cursors stay stable as acceptances arrive.
    */
   confirmedSeq: number | null;
 }

@@ -33,7 +33,7 @@ interface Submitted {
   fee: { payer: string; lamports: number | null };
 }
 interface PublicRecord {
-  acceptance: { transactionSignature: string | null; commitment: string | null; evidenceMode: string; feeLamports: number };
+  acceptance: { acceptanceId: string; transactionSignature: string | null; slot: number; blockTime: string; commitment: string; evidenceMode: string; feeLamports: number };
 }
 
 describe('batched evidence (MERKLE_BATCHED)', () => {
@@ -80,7 +80,11 @@ describe('batched evidence (MERKLE_BATCHED)', () => {
     expect([download.status, ((await download.json()) as { error: { code: string } }).error.code]).toEqual([409, 'pending_batch']);
     const page = await fetch(`${service.baseUrl}/receipts/${first.acceptanceId}`);
     expect([page.status, (await page.text()).includes('Receipt on its way')]).toEqual([409, true]);
-    expect((await record(first.acceptanceId)).acceptance).toMatchObject({ transactionSignature: null, commitment: null, evidenceMode: 'MERKLE_BATCHED' });
+    // Spec §2.3 types every field but the transaction signature as present: slot 0, no fee yet, the time the service
+    // recorded it, and the service's own commitment; the anchoring fills in the ledger's values.
+    const pending = (await record(first.acceptanceId)).acceptance;
+    expect(pending).toMatchObject({ transactionSignature: null, slot: 0, feeLamports: 0, commitment: 'confirmed', evidenceMode: 'MERKLE_BATCHED' });
+    expect(Math.abs(Date.parse(pending.blockTime) - Date.now())).toBeLessThan(60_000);
     const more = await Promise.all(Array.from({ length: 7 }, () => accept()));
     submitted = [first, ...more];
     expect(new Set(submitted.map((s) => s.status))).toEqual(new Set(['pending_batch']));
@@ -99,6 +103,34 @@ describe('batched evidence (MERKLE_BATCHED)', () => {
     });
     expect(status).toMatchObject({ status: 'accepted', acceptanceId: pending.acceptanceId });
     expect(await codeOf(issueChallenge(client, target(), signer))).toBe('409 already_accepted');
+  });
+
+  it('the organization finds a pending acceptance at once (by id and by search), and in the same place once anchored', async () => {
+    const { key } = await doc.dashboard.request<{ key: string }>('POST', `/v1/organizations/${doc.organization.id}/api-keys`, { name: 'Checkout server', scopes: ['acceptances:read'] });
+    const server = <T>(route: string) => client.request<T>('GET', route, undefined, { headers: { authorization: `Bearer ${key}` } });
+    type Page = { acceptances: { acceptanceId: string; transactionSignature: string | null; signer: string }[]; nextCursor: string | null };
+    const signer = await generateKeyPairSigner();
+    const challenge = await issueChallenge(client, target(), signer);
+    const since = new Date(Date.now() - 5_000).toISOString().replace(/\.\d+Z$/, 'Z');
+    const answer = await client.request<Submitted>('POST', `/v1/acceptance/challenges/${challenge.challengeId}/submit`, { clientBinding: challenge.clientBinding, signature: await signText(signer, challenge.message) }, { origin: ORIGIN });
+    expect(answer.status).toBe('pending_batch');
+
+    const one = await server<{ acceptance: { acceptanceId: string; transactionSignature: string | null }; receiptUrl: string }>(`/v1/acceptances/${answer.acceptanceId}`);
+    expect(one.acceptance).toMatchObject({ acceptanceId: answer.acceptanceId, transactionSignature: null });
+    // Spec §4.5: "did this user accept the current version" is a search by version, narrowed here by signer.
+    const query = `/v1/acceptances?version=${doc.versions[0]!.address}&signer=${signer.address}&limit=1`;
+    expect((await server<Page>(query)).acceptances.map((a) => a.acceptanceId)).toEqual([answer.acceptanceId]);
+    expect((await server<Page>(`/v1/acceptances?from=${since}&signer=${signer.address}`)).acceptances).toHaveLength(1);
+    const before = (await server<Page>('/v1/acceptances?limit=200')).acceptances.map((a) => a.acceptanceId);
+    expect(before[0]).toBe(answer.acceptanceId);
+
+    const anchored = await eventually(async () => {
+      const page = await server<Page>(query);
+      return page.acceptances[0]?.transactionSignature ? page.acceptances[0] : undefined;
+    }, 20_000, 250);
+    expect(anchored.acceptanceId).toBe(answer.acceptanceId);
+    // Anchoring fills the record in without moving it: the list reads in the same order.
+    expect((await server<Page>('/v1/acceptances?limit=200')).acceptances.map((a) => a.acceptanceId).slice(0, before.length)).toEqual(before);
   });
 
   let receipts: AcceptanceReceiptV2[] = [];

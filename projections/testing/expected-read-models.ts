@@ -141,7 +141,7 @@ export const EXPECTED_READ_MODELS: Record<string, Record<string, unknown>[]> = {
     { _id: F.hash1, contentHash: F.hash1, text: 'Be nice.', byteLength: 8, mediaType: 'text/markdown', published: true },
     { _id: F.hash2, contentHash: F.hash2, text: 'Be very nice.', byteLength: 13, mediaType: 'text/markdown', published: true },
   ],
-  acceptances_v4: [
+  acceptances_v5: [
     {
       _id: F.accA,
       acceptanceId: F.accA,
@@ -184,6 +184,30 @@ export const EXPECTED_READ_MODELS: Record<string, Record<string, unknown>[]> = {
       submittedAt: '2024-01-01T00:17:00.000Z',
       failureReason: 'blockhash expired',
       confirmedSeq: null,
+    },
+    {
+      _id: F.accD,
+      acceptanceId: F.accD,
+      status: 'submitted',
+      challengeId: F.challengeD,
+      ...acceptance,
+      evidenceMode: 'MERKLE_BATCHED',
+      versionAddress: F.v1,
+      versionNumber: 1,
+      signer: F.signerB,
+      message: 'I accept version 1',
+      signature: 'signature-of-SignerB',
+      externalUserRef: null,
+      feeLamports: null,
+      transactionSignature: null,
+      slot: null,
+      // Until its batch is anchored: the submission's time, 2024-01-01T00:33:00Z.
+      blockTime: 1_704_069_180,
+      commitment: null,
+      submittedAt: '2024-01-01T00:33:00.000Z',
+      failureReason: null,
+      // Found by search from its submission on, the 46th and last event of the log.
+      confirmedSeq: 46,
     },
   ],
   sessions_v1: [

@@ -50,6 +50,8 @@ export const F = {
   sigBatch2: base58('SigBatchB', 88),
   root: 'e3'.repeat(32),
   keyB: '3f1c2a6e-0000-4000-8000-000000000042',
+  accD: '0d'.repeat(32),
+  challengeD: '3f1c2a6e-0000-4000-8000-000000000024',
 } as const;
 
 /** `2024-01-01T00:<minute>:00.000Z`: the fixture's clock, one minute per step. */
@@ -283,6 +285,17 @@ export const FIXTURE_LOG: readonly { stream: string; events: NewEvent[] }[] = [
       ),
       event('BatchResigned', { transactionSignature: F.sigBatch2, transactionWire: 'BAUG', lastValidBlockHeight: '650', replaces: F.sigBatch }, 32),
       event('BatchAnchored', { transactionSignature: F.sigBatch2, slot: 80, blockTime: 1_704_400_000, feeLamports: 5000 }, 32),
+    ],
+  },
+  {
+    // A batched acceptance answered pending_batch, its batch not closed yet.
+    stream: `acceptance-${F.v1}-${F.signerB}`,
+    events: [
+      event(
+        'AcceptanceSubmitted',
+        { ...submitted(F.accD, F.challengeD, F.v1, 1, F.signerB, ''), externalUserRef: null, evidenceMode: 'MERKLE_BATCHED', transactionSignature: null, transactionWire: null, lastValidBlockHeight: null },
+        33,
+      ),
     ],
   },
 ];

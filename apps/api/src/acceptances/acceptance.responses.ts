@@ -13,7 +13,7 @@ export class AcceptanceRecordResponse {
   @ApiProperty({ type: 'integer', minimum: 1 }) versionNumber!: number;
   @ApiProperty({ type: String, description: 'The site that asked for the signature (host of its Origin)' }) requestDomain!: string;
   @ApiProperty({ type: String, nullable: true, description: "The organization's reference of its user; null on public reads and without a session" }) externalUserRef!: string | null;
-  @ApiProperty({ enum: ['confirmed', 'finalized', null], nullable: true, description: 'null while a batched acceptance awaits anchoring' }) commitment!: string | null;
+  @ApiProperty({ enum: ['confirmed', 'finalized'], description: '`confirmed` (also while a batched acceptance awaits anchoring), then `finalized`' }) commitment!: string;
   @ApiProperty({ enum: ['DIRECT_ONCHAIN', 'MERKLE_BATCHED'] }) evidenceMode!: string;
   @ApiProperty({ type: String }) documentSlug!: string;
   @ApiProperty({ type: String, pattern: ADDR.source }) document!: string;

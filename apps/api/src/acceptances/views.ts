@@ -11,7 +11,12 @@ export function publicAcceptanceRecord(a: AcceptanceDoc): AcceptanceRecord {
   return { ...acceptanceRecord(a), externalUserRef: null };
 }
 
-/** The acceptance record of spec §2.3, for the organization it belongs to. */
+/**
+ * The acceptance record of spec §2.3, for the organization it belongs to. A batched acceptance waiting for its
+ * batch has `transactionSignature` null (spec §2.3), `slot` 0, `feeLamports` 0, `blockTime` the time the service
+ * recorded it and `commitment` `confirmed` (the record is durable; spec §2.3 types every other field as always
+ * present); its anchoring fills in the transaction, slot, fee share and the block's time (docs/api.md).
+ */
 export function acceptanceRecord(a: AcceptanceDoc) {
   return {
     acceptanceId: a.acceptanceId,
@@ -24,8 +29,7 @@ export function acceptanceRecord(a: AcceptanceDoc) {
     versionNumber: a.versionNumber,
     requestDomain: a.requestDomain,
     externalUserRef: a.externalUserRef as string | null,
-    // A batched acceptance waiting for its batch has no transaction, hence no commitment yet.
-    commitment: a.transactionSignature === null ? null : (a.commitment ?? 'confirmed'),
+    commitment: a.commitment ?? 'confirmed',
     evidenceMode: a.evidenceMode,
     documentSlug: a.documentSlug,
     document: a.document,

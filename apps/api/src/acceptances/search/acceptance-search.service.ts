@@ -17,9 +17,10 @@ export interface AcceptancePage {
 }
 
 /**
- * An organization's confirmed acceptances, newest first by the order their confirmations were recorded
- * (`confirmedSeq`), answered from the indexes of the acceptances read model. Because that order only grows,
- * a cursor walk sees every acceptance confirmed before it started exactly once, however many arrive meanwhile.
+ * An organization's recorded acceptances (direct ones once relayed, batched ones from their `pending_batch`
+ * answer on), newest first by the order they were recorded (`confirmedSeq`), answered from the indexes of the
+ * acceptances read model. Because that order only grows, a cursor walk sees every acceptance recorded before it
+ * started exactly once, however many arrive meanwhile.
  */
 @Injectable()
 export class AcceptanceSearch {
@@ -33,7 +34,8 @@ export class AcceptanceSearch {
   }
 
   /**
-   * `from`/`to` are inclusive and `before` exclusive bounds on `blockTime` (whole seconds on the ledger).
+   * `from`/`to` are inclusive and `before` exclusive bounds on `blockTime` (whole seconds on the ledger; a batched
+   * acceptance awaiting its batch, the time it was recorded).
    * @throws DomainError invalid_cursor (400: malformed, or of another organization or filter set).
    */
   async search(organizationId: string, query: AcceptanceSearchQuery): Promise<AcceptancePage> {
@@ -59,12 +61,12 @@ export class AcceptanceSearch {
   }
 
   /**
-   * One confirmed acceptance of the organization: `{acceptance, receiptUrl}`.
-   * @throws DomainError not_found (404: unknown, not confirmed, or of another organization).
+   * One recorded acceptance of the organization (relayed, or batched and awaiting its batch): `{acceptance, receiptUrl}`.
+   * @throws DomainError not_found (404: unknown, not recorded, or of another organization).
    */
   async one(organizationId: string, acceptanceId: string): Promise<{ acceptance: AcceptanceRecord; receiptUrl: string }> {
     const a = await this.acceptances.findOne({ _id: acceptanceId });
-    if (!a || a.status !== 'confirmed' || a.organizationId !== organizationId) throw new DomainError('not_found', 'acceptance not found');
+    if (!a || a.confirmedSeq === null || a.organizationId !== organizationId) throw new DomainError('not_found', 'acceptance not found');
     return { acceptance: acceptanceRecord(a), receiptUrl: receiptUrlOf(this.config.publicBaseUrl, acceptanceId) };
   }
 }
