@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -8,6 +9,7 @@ import { serializeReceipt, type AcceptanceReceiptV1 } from '@svc/evidence';
 import { ApiClient } from '../apps/cli/src/api-client';
 import { acceptAsWallet, fetchReceipt, signText } from '../apps/cli/src/operations';
 import { cliMain } from '../apps/cli/src/paths';
+import { publishThroughDraft } from './support/durability';
 import { eventually, publishedDocument, type PublishedDocument } from './support/fixtures';
 import { startTestService, type TestService } from './support/test-service';
 
@@ -111,6 +113,21 @@ const built = existsSync(cliMain());
     const v = await svcVerify(r, service.rpcUrl, dir, ['--wait-finalized']);
     expect(v.verdict).toBe('INVALID');
     expect(Date.now() - started).toBeLessThan(20_000);
+  });
+
+  it('a text starting with two BOMs, with blanks before U+2028/U+2029: its receipt verifies, its public bytes hash to its version', async () => {
+    const other = await publishedDocument(service, [], 'edge-text');
+    const source = '\uFEFF\uFEFFTerms \u2028of use\t\u2029for everyone \r\n';
+    const { version } = await publishThroughDraft(other, 1, source);
+    // docs/protocol.md §2, written out: every leading BOM removed, lines end at LF only.
+    const canonical = Buffer.from('Terms \u2028of use\t\u2029for everyone\n', 'utf8');
+    expect(version.contentHash).toBe(createHash('sha256').update(canonical).digest('hex'));
+    const served = Buffer.from(await (await fetch(`${service.baseUrl}/api/v1/public/content/${version.contentHash}`)).arrayBuffer());
+    expect(served.equals(canonical)).toBe(true);
+    const accepted = await acceptAsWallet(client, await generateKeyPairSigner(), { organization: other.organization.address, document: other.document.address, origin: 'https://shop.example.com' });
+    const { receipt: edge, report } = await fetchReceipt(client, accepted.acceptanceId);
+    expect(report.checks.filter((c) => c.status === 'fail')).toEqual([]);
+    expect(await svcVerify(serializeReceipt(edge), service.rpcUrl, dir)).toEqual({ code: 1, verdict: 'VALID_WITH_WARNINGS', failed: [] });
   });
 
   it('judges a receipt with altered document text INVALID', async () => {

@@ -160,15 +160,15 @@ async function successfulTransactions(ledger: Ledger, address: string): Promise<
 }
 
 /**
- * Publishes ToS version `n` as the next version of the document through the dashboard — draft, prepare, the
- * publication transaction signed by the owner, confirm (the steps of the CLI's publishVersion) — and returns
- * the draft's id with the recorded version (the document view does not list drafts).
+ * Publishes ToS version `n` (or `source` under its label) as the next version of the document through the
+ * dashboard — draft, prepare, the publication transaction signed by the owner, confirm (the steps of the CLI's
+ * publishVersion) — and returns the draft's id with the recorded version (the document view does not list drafts).
  */
-export async function publishThroughDraft(doc: PublishedDocument, n: 1 | 2 | 3 | 4): Promise<{ draftId: string; version: PublishedVersion }> {
+export async function publishThroughDraft(doc: PublishedDocument, n: 1 | 2 | 3 | 4, source = termsOfService(n)): Promise<{ draftId: string; version: PublishedVersion }> {
   const { draft } = await doc.dashboard.request<{ draft: { id: string } }>('POST', `/v1/documents/${doc.document.id}/drafts`, {
     title: 'Terms of Service',
     versionLabel: `v${n}`,
-    source: termsOfService(n),
+    source,
     effectiveAt: null,
   });
   const { publication } = await doc.dashboard.request<{

@@ -16,11 +16,12 @@ import {
 } from './validation';
 
 /**
- * Canonical bytes of a document's text, the bytes that `contentHash` commits to:
- * 1. strip one leading U+FEFF (byte order mark);
+ * Canonical bytes of a document's text, the bytes that `contentHash` commits to (docs/protocol.md §2):
+ * 1. strip every leading U+FEFF (byte order mark);
  * 2. Unicode Normalization Form C (UAX #15);
  * 3. CRLF and lone CR become LF;
- * 4. trailing spaces (U+0020) and tabs (U+0009) are removed from every line;
+ * 4. spaces (U+0020) and tabs (U+0009) before each LF and at the end of the text are removed (lines end at LF
+ *    only: U+2028 and U+2029 are characters of a line like any other);
  * 5. trailing line feeds are removed and exactly one LF is appended (an empty text gives `"\n"`);
  * 6. encoded as UTF-8 (RFC 3629).
  *
@@ -31,7 +32,9 @@ export function canonicalContent(text: string): Buffer {
   if (typeof text !== 'string') throw new ContentError('document text must be a string');
   // Well-formed UTF-16 ⇔ no unpaired surrogate (what /\p{Cs}/u matched). ES2024, in Node ≥ 20.
   if (!(text as string & { isWellFormed(): boolean }).isWellFormed()) throw new ContentError('document text contains an unpaired UTF-16 surrogate');
-  let t = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  let bom = 0;
+  while (text.charCodeAt(bom) === 0xfeff) bom++;
+  let t = bom === 0 ? text : text.slice(bom);
   t = t.normalize('NFC');
   if (t.indexOf('\r') !== -1) t = t.replace(/\r\n?/g, '\n');
   t = stripTrailingBlanks(t);
@@ -41,12 +44,8 @@ export function canonicalContent(text: string): Buffer {
   return Buffer.from(t, 'utf8');
 }
 
-/**
- * Removes the spaces and tabs that end a line, exactly as `t.replace(/[ \t]+$/gm, '')` (a line ends before
- * LF, U+2028, U+2029 or at the end of the text; `t` holds no CR here), looking back from each LF only.
- */
+/** Removes the spaces and tabs that end a line (before each LF, and at the end of the text; `t` holds no CR here). */
 function stripTrailingBlanks(t: string): string {
-  if (t.indexOf('\u2028') !== -1 || t.indexOf('\u2029') !== -1) return t.replace(/[ \t]+$/gm, '');
   let out = '';
   let copied = 0;
   let lineStart = 0;

@@ -21,14 +21,21 @@ describe('canonicalContent', () => {
     expect(text(canonicalContent('  indented\n\n\nafter\u00a0'))).toBe('  indented\n\n\nafter\u00a0\n');
   });
 
-  it('only strips one BOM, and only at the start', () => {
-    expect(text(canonicalContent('\uFEFF\uFEFFx'))).toBe('\uFEFFx\n');
+  it('strips every BOM at the start, and only there', () => {
+    expect(text(canonicalContent('\uFEFF\uFEFFx'))).toBe('x\n');
     expect(text(canonicalContent('x\uFEFF'))).toBe('x\uFEFF\n');
+    expect(text(canonicalContent('\uFEFF\uFEFF'))).toBe('\n');
+  });
+
+  it('ends lines at LF only: blanks before U+2028 and U+2029 are kept', () => {
+    expect(text(canonicalContent('a \u2028b\t\u2029c \n'))).toBe('a \u2028b\t\u2029c\n');
   });
 
   it('is idempotent', () => {
-    const once = canonicalContent('\uFEFFA\u030a \r\nb\t\n\n');
-    expect(canonicalContent(text(once)).equals(once)).toBe(true);
+    for (const input of ['\uFEFFA\u030a \r\nb\t\n\n', '\uFEFF\uFEFF\uFEFFx', 'a \u2028 \n\u2029\t', '\r\r\n \t']) {
+      const once = canonicalContent(input);
+      expect(canonicalContent(text(once)).equals(once)).toBe(true);
+    }
   });
 
   it('encodes UTF-8', () => {
@@ -105,13 +112,16 @@ describe('versionFingerprint', () => {
 });
 
 describe('canonicalContent, against its reference definition', () => {
-  /** The rules written as regular expressions (the former implementation). */
+  /** The rules of docs/protocol.md §2, written as plainly as possible: lines split at LF. */
   function reference(input: string): Buffer {
     if (/\p{Cs}/u.test(input)) throw new ContentError('document text contains an unpaired UTF-16 surrogate');
-    let t = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
+    let t = input.replace(/^\uFEFF+/, '');
     t = t.normalize('NFC');
     t = t.replace(/\r\n?/g, '\n');
-    t = t.replace(/[ \t]+$/gm, '');
+    t = t
+      .split('\n')
+      .map((line) => line.replace(/[ \t]+$/, ''))
+      .join('\n');
     t = t.replace(/\n+$/, '') + '\n';
     return Buffer.from(t, 'utf8');
   }
@@ -135,6 +145,9 @@ describe('canonicalContent, against its reference definition', () => {
       const length = random() % 16;
       for (let i = 0; i < length; i++) s += pieces[random() % pieces.length];
       expect({ s, out: outcome(canonicalContent, s) }).toEqual({ s, out: outcome(reference, s) });
+      // Idempotent on everything it accepts (docs/protocol.md §2).
+      const once = outcome(canonicalContent, s);
+      if (!once.includes(':')) expect(canonicalContent(Buffer.from(once, 'hex').toString('utf8')).toString('hex')).toBe(once);
     }
   });
 });

@@ -52,6 +52,13 @@ describe('docs/protocol.md test vectors', () => {
     expect(contentHash(bytes)).toBe(text('content-small.hash'));
   });
 
+  it('content hash at the edges of lines and byte-order marks', () => {
+    const bytes = canonicalContent(json<string>('content-edges.input'));
+    expect(bytes.toString('hex')).toBe(hex('content-edges.canonical-hex'));
+    expect(contentHash(bytes)).toBe(text('content-edges.hash'));
+    expect(canonicalContent(bytes.toString('utf8')).equals(bytes)).toBe(true);
+  });
+
   it('content hash of the real document', () => {
     const source = readFileSync(join(ROOT, text('content-file.path')), 'utf8');
     const bytes = canonicalContent(source);
