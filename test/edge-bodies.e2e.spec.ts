@@ -73,7 +73,7 @@ describe('HTTP edge: request bodies, content types, limits of the request line a
     }
   });
 
-  it('gives each route the body limit it needs: 64 KiB, and 8 MiB for draft sources (413 beyond)', async () => {
+  it('gives each route the body limit it needs: 64 KiB, and for draft sources 2,000,000 characters however escaped (413 beyond)', async () => {
     const padding = 'x'.repeat(64 * 1024);
     expect(outcome(await send(service.baseUrl, 'POST', '/v1/auth/verify', { body: JSON.stringify({ address: padding }) }))).toBe('413 invalid_request');
     expect(outcome(await send(service.baseUrl, 'POST', '/v1/acceptance/challenges', { body: JSON.stringify({ signer: padding }) }))).toBe('413 invalid_request');
@@ -84,11 +84,27 @@ describe('HTTP edge: request bodies, content types, limits of the request line a
       session: fixture.session,
     });
     expect(outcome(created)).toBe('200 ok');
+    // Characters JSON must escape (6 bytes each: 12 MB), and emoji written in ASCII-only JSON (12 bytes each: 24 MB).
+    const controls = await send(service.baseUrl, 'PATCH', `/v1/drafts/${(created.json as { draft: { id: string } }).draft.id}`, {
+      body: JSON.stringify({ source: '\u0001'.repeat(2_000_000) }),
+      session: fixture.session,
+    });
+    expect(outcome(controls)).toBe('200 ok');
+    const asciiOnly = `{"title":"Emoji","versionLabel":"v1","source":"${'\\ud83d\\ude00'.repeat(2_000_000)}","changeSummary":"${'\\ud83d\\ude00'.repeat(4000)}"}`;
+    expect(asciiOnly.length).toBeGreaterThan(24_000_000);
+    const emoji = await send(service.baseUrl, 'POST', `/v1/documents/${fixture.document.id}/drafts`, { body: asciiOnly, session: fixture.session });
+    expect(outcome(emoji)).toBe('200 ok');
     const tooLarge = await send(service.baseUrl, 'POST', `/v1/documents/${fixture.document.id}/drafts`, {
-      body: JSON.stringify({ title: 'Too large', versionLabel: 'v1', source: 'x'.repeat(8 * 1024 * 1024) }),
+      body: JSON.stringify({ title: 'Too large', versionLabel: 'v1', source: 'x'.repeat(24 * 1024 * 1024) }),
       session: fixture.session,
     });
     expect(outcome(tooLarge)).toBe('413 invalid_request');
+    // One character more than 2,000,000 fits the body but not the field.
+    const tooLong = await send(service.baseUrl, 'POST', `/v1/documents/${fixture.document.id}/drafts`, {
+      body: JSON.stringify({ title: 'Too long', versionLabel: 'v1', source: '😀'.repeat(2_000_001) }),
+      session: fixture.session,
+    });
+    expect(outcome(tooLong)).toBe('400 invalid_request');
   });
 
   it('accepts only application/json (UTF-8) bodies: forms, text and other types get 415', async () => {

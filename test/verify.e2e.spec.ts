@@ -188,6 +188,16 @@ const built = existsSync(cliMain());
     expect(text.stderr).toContain('not-json.txt is not JSON');
   });
 
+  it('svc publish refuses a document file that is not UTF-8 before touching the ledger (exit 1, on stderr)', async () => {
+    const latin1 = path.join(dir, 'terms-latin1.md');
+    writeFileSync(latin1, Buffer.from('Conditions g\xe9n\xe9rales\n', 'latin1'));
+    const answer = await exec(process.execPath, [cliMain(), 'publish', latin1, '--keypair', path.join(dir, 'absent.json'), '--org', doc.organization.address, '--document', doc.document.address, '--label', 'v9', '--title', 'T', '--api', service.baseUrl]).then(
+      () => ({ code: 0, stderr: '' }),
+      (err: { code: number; stderr: string }) => ({ code: err.code, stderr: err.stderr }),
+    );
+    expect(answer).toEqual({ code: 1, stderr: `error: ${latin1} is not UTF-8 text: convert it first (for example: iconv -f latin1 -t utf-8 ${latin1} > converted.md)\n` });
+  });
+
   it('judges garbage INVALID', async () => {
     const v = await svcVerify('{"format":"svc-receipt-v1"}', service.rpcUrl, dir);
     expect(v.verdict).toBe('INVALID');

@@ -43,6 +43,25 @@ async function rpcUrlOf(opts: { rpc?: string; api?: string }): Promise<string> {
   return network.publicRpcUrls[0];
 }
 
+/**
+ * The text of a document file, which must be UTF-8 (a BOM is allowed).
+ * @throws Error naming the file when it cannot be read or is not valid UTF-8 (a Latin-1 or UTF-16 file would
+ *   otherwise be published with U+FFFD in place of its accented letters).
+ */
+async function readDocumentFile(file: string): Promise<string> {
+  let bytes: Buffer;
+  try {
+    bytes = await fs.readFile(file);
+  } catch (err) {
+    throw new Error(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    throw new Error(`${file} is not UTF-8 text: convert it first (for example: iconv -f latin1 -t utf-8 ${file} > converted.md)`);
+  }
+}
+
 function run<A extends unknown[]>(action: (...args: A) => Promise<void>) {
   return async (...args: A) => {
     try {
@@ -164,12 +183,12 @@ program
   .option('--json', 'machine-readable output')
   .action(
     run(async (file: string, opts: { keypair: string; org: string; document: string; label: string; title: string; effectiveAt?: number; rpc?: string; api: string; session: string; json?: boolean }) => {
+      const source = await readDocumentFile(file);
       const authority = await loadKeypairSigner(opts.keypair);
       const ledger = new RpcLedger({ url: await rpcUrlOf(opts) });
       const client = new ApiClient(opts.api).useSession(await loadSession(opts.session));
       const organization = await syncOrganization(client, opts.org);
       const document = await syncDocument(client, organization.id, opts.document);
-      const source = await fs.readFile(file, 'utf8');
       const { version, signature } = await publishVersion(client, ledger, authority, {
         documentId: document.id,
         source,

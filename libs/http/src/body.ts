@@ -20,8 +20,12 @@ export class EdgeError extends Error {
 
 /** Default body limit of every route (bytes). */
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
-/** Body limit of routes that carry a draft's source (bytes): 2,000,000 characters of UTF-8 JSON and the other fields. */
-export const DRAFT_BODY_LIMIT = 8 * 1024 * 1024;
+/**
+ * Body limit of routes that carry a draft's source (bytes): a 2,000,000-character source (spec §8) however a JSON
+ * encoder writes it (at most 12 bytes a character: an astral one escaped as two `\uXXXX`), plus the default
+ * limit for the other fields.
+ */
+export const DRAFT_BODY_LIMIT = 2_000_000 * 12 + DEFAULT_BODY_LIMIT;
 /** Deepest nesting of arrays and objects a JSON body may have (the API's bodies need 4). */
 export const MAX_JSON_DEPTH = 32;
 

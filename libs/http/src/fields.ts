@@ -74,22 +74,49 @@ export const SignerField = (options: FieldOptions = {}) =>
 export const WalletAddressField = (options: FieldOptions = {}) => applyDecorators(AddressField(options), signingKey('invalid_address'));
 
 /**
- * A well-formed string (no unpaired surrogate, which neither UTF-8 nor RFC 8785 can carry) of `min` to `max` UTF-16
- * code units; otherwise `invalid_request`.
+ * Characters of `s` as spec §8 and JSON Schema's `maxLength` count them: Unicode code points (a surrogate pair is
+ * one; an unpaired surrogate counts one too).
+ */
+function codePointLength(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length - 1; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
+}
+
+/** Whether `v` is a string of `min` to `max` code points ({@link codePointLength}); most strings are decided by their UTF-16 length alone. */
+function hasLength(v: unknown, min: number, max: number): v is string {
+  if (typeof v !== 'string' || v.length < min || v.length > 2 * max) return false;
+  if (v.length <= max && v.length >= 2 * min) return true;
+  const n = codePointLength(v);
+  return n >= min && n <= max;
+}
+
+/**
+ * A well-formed string (no unpaired surrogate, which neither UTF-8 nor RFC 8785 can carry) of `min` to `max`
+ * characters (code points, as spec §8 and the OpenAPI `maxLength` count them); otherwise `invalid_request`.
  */
 export const StringField = (min: number, max: number, options: FieldOptions = {}) =>
   field(
     'isStringOfLength',
-    (v) => typeof v === 'string' && v.length >= min && v.length <= max && isWellFormedText(v),
+    (v) => hasLength(v, min, max) && isWellFormedText(v),
     `must be a well-formed string of ${min} to ${max} characters`,
     'invalid_request',
     { type: String, minLength: min, maxLength: max },
     options,
   );
 
-/** A string of `min` to `max` UTF-16 code units, well-formed or not (the caller judges that with its own code). */
+/** A string of `min` to `max` code points, well-formed or not (the caller judges that with its own code). */
 const lengthField = (min: number, max: number, options: FieldOptions) =>
-  field('isStringOfLength', (v) => typeof v === 'string' && v.length >= min && v.length <= max, `must be a string of ${min} to ${max} characters`, 'invalid_request', { type: String, minLength: min, maxLength: max }, options);
+  field('isStringOfLength', (v) => hasLength(v, min, max), `must be a string of ${min} to ${max} characters`, 'invalid_request', { type: String, minLength: min, maxLength: max }, options);
 
 /**
  * Display text (a name, a label, a description; spec §8 "chars"): `min` to `max` Unicode code points, no control
