@@ -1,9 +1,9 @@
 import { toSignature } from '@svc/ledger';
 import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
-import { base58ToBytes, buildAcceptanceTransaction, acceptanceIdOf } from '@svc/evidence';
+import { base58ToBytes, buildAcceptanceTransaction, buildPublicationTransaction, acceptanceIdOf } from '@svc/evidence';
 import { ApiClient, ApiError } from '../apps/cli/src/api-client';
 import { acceptAsWallet, signText } from '../apps/cli/src/operations';
-import { publishedDocument, type PublishedDocument } from './support/fixtures';
+import { publishedDocument, termsOfService, type PublishedDocument } from './support/fixtures';
 import { startTestService, type TestService } from './support/test-service';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { COLLECTIONS } from '@svc/projections';
@@ -411,6 +411,32 @@ describe('wallet acceptance (challenge, submit, relay) against the embedded stor
       409,
       'version_superseded',
     );
+  });
+
+  it('builds the challenge from the ledger: a prepared version that landed but was not confirmed yet is the one to sign', async () => {
+    const local = await publishedDocument(service, [1], 'landed-unconfirmed');
+    const { draft } = await local.dashboard.request<{ draft: { id: string } }>('POST', `/v1/documents/${local.document.id}/drafts`, { title: 'Terms of Service', versionLabel: 'v2', source: termsOfService(2) });
+    const { publication } = await local.dashboard.request<{
+      publication: { document: string; number: number; label: string; title: string; contentHash: string; fingerprint: string; effectiveAt: number | null };
+    }>('POST', `/v1/drafts/${draft.id}/prepare`);
+    const versionKey = await generateKeyPairSigner();
+    const tx = await buildPublicationTransaction({ authority: local.owner, version: versionKey, ...publication, lifetime: await local.ledger.getLatestBlockhash() });
+    await local.ledger.sendTransaction(tx.wire, { commitment: 'confirmed' });
+    // No POST /v1/publications/confirm: the service learns of version 2 when a signer asks.
+    const signer = await generateKeyPairSigner();
+    const c = await client.request<{ message: string; version: { address: string; number: number } }>(
+      'POST',
+      '/v1/acceptance/challenges',
+      { organization: local.organization.address, document: local.document.address, signer: signer.address },
+      { origin: ORIGIN },
+    );
+    expect(c.version).toMatchObject({ address: versionKey.address, number: 2 });
+    expect(c.message).toContain(`version: ${versionKey.address}`);
+    const current = await client.request<{ version: { number: number; fingerprint: string } }>('GET', `/v1/public/organizations/${local.organization.address}/documents/landed-unconfirmed`);
+    expect(current.version).toMatchObject({ number: 2, fingerprint: publication.fingerprint });
+    // Confirming afterwards answers the version already recorded.
+    const { version } = await local.dashboard.request<{ version: { address: string; number: number } }>('POST', '/v1/publications/confirm', { signature: tx.signature });
+    expect(version).toMatchObject({ address: versionKey.address, number: 2 });
   });
 });
 

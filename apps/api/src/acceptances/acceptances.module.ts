@@ -3,6 +3,7 @@ import { CqrsModule } from '@nestjs/cqrs';
 import { SharedModule } from '@svc/application';
 import { AcceptanceSigningController } from './acceptances.controller';
 import { IssueAcceptanceChallengeHandler } from './challenge.handlers';
+import { PublicationCatchUp } from '../organizations/publication-catch-up';
 import { OpenChallengeCap } from './open-challenges';
 import { PublicAcceptancesController } from './public-acceptances.controller';
 import { ReceiptService } from './receipt.service';
@@ -13,7 +14,7 @@ export const AcceptanceCommandHandlers = [IssueAcceptanceChallengeHandler, Submi
 @Module({
   imports: [CqrsModule, SharedModule],
   controllers: [AcceptanceSigningController, PublicAcceptancesController],
-  providers: [...AcceptanceCommandHandlers, ReceiptService, OpenChallengeCap],
+  providers: [...AcceptanceCommandHandlers, ReceiptService, OpenChallengeCap, PublicationCatchUp],
   exports: [ReceiptService],
 })
 export class AcceptancesModule {}

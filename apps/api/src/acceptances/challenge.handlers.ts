@@ -18,6 +18,7 @@ import { buildAcceptanceMessage, isRequestDomain } from '@svc/evidence';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { COLLECTIONS, type AcceptanceDoc, type DocumentDoc, type OrganizationDoc, type VersionView } from '@svc/projections';
 import { type CommandContext, Decisions, hashSecret, NetworkService, newSecret, safeEqual } from '@svc/application';
+import { PublicationCatchUp } from '../organizations/publication-catch-up';
 import { OpenChallengeCap } from './open-challenges';
 import { sessionIdOf } from '../acceptance-sessions/session-token';
 import { isoSeconds } from '../auth/sign-in.handlers';
@@ -99,6 +100,7 @@ export class IssueAcceptanceChallengeHandler implements ICommandHandler<IssueAcc
     @Inject(READ_STORE) private readonly readStore: ReadStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly openChallenges: OpenChallengeCap,
+    private readonly publications: PublicationCatchUp,
   ) {}
 
   /**
@@ -114,10 +116,13 @@ export class IssueAcceptanceChallengeHandler implements ICommandHandler<IssueAcc
    */
   async execute({ input, origin, ctx }: IssueAcceptanceChallenge): Promise<ChallengeResult> {
     const requestDomain = requestDomainOf(origin);
-    const [org, doc] = await Promise.all([
+    const documents = this.readStore.collection<DocumentDoc>(COLLECTIONS.documents);
+    const [org, found] = await Promise.all([
       this.readStore.collection<OrganizationDoc>(COLLECTIONS.organizations).findOne({ address: input.organization }),
-      this.readStore.collection<DocumentDoc>(COLLECTIONS.documents).findOne({ address: input.document }),
+      documents.findOne({ address: input.document }),
     ]);
+    // A publication that landed on the ledger but was not confirmed yet is recorded first (spec §4.4 "live ledger state").
+    const doc = found && (await this.publications.catchUp(found, ctx)) ? await documents.findOne({ address: input.document }) : found;
     const version = doc?.currentVersion ?? null;
     // A failed relay leaves a `failed` record beside the signer's later acceptance (another acceptance ID).
     const accepted = version

@@ -87,6 +87,33 @@ export class LedgerHistory {
     return records;
   }
 
+  /**
+   * The `ver` records (docs/protocol.md §5) that landed in the recent history of `addresses`: of each address, the
+   * newest `limit` transactions at or after `sinceUnix` (Unix seconds; a transaction without a block time counts
+   * as recent), successful, oldest first, each once.
+   */
+  async versionRecordsSince(addresses: readonly string[], sinceUnix: number, limit: number): Promise<{ signature: string; slot: number; record: Extract<ProtocolRecord, { kind: 'ver' }>; actor: string }[]> {
+    const candidates = new Set<string>();
+    for (const address of addresses) {
+      for (const entry of await this.ledger.getSignaturesForAddress(toAddress(address), { limit })) {
+        if (entry.err === null && (entry.blockTime === null || entry.blockTime >= sinceUnix)) candidates.add(entry.signature);
+      }
+    }
+    const found: { signature: string; slot: number; record: Extract<ProtocolRecord, { kind: 'ver' }>; actor: string }[] = [];
+    for (const signature of candidates) {
+      let tx: LedgerRecord | null;
+      try {
+        tx = await this.transaction(signature);
+      } catch {
+        continue; // not a transaction of this protocol
+      }
+      if (!tx) continue;
+      const facts = LedgerHistory.factsOf(tx);
+      if (facts.succeeded && facts.objectSigner && facts.record?.kind === 'ver') found.push({ signature, slot: tx.slot, record: facts.record, actor: facts.actor });
+    }
+    return found.sort((a, b) => a.slot - b.slot);
+  }
+
   /** One transaction, parsed; null when the ledger does not know it. */
   async transaction(signature: string): Promise<LedgerRecord | null> {
     const tx = await this.ledger.getTransaction(toSignature(signature));
