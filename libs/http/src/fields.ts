@@ -125,9 +125,9 @@ const lengthField = (min: number, max: number, options: FieldOptions) =>
 export const DisplayTextField = (min: number, max: number, options: FieldOptions = {}) =>
   field('isDisplayText', (v) => isText(v, min, max), `must be ${min} to ${max} characters without control characters, line breaks or unpaired surrogates`, 'invalid_request', { type: String, minLength: min, maxLength: max }, options);
 
-/** A string matching `pattern` (a whole-value regular expression) within `min`..`max` characters; otherwise `code`. */
+/** A string matching `pattern` (a whole-value regular expression) of `min` to `max` characters (code points); otherwise `code`. */
 export const PatternField = (pattern: RegExp, min: number, max: number, message: string, code: ErrorCode = 'invalid_request', options: FieldOptions = {}) =>
-  field('isPattern', (v) => typeof v === 'string' && v.length >= min && v.length <= max && pattern.test(v), message, code, { type: String, pattern: pattern.source, minLength: min, maxLength: max }, options);
+  field('isPattern', (v) => hasLength(v, min, max) && pattern.test(v), message, code, { type: String, pattern: pattern.source, minLength: min, maxLength: max }, options);
 
 const PAGE_SIZE = /^(?:[1-9]|[1-9][0-9]|1[0-9][0-9]|200)$/;
 

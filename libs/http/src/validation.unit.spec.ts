@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { IsBoolean, IsInt, IsOptional, Max, Min, ValidateNested } from 'class-validator';
 import { Type } from 'class-transformer';
 import { DomainError } from '@svc/domain';
+import { PatternField, StringField } from './fields';
 import { createValidationPipe } from './validation';
 
 class Products {
@@ -46,5 +47,34 @@ describe('validation pipe messages (spec §7: the message names the field)', () 
   it('prefixes the field path to a message that does not name it, and names unknown fields', async () => {
     expect((await refusal({ plain: 1.5 })).message).toMatch(/^plain: /);
     expect(await refusal({ extra: 1 })).toEqual({ code: 'invalid_request', message: 'extra: unknown field' });
+  });
+});
+
+class Lengths {
+  @StringField(2, 4)
+  note!: string;
+
+  @PatternField(/^https:\/\/\S+$/, 9, 12, 'url: must be an HTTPS URL', 'invalid_url', { presence: 'optional' })
+  url?: string;
+}
+
+describe('string lengths count code points (spec §8 "chars", OpenAPI maxLength)', () => {
+  const outcome = async (body: object) => {
+    try {
+      await createValidationPipe().transform(body, { type: 'body', metatype: Lengths });
+      return 'ok';
+    } catch (err) {
+      return (err as DomainError).code;
+    }
+  };
+
+  it('an emoji is one character, an unpaired surrogate is refused', async () => {
+    expect(await outcome({ note: '😀😀😀😀' })).toBe('ok');
+    expect(await outcome({ note: '😀😀😀😀😀' })).toBe('invalid_request');
+    expect(await outcome({ note: '😀' })).toBe('invalid_request');
+    expect(await outcome({ note: 'ab' })).toBe('ok');
+    expect(await outcome({ note: 'a\ud800' })).toBe('invalid_request');
+    expect(await outcome({ note: 'abc', url: 'https://é.😀' })).toBe('ok');
+    expect(await outcome({ note: 'abc', url: 'https://a.bcdef' })).toBe('invalid_url');
   });
 });
