@@ -78,10 +78,16 @@ export class WebhookClient implements OnApplicationShutdown {
         lookup: this.lookup,
         headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
       });
-      const timer = setTimeout(() => {
-        finish({ statusCode: null, durationMs: elapsed(), error: `no answer within ${this.timeoutMs} ms` });
-        req.destroy();
-      }, this.timeoutMs);
+      // Timers run before I/O in the event loop: when the process was busy past the deadline, an answer that came
+      // in time may be waiting unread. One turn of I/O reads it before the attempt is called a timeout.
+      const timer = setTimeout(
+        () =>
+          setImmediate(() => {
+            finish({ statusCode: null, durationMs: elapsed(), error: `no answer within ${this.timeoutMs} ms` });
+            req.destroy();
+          }),
+        this.timeoutMs,
+      );
       req.on('response', (res) => {
         finish({ statusCode: res.statusCode ?? null, durationMs: elapsed(), error: null });
         res.resume();
