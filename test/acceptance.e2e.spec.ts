@@ -422,16 +422,21 @@ describe('wallet acceptance (challenge, submit, relay) against the embedded stor
     const versionKey = await generateKeyPairSigner();
     const tx = await buildPublicationTransaction({ authority: local.owner, version: versionKey, ...publication, lifetime: await local.ledger.getLatestBlockhash() });
     await local.ledger.sendTransaction(tx.wire, { commitment: 'confirmed' });
-    // No POST /v1/publications/confirm: the service learns of version 2 when a signer asks.
-    const signer = await generateKeyPairSigner();
-    const c = await client.request<{ message: string; version: { address: string; number: number } }>(
-      'POST',
-      '/v1/acceptance/challenges',
-      { organization: local.organization.address, document: local.document.address, signer: signer.address },
-      { origin: ORIGIN },
+    // No POST /v1/publications/confirm: the service learns of version 2 when signers ask, several at once.
+    const challenges = await Promise.all(
+      Array.from({ length: 3 }, async () =>
+        client.request<{ message: string; version: { address: string; number: number } }>(
+          'POST',
+          '/v1/acceptance/challenges',
+          { organization: local.organization.address, document: local.document.address, signer: (await generateKeyPairSigner()).address },
+          { origin: ORIGIN },
+        ),
+      ),
     );
-    expect(c.version).toMatchObject({ address: versionKey.address, number: 2 });
-    expect(c.message).toContain(`version: ${versionKey.address}`);
+    for (const c of challenges) {
+      expect(c.version).toMatchObject({ address: versionKey.address, number: 2 });
+      expect(c.message).toContain(`version: ${versionKey.address}`);
+    }
     const current = await client.request<{ version: { number: number; fingerprint: string } }>('GET', `/v1/public/organizations/${local.organization.address}/documents/landed-unconfirmed`);
     expect(current.version).toMatchObject({ number: 2, fingerprint: publication.fingerprint });
     // Confirming afterwards answers the version already recorded.

@@ -52,6 +52,8 @@ export interface AddressSignature {
   blockTime: number | null;
   err: unknown;
   confirmationStatus: Commitment;
+  /** The transaction's memos as Solana's `getSignaturesForAddress` reports them (`[len] text`, `; `-joined), or null. */
+  memo?: string | null;
 }
 
 export interface SignaturesForAddressOptions {

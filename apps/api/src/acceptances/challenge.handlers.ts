@@ -121,6 +121,27 @@ export class IssueAcceptanceChallengeHandler implements ICommandHandler<IssueAcc
       this.readStore.collection<OrganizationDoc>(COLLECTIONS.organizations).findOne({ address: input.organization }),
       documents.findOne({ address: input.document }),
     ]);
+    const session = input.sessionToken === undefined ? null : await this.session(input.sessionToken, ctx.now, input.organization, input.document);
+    const factsOf = (doc: DocumentDoc | null, alreadyAccepted: boolean, hasPublishedVersion: boolean): ChallengeFacts => ({
+      organization: org && {
+        address: org.address,
+        allowedRequestDomains: org.settings.allowedRequestDomains,
+        requireAcceptanceSessions: org.settings.requireAcceptanceSessions,
+        signingPolicy: org.settings.signingPolicy,
+        evidenceMode: org.settings.evidenceMode,
+        feeSponsor: org.settings.feeSponsor,
+        sponsorFallbackToStele: org.settings.sponsorFallbackToStele,
+      },
+      document: doc && { address: doc.address, organization: doc.organization, hasPublishedVersion },
+      requestDomain,
+      session,
+      alreadyAccepted,
+      signerType: input.signerType,
+      signer: input.signer,
+    });
+    // The rules that do not depend on the version first (organization, document, site, session, policy), so that
+    // only a request the organization would serve makes the ledger read below.
+    checkChallengeFacts(factsOf(found, false, true));
     // A publication that landed on the ledger but was not confirmed yet is recorded first (spec §4.4 "live ledger state").
     const doc = found && (await this.publications.catchUp(found, ctx)) ? await documents.findOne({ address: input.document }) : found;
     const version = doc?.currentVersion ?? null;
@@ -132,28 +153,7 @@ export class IssueAcceptanceChallengeHandler implements ICommandHandler<IssueAcc
           status: { $ne: 'failed' },
         })
       : null;
-    const session = input.sessionToken === undefined ? null : await this.session(input.sessionToken, ctx.now, input.organization, input.document);
-    const facts: ChallengeFacts = {
-      organization: org && {
-        address: org.address,
-        allowedRequestDomains: org.settings.allowedRequestDomains,
-        requireAcceptanceSessions: org.settings.requireAcceptanceSessions,
-        signingPolicy: org.settings.signingPolicy,
-        evidenceMode: org.settings.evidenceMode,
-        feeSponsor: org.settings.feeSponsor,
-        sponsorFallbackToStele: org.settings.sponsorFallbackToStele,
-      },
-      document: doc && {
-        address: doc.address,
-        organization: doc.organization,
-        hasPublishedVersion: version !== null,
-      },
-      requestDomain,
-      session,
-      alreadyAccepted: accepted !== null,
-      signerType: input.signerType,
-      signer: input.signer,
-    };
+    const facts = factsOf(doc, accepted !== null, version !== null);
     // The message is built only for facts that pass; the decider judges them again before anything is recorded.
     checkChallengeFacts(facts);
     if (!org || !doc || !version) throw new DomainError('internal_error', 'challenge facts passed without a version');

@@ -1,13 +1,19 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
+import { LRUCache } from 'lru-cache';
 import { DomainError, PUBLISHERS } from '@svc/domain';
-import { type CommandContext, LedgerHistory, OrganizationFactsReader } from '@svc/application';
+import { type CommandContext, EventLog, LedgerHistory, OrganizationFactsReader } from '@svc/application';
+import { EVENT_STORE, type EventStore } from '@svc/event-store';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { COLLECTIONS, type DocumentDoc, type DraftDoc } from '@svc/projections';
 import { ConfirmPublication } from './publication.handlers';
 
 /** Newest transactions of each publishing wallet read when a document has a prepared draft. */
 const SCAN_LIMIT = 25;
+/** Publishing wallets read per document at most (owners and publishers). */
+const WALLET_LIMIT = 8;
+/** A document's publishing wallets are read at most once in this many milliseconds (challenges are public). */
+const RESCAN_MS = 2_000;
 /** Seconds before a draft's last change from which a landed publication of it is looked for (clock skew). */
 const SKEW_SECONDS = 120;
 
@@ -18,51 +24,76 @@ const SKEW_SECONDS = 120;
  * name the superseded version. So, when the document has a prepared draft, the recent transactions of the wallets
  * that may publish for the organization are read from the ledger, and a landed `ver` record of the document is
  * recorded exactly as the confirm endpoint records it (same command, same checks; the wallet that signed it is
- * the confirming wallet). Without a prepared draft nothing can be published (a publication must match a prepared
- * draft), so the common case costs one indexed read.
+ * the confirming wallet, the service the actor). Without a prepared draft nothing can be published (a publication
+ * must match a prepared draft), so the common case costs one indexed read. One document's wallets are read by one
+ * caller at a time (others wait for that read) and at most every two seconds, each time only for what landed
+ * since the last read.
  */
 @Injectable()
 export class PublicationCatchUp {
   private readonly logger = new Logger(PublicationCatchUp.name);
+  /** Per document address: when its wallets were last read, the newest signature then seen of each, the read running. */
+  private readonly scans = new LRUCache<string, { at: number; seen: Map<string, string>; running: Promise<boolean> | null }>({ max: 1_000 });
 
   constructor(
     private readonly commands: CommandBus,
     private readonly history: LedgerHistory,
     private readonly facts: OrganizationFactsReader,
+    private readonly log: EventLog,
+    @Inject(EVENT_STORE) private readonly events: EventStore,
     @Inject(READ_STORE) private readonly readStore: ReadStore,
   ) {}
 
   /**
-   * Records the publications of `doc` that landed on the ledger but were not confirmed yet.
-   * @returns true when a version was recorded (the caller reads the document again).
+   * Records the publications of `doc` that landed on the ledger but were not confirmed yet, and waits until the
+   * read models show them.
+   * @returns true when a landed publication of one of the document's prepared drafts was found (recorded now, or
+   *   meanwhile by another caller): the caller reads the document again.
    * Errors of the ledger or of a publication that does not qualify are logged and leave the document as it was.
    */
   async catchUp(doc: DocumentDoc, ctx: CommandContext): Promise<boolean> {
     const prepared = await this.readStore.collection<DraftDoc>(COLLECTIONS.drafts).find({ documentId: doc.documentId, status: 'prepared' });
     if (prepared.length === 0) return false;
+    let scan = this.scans.get(doc.address);
+    if (scan?.running) return scan.running;
+    if (scan && Date.now() - scan.at < RESCAN_MS) return false;
+    scan ??= { at: 0, seen: new Map<string, string>(), running: null };
+    this.scans.set(doc.address, scan);
+    const current = scan;
+    current.at = Date.now();
+    current.running = this.scan(doc, prepared, current.seen, ctx).finally(() => {
+      current.running = null;
+    });
+    return current.running;
+  }
+
+  private async scan(doc: DocumentDoc, prepared: DraftDoc[], seen: Map<string, string>, ctx: CommandContext): Promise<boolean> {
     const since = Math.min(...prepared.map((d) => Date.parse(d.updatedAt) / 1000)) - SKEW_SECONDS;
     const fingerprints = new Set(prepared.map((d) => d.prepared?.fingerprint));
+    let found = false;
     try {
       const organization = await this.facts.organization(doc.organization);
       if (!organization) return false;
       const publishers = organization.members.filter((m) => m.roles.some((r) => PUBLISHERS.includes(r))).map((m) => m.address);
-      const landed = await this.history.versionRecordsSince(publishers, since, SCAN_LIMIT);
-      let recorded = false;
+      const landed = await this.history.versionRecordsSince(publishers.slice(0, WALLET_LIMIT), since, SCAN_LIMIT, seen);
       for (const { signature, record, actor } of landed) {
         if (record.document !== doc.address || !fingerprints.has(record.fingerprint)) continue;
+        found = true;
         try {
-          await this.commands.execute(new ConfirmPublication(signature, actor, { ...ctx, actor: `wallet:${actor}` }));
-          recorded = true;
+          await this.commands.execute(new ConfirmPublication(signature, actor, { ...ctx, actor: 'service:publication-catch-up' }));
         } catch (err) {
           if (!(err instanceof DomainError)) throw err;
-          // version_superseded: recorded meanwhile (by the confirm endpoint or another challenge); others do not qualify.
-          if (err.code !== 'version_superseded') this.logger.warn(`publication ${signature} of document ${doc.address} not recorded: ${err.code} ${err.message}`);
+          // Recorded meanwhile by another caller (the version exists, or is being projected): the wait below covers it.
+          if (err.code === 'version_superseded' || err.code === 'chain_state') continue;
+          this.logger.warn(`publication ${signature} of document ${doc.address} not recorded: ${err.code} ${err.message}`);
         }
       }
-      return recorded;
     } catch (err) {
-      this.logger.warn(`could not read the ledger for publications of document ${doc.address}: ${(err as Error).message}`);
-      return false;
+      // Read again from the start next time: a record seen here may not have been recorded.
+      seen.clear();
+      this.logger.warn(`publications of document ${doc.address} not caught up: ${(err as Error).message}`);
     }
+    if (found) await this.log.settled(await this.events.headPosition());
+    return found;
   }
 }

@@ -90,13 +90,29 @@ export class LedgerHistory {
   /**
    * The `ver` records (docs/protocol.md §5) that landed in the recent history of `addresses`: of each address, the
    * newest `limit` transactions at or after `sinceUnix` (Unix seconds; a transaction without a block time counts
-   * as recent), successful, oldest first, each once.
+   * as recent) and newer than the signature `seen` holds for it, successful, oldest first, each once. `seen` is
+   * updated with each address's newest signature, so the next call reads only what landed since.
    */
-  async versionRecordsSince(addresses: readonly string[], sinceUnix: number, limit: number): Promise<{ signature: string; slot: number; record: Extract<ProtocolRecord, { kind: 'ver' }>; actor: string }[]> {
+  async versionRecordsSince(
+    addresses: readonly string[],
+    sinceUnix: number,
+    limit: number,
+    seen: Map<string, string> = new Map(),
+  ): Promise<{ signature: string; slot: number; record: Extract<ProtocolRecord, { kind: 'ver' }>; actor: string }[]> {
     const candidates = new Set<string>();
-    for (const address of addresses) {
-      for (const entry of await this.ledger.getSignaturesForAddress(toAddress(address), { limit })) {
-        if (entry.err === null && (entry.blockTime === null || entry.blockTime >= sinceUnix)) candidates.add(entry.signature);
+    const pages = await Promise.all(
+      addresses.map(async (address) => {
+        const until = seen.get(address);
+        const page = await this.ledger.getSignaturesForAddress(toAddress(address), { limit, ...(until ? { until: toSignature(until) } : {}) });
+        return { address, page };
+      }),
+    );
+    for (const { address, page } of pages) {
+      if (page[0]) seen.set(address, page[0].signature);
+      for (const entry of page) {
+        // The memo the listing reports spares reading transactions that hold no version record.
+        const maybeVersion = typeof entry.memo !== 'string' || entry.memo.includes('svc/1 ver ');
+        if (entry.err === null && maybeVersion && (entry.blockTime === null || entry.blockTime >= sinceUnix)) candidates.add(entry.signature);
       }
     }
     const found: { signature: string; slot: number; record: Extract<ProtocolRecord, { kind: 'ver' }>; actor: string }[] = [];
