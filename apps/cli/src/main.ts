@@ -45,8 +45,8 @@ async function rpcUrlOf(opts: { rpc?: string; api?: string }): Promise<string> {
 
 /**
  * The text of a document file, which must be UTF-8 (a BOM is allowed).
- * @throws Error naming the file when it cannot be read or is not valid UTF-8 (a Latin-1 or UTF-16 file would
- *   otherwise be published with U+FFFD in place of its accented letters).
+ * @throws Error naming the file when it cannot be read or is not valid UTF-8 (a Latin-1 or Windows-1252 file
+ *   would otherwise be published with U+FFFD in place of its accented letters).
  */
 async function readDocumentFile(file: string): Promise<string> {
   let bytes: Buffer;

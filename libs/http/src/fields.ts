@@ -168,7 +168,7 @@ export const EffectiveAtField = (options: Omit<FieldOptions, 'presence'> = {}) =
   );
 
 /**
- * Document source: 1 to `max` UTF-16 code units (`invalid_request`) of well-formed text, i.e. no unpaired
+ * Document source: 1 to `max` characters (code points; `invalid_request`) of well-formed text, i.e. no unpaired
  * surrogate, which is what canonical content needs (`invalid_content`).
  */
 export const DocumentSourceField = (max: number, options: FieldOptions = {}) =>

@@ -58,7 +58,8 @@ const systemLookup: HostLookup = async (host) => (await dnsLookup(host, { all: t
  */
 export async function checkWebhookUrl(raw: string, allowLoopback: boolean, lookup: HostLookup = systemLookup): Promise<URL> {
   const invalid = (why: string) => new DomainError('invalid_url', `url: ${why}`);
-  if (raw.length > 2048) throw invalid('at most 2048 characters');
+  // Characters as spec §8 counts them: code points (an emoji is one).
+  if (raw.length > 2048 && [...raw].length > 2048) throw invalid('at most 2048 characters');
   let url: URL;
   try {
     url = new URL(raw);

@@ -83,6 +83,7 @@ export class WebhookClient implements OnApplicationShutdown {
       const timer = setTimeout(
         () =>
           setImmediate(() => {
+            if (settled) return;
             finish({ statusCode: null, durationMs: elapsed(), error: `no answer within ${this.timeoutMs} ms` });
             req.destroy();
           }),
