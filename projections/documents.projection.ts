@@ -18,7 +18,9 @@ export const documentsProjection = defineProjection({
       { fields: { organization: 1, slug: 1 } },
     ],
     [COLLECTIONS.versions]: [{ fields: { documentId: 1 } }, { fields: { document: 1 } }, { fields: { transactionSignature: 1 } }],
-    [COLLECTIONS.drafts]: [{ fields: { documentId: 1 } }],
+    // By document (its drafts; the prepared ones a publication or a challenge looks for) and by organization and
+    // status (the open-draft quota), so none of these reads scans the drafts of every organization.
+    [COLLECTIONS.drafts]: [{ fields: { documentId: 1 } }, { fields: { documentId: 1, status: 1 } }, { fields: { organizationId: 1, status: 1 } }],
   },
   handlers: {
     DocumentSynced: async ({ data: d }, store) => {
