@@ -16,6 +16,11 @@ const WALLET_LIMIT = 8;
 const RESCAN_MS = 2_000;
 /** Seconds before a draft's last change from which a landed publication of it is looked for (clock skew). */
 const SKEW_SECONDS = 120;
+/**
+ * Milliseconds a document found without a prepared draft is taken to have none. A publication lands seconds after
+ * its draft is prepared (the wallet signs, the ledger confirms), so this only spares the read on busy documents.
+ */
+const NO_DRAFT_MS = 1_000;
 
 /**
  * Keeps a document's current version live at the moment a signer asks to accept it (spec §4.4: the message is
@@ -25,15 +30,17 @@ const SKEW_SECONDS = 120;
  * that may publish for the organization are read from the ledger, and a landed `ver` record of the document is
  * recorded exactly as the confirm endpoint records it (same command, same checks; the wallet that signed it is
  * the confirming wallet, the service the actor). Without a prepared draft nothing can be published (a publication
- * must match a prepared draft), so the common case costs one indexed read. One document's wallets are read by one
- * caller at a time (others wait for that read) and at most every two seconds, each time only for what landed
- * since the last read.
+ * must match a prepared draft), so the common case costs one indexed read a second per document. One document's
+ * wallets are read by one caller at a time (others wait for that read) and at most every two seconds, each time
+ * only for what landed since the last read.
  */
 @Injectable()
 export class PublicationCatchUp {
   private readonly logger = new Logger(PublicationCatchUp.name);
   /** Per document address: when its wallets were last read, the newest signature then seen of each, the read running. */
   private readonly scans = new LRUCache<string, { at: number; seen: Map<string, string>; running: Promise<boolean> | null }>({ max: 1_000 });
+  /** Documents recently found without a prepared draft. */
+  private readonly withoutDrafts = new LRUCache<string, true>({ max: 10_000, ttl: NO_DRAFT_MS });
 
   constructor(
     private readonly commands: CommandBus,
@@ -52,8 +59,12 @@ export class PublicationCatchUp {
    * Errors of the ledger or of a publication that does not qualify are logged and leave the document as it was.
    */
   async catchUp(doc: DocumentDoc, ctx: CommandContext): Promise<boolean> {
+    if (this.withoutDrafts.has(doc.documentId)) return false;
     const prepared = await this.readStore.collection<DraftDoc>(COLLECTIONS.drafts).find({ documentId: doc.documentId, status: 'prepared' });
-    if (prepared.length === 0) return false;
+    if (prepared.length === 0) {
+      this.withoutDrafts.set(doc.documentId, true);
+      return false;
+    }
     let scan = this.scans.get(doc.address);
     if (scan?.running) return scan.running;
     if (scan && Date.now() - scan.at < RESCAN_MS) return false;
