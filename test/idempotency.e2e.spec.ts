@@ -118,6 +118,26 @@ describe('Idempotency-Key on authenticated writes', () => {
     expect(created.status).toBe(200);
   });
 
+  it('logout and re-authentication ignore the key: each session is signed out by its own request, whatever key it sends', async () => {
+    const second = await signIn(new ApiClient(service.baseUrl), fixture.owner);
+    const third = await signIn(new ApiClient(service.baseUrl), fixture.owner);
+    for (const session of [second, third]) {
+      const answer = await withKey('logout-1', 'POST', '/v1/auth/logout', undefined, session);
+      expect([outcome(answer), answer.headers.get('idempotent-replayed')]).toEqual(['200 ok', null]);
+      expect(outcome(await send(service.baseUrl, 'GET', '/v1/auth/me', { session }))).toBe('403 forbidden');
+    }
+    expect(outcome(await send(service.baseUrl, 'GET', '/v1/auth/me', { session: fixture.session }))).toBe('200 ok');
+  });
+
+  it('answers to signed-in callers and writes are not to be cached (no-store); public reads set their own', async () => {
+    const created = await send(service.baseUrl, 'POST', `/v1/organizations/${fixture.organization.id}/api-keys`, { body: JSON.stringify({ name: 'cache', scopes: ['documents:read'] }), session: fixture.session });
+    expect([outcome(created), created.headers.get('cache-control')]).toEqual(['200 ok', 'no-store']);
+    expect((await send(service.baseUrl, 'GET', `/v1/organizations/${fixture.organization.id}`, { session: fixture.session })).headers.get('cache-control')).toBe('no-store');
+    const challenge = await send(service.baseUrl, 'POST', '/v1/auth/challenge', { body: JSON.stringify({ address: fixture.owner.address }) });
+    expect(challenge.headers.get('cache-control')).toBe('no-store');
+    expect((await send(service.baseUrl, 'GET', '/v1/network')).headers.get('cache-control')).not.toBe('no-store');
+  });
+
   it('stores refusals (4xx) too: a replay answers the same refusal', async () => {
     const created = await withKey('to-abandon', 'POST', drafts(), draftBody('g'));
     const id = (created.json as { draft: { id: string } }).draft.id;

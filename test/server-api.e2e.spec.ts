@@ -452,9 +452,13 @@ describe('the fresh-signature window and expiries (injected clock)', () => {
     const { key } = await createKey(doc, ['acceptances:write', 'acceptances:read'], { expiresInDays: 1 });
     const api = server(service, key);
     const short = await api.request<{ sessionToken: string }>('POST', '/v1/acceptance-sessions', { ttlSeconds: 60 });
+    const keyed = () => doc.dashboard.request('POST', `/v1/organizations/${doc.organization.id}/api-keys`, { name: 'Replayed', scopes: ['documents:read'] }, { headers: { 'idempotency-key': 'stale-replay' } });
+    expect(await codeOf(keyed())).toBe('ok');
 
     clock.advance(11 * 60);
     expect(await codeOf(createKey(doc, ['acceptances:read']))).toBe('403 reauthentication_required');
+    // A replay of the stored answer needs the fresh signature too (docs/api.md "Idempotency": guards run first).
+    expect(await codeOf(keyed())).toBe('403 reauthentication_required');
     for (const policy of [{ signingPolicy: 'WALLET_OR_PASSKEY' }, { requireAcceptanceSessions: true }, { allowedRequestDomains: ['shop.example.com'] }]) {
       expect([policy, await codeOf(doc.dashboard.request('PATCH', `/v1/organizations/${doc.organization.id}/settings`, policy))]).toEqual([policy, '403 reauthentication_required']);
     }

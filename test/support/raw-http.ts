@@ -1,4 +1,4 @@
-import { generateKeyPairSigner } from '@solana/kit';
+import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
 import { RpcLedger } from '@svc/ledger';
 import { ApiClient, type StoredSession } from '../../apps/cli/src/api-client';
 import { createDocumentOnLedger, createOrganizationOnLedger, signIn, syncDocument, syncOrganization } from '../../apps/cli/src/operations';
@@ -62,6 +62,8 @@ export function outcome(answer: RawAnswer): string {
 
 /** An organization and a document created on the ledger and synced by a signed-in dashboard session. */
 export interface DashboardFixture {
+  /** The organization's authority, which signed the session in. */
+  owner: KeyPairSigner;
   session: StoredSession;
   organization: { id: string; address: string };
   document: { id: string; address: string };
@@ -78,5 +80,5 @@ export async function dashboardFixture(service: Pick<TestService, 'baseUrl' | 'r
   const dashboard = new ApiClient(service.baseUrl).useSession(session);
   const organization = await syncOrganization(dashboard, org.address);
   const document = await syncDocument(dashboard, organization.id, doc.address);
-  return { session, organization: { id: organization.id, address: organization.address }, document: { id: document.id, address: document.address } };
+  return { owner, session, organization: { id: organization.id, address: organization.address }, document: { id: document.id, address: document.address } };
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiCookieAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
@@ -13,6 +13,7 @@ import { OneTimeSecret } from '../system/idempotency.interceptor';
 import { CreateApiKeyRequest } from './api-keys.dto';
 import { ApiKeyListResponse, ApiKeyOneResponse, CreatedApiKeyResponse } from './api-keys.responses';
 import { Authenticated } from '../auth/authenticated';
+import { FreshSignatureGuard } from '../auth/fresh-signature.guard';
 
 /**
  * API keys of an organization's servers (spec §4.10, §5). Creating needs the owner or an admin and a wallet
@@ -44,6 +45,8 @@ export class ApiKeysController {
   /** 200 `{apiKey, key}`: `key` (`svc_test_…` or `svc_live_…`) is shown this once. 403 reauthentication_required without a fresh signature. */
   @Post()
   @HttpCode(200)
+  // As a guard (not only in the decider), so a replay of a stored answer needs a fresh signature too.
+  @UseGuards(FreshSignatureGuard)
   @OneTimeSecret('key')
   @ApiOkResponse({ type: CreatedApiKeyResponse })
   @ApiErrors('invalid_request', 'forbidden', 'reauthentication_required', 'not_found')

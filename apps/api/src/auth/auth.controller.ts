@@ -18,6 +18,7 @@ import {
 } from './sign-in.handlers';
 import { CSRF_COOKIE, CurrentSession, SESSION_COOKIE, SessionGuard, type DashboardSession } from './session.guard';
 import { Authenticated } from './authenticated';
+import { SessionStateChange } from '../system/idempotency.interceptor';
 
 /** Dashboard sign-in with a wallet, and re-authentication of a signed-in session (spec §4.10, §5). */
 @ApiTags('dashboard: auth')
@@ -82,6 +83,7 @@ export class AuthController {
    * session's; a changed field), 403 forbidden (no live session, Origin or CSRF header).
    */
   @Post('reauthenticate')
+  @SessionStateChange()
   @HttpCode(200)
   @Authenticated(SessionGuard)
   @ApiCookieAuth()
@@ -95,6 +97,7 @@ export class AuthController {
 
   /** Ends the session and clears the cookies. Returns `{signedOut: true}`. */
   @Post('logout')
+  @SessionStateChange()
   @HttpCode(200)
   @Authenticated(SessionGuard)
   @ApiCookieAuth()

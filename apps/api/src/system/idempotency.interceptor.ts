@@ -24,6 +24,15 @@ type StoredClaim = { claim: IdempotencyClaim; secretFields: readonly string[] };
 type WithClaim = { [CLAIM]?: StoredClaim };
 
 const ONE_TIME_SECRET = 'svc:one-time-secret';
+const SESSION_STATE = 'svc:session-state';
+
+/**
+ * Marks a route that changes the calling session itself (logout, re-authentication): a well-formed `Idempotency-Key`
+ * is not stored or replayed there and the request always runs, because stored answers are shared by every session
+ * of a wallet, and a replay would tell one session that it was signed out, or freshly signed, when only another one
+ * was. Both are idempotent by nature.
+ */
+export const SessionStateChange = () => SetMetadata(SESSION_STATE, true);
 
 /**
  * Marks a route whose answer carries a secret shown once (`fields`: top-level keys of the body, e.g. an API key,
@@ -92,6 +101,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {
       throw new DomainError('invalid_idempotency_key', 'Idempotency-Key: must be 1 to 255 printable ASCII characters');
     }
+    if (this.reflector.get<boolean | undefined>(SESSION_STATE, context.getHandler())) return next.handle();
     const reply = context.switchToHttp().getResponse<FastifyReply>();
     return from(this.store.begin(callerScope(caller), key, requestFingerprint(request))).pipe(
       mergeMap((outcome) => {
