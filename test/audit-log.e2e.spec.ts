@@ -78,7 +78,9 @@ describe('audit log', () => {
     expect(first.entries.map((e) => e.sequence)).toEqual([all[0]!.sequence, all[1]!.sequence]);
     const second = await log(doc, `?limit=2&beforeSequence=${first.nextBeforeSequence}`);
     expect(second.entries.map((e) => e.sequence)).toEqual([all[2]!.sequence, all[3]!.sequence]);
-    for (const query of ['?limit=0', '?limit=201', '?beforeSequence=0', '?beforeSequence=x', '?colour=blue']) {
+    // Any integer > 0 (spec §4.10): one beyond every sequence bounds nothing.
+    expect((await log(doc, `?limit=2&beforeSequence=${'9'.repeat(30)}`)).entries).toEqual(first.entries);
+    for (const query of ['?limit=0', '?limit=201', '?beforeSequence=0', '?beforeSequence=x', '?beforeSequence=-1', `?beforeSequence=${'9'.repeat(31)}`, '?colour=blue']) {
       expect([query, await codeOf(log(doc, query))]).toEqual([query, '400 invalid_request']);
     }
     expect(await codeOf(other.dashboard.request('GET', `/v1/organizations/${doc.organization.id}/audit-log`))).toBe('404 not_found');

@@ -10,10 +10,13 @@ import { createServer, type Server } from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { generateKeyPairSigner } from '@solana/kit';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
 import Stripe from 'stripe';
+import { WEBHOOK_DATA_SCHEMAS } from '@svc/domain';
 import { AdjustableClock } from '@svc/application';
 import { ApiClient, ApiError } from '../apps/cli/src/api-client';
-import { signIn } from '../apps/cli/src/operations';
+import { acceptAsWallet, signIn } from '../apps/cli/src/operations';
 import { eventually, publishedDocument, type PublishedDocument } from './support/fixtures';
 import { testCertificates } from './support/test-certificates';
 import { startTestService, type TestService } from './support/test-service';
@@ -286,6 +289,32 @@ describe('webhooks', () => {
     const fresh = new ApiClient(service.baseUrl).useSession(await signIn(new ApiClient(service.baseUrl), org.owner));
     expect((await add('/ok', ['agreement.accepted'], fresh)).webhook.status).toBe('active');
     org.dashboard = fresh;
+  });
+
+  it('sends agreement.accepted with every field of spec §6.1, its fee shaped as spec §4.4 gives a fee', async () => {
+    if (org.versions.length === 0) await org.publish(1);
+    const hook = await add('/ok', ['agreement.accepted']);
+    const signer = await generateKeyPairSigner();
+    const client = new ApiClient(service.baseUrl);
+    const accepted = await acceptAsWallet(client, signer, { organization: org.organization.address, document: org.document.address, origin: 'https://shop.example.com' });
+    const delivery = await settled(hook.webhook.id);
+    const arrival = arrivals('/ok').find((r) => r.headers['svc-delivery-id'] === delivery.id)!;
+    const event = stripe.webhooks.constructEvent(arrival.body, arrival.headers['svc-signature'] as string, hook.secret) as unknown as { type: string; data: Record<string, unknown> };
+    expect(event.type).toBe('agreement.accepted');
+    const network = await client.request<{ relayer: string }>('GET', '/v1/network');
+    expect(event.data).toMatchObject({
+      acceptanceId: accepted.acceptanceId,
+      transactionSignature: accepted.transactionSignature,
+      signer: signer.address,
+      signerType: 'wallet',
+      protocol: 'svc/1',
+      fee: { payer: network.relayer, lamports: accepted.fee.lamports, sponsor: 'svc', reimbursedLamports: null },
+      document: org.document.address,
+      version: org.versions[0]!.address,
+      versionNumber: 1,
+    });
+    const ajv = addFormats(new Ajv2020({ strict: true, allErrors: true }));
+    expect(ajv.validate(WEBHOOK_DATA_SCHEMAS['agreement.accepted'], event.data) ? [] : ajv.errors).toEqual([]);
   });
 
   it('sends a pending retry after a restart, at its due time, with the same event id', async () => {

@@ -39,9 +39,11 @@ export const VERIFY_ADVISORY =
   'This notification is not evidence. Verify the acceptance from its receipt against the ledger (svc verify <receipt> --rpc <url>) before relying on it.';
 
 /**
- * `agreement.accepted` from the submission and the relay that confirmed it (spec §6.1). A batched acceptance, once
- * its batch is anchored, adds `evidenceMode`, `leaf` (the evidence its leaf hashes, docs/protocol.md §7.7) and
- * `batch` (the anchor record's fields and the leaf's index); `fee` is then its share of the anchoring fee.
+ * `agreement.accepted` from the submission and the relay that confirmed it (spec §6.1). `fee` has the shape the
+ * contract gives a fee (spec §4.4: `{payer, lamports, sponsor, reimbursedLamports}`, lamports the network fee). A
+ * batched acceptance, once its batch is anchored, adds `evidenceMode`, `leaf` (the evidence its leaf hashes,
+ * docs/protocol.md §7.7) and `batch` (the anchor record's fields and the leaf's index); `fee.lamports` is then its
+ * share of the anchoring fee.
  */
 export function agreementAccepted(submitted: AcceptanceSubmittedData, relayed: AcceptanceRelayedData, receiptUrl: string): WebhookEventBody<'agreement.accepted'> {
   const batched =
@@ -68,7 +70,7 @@ export function agreementAccepted(submitted: AcceptanceSubmittedData, relayed: A
       signer: submitted.signer,
       signerType: submitted.signerType,
       protocol: submitted.protocol,
-      fee: relayed.feeLamports,
+      fee: { payer: submitted.feePayer, lamports: relayed.feeLamports, sponsor: submitted.feeSponsor, reimbursedLamports: null },
       document: submitted.document,
       documentSlug: submitted.documentSlug,
       version: submitted.versionAddress,
@@ -134,12 +136,15 @@ export interface ProofRecordedFacts {
   signer: string;
   signerType: 'wallet' | 'passkey_p256' | 'passkey';
   externalUserRef: string | null;
+  feePayer: string;
+  feeSponsor: 'svc' | 'organization';
   feeLamports: number;
 }
 
+/** `proof.recorded` (spec §6.1); `fee` as in `agreement.accepted`. */
 export function proofRecorded(proof: ProofRecordedFacts): WebhookEventBody<'proof.recorded'> {
-  const { feeLamports, ...rest } = proof;
-  return { type: 'proof.recorded', data: { ...rest, fee: feeLamports } };
+  const { feePayer, feeSponsor, feeLamports, ...rest } = proof;
+  return { type: 'proof.recorded', data: { ...rest, fee: { payer: feePayer, lamports: feeLamports, sponsor: feeSponsor, reimbursedLamports: null } } };
 }
 
 /** What happened to a signer (spec §6.1 `signer.changed` change values). */
@@ -203,6 +208,8 @@ const COUNT = { type: 'integer', minimum: 0 } as const;
 const SIGNER_TYPE = { enum: ['wallet', 'passkey_p256', 'passkey'] } as const;
 const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
 const object = (properties: Record<string, unknown>) => ({ type: 'object', additionalProperties: false, required: Object.keys(properties), properties });
+/** A fee as spec §4.4 gives it: who paid, lamports, who sponsored, what the organization's sponsorship paid back. */
+const FEE = object({ payer: ADDR, lamports: COUNT, sponsor: { enum: ['svc', 'organization'] }, reimbursedLamports: nullable(COUNT) });
 /** `base` with further properties that may be absent. */
 const withOptional = (base: ReturnType<typeof object>, optional: Record<string, unknown>) => ({ ...base, properties: { ...base.properties, ...optional } });
 const signerChangeData = object({
@@ -227,7 +234,7 @@ export const WEBHOOK_DATA_SCHEMAS: Readonly<Record<WebhookEventType, object>> = 
     signer: SIGNER,
     signerType: SIGNER_TYPE,
     protocol: { enum: ['svc/1', 'svc/2'] },
-    fee: COUNT,
+    fee: FEE,
     document: ADDR,
     documentSlug: { type: 'string', pattern: '^[a-z0-9]+(-[a-z0-9]+)*$', maxLength: 32 },
     version: ADDR,
@@ -270,7 +277,7 @@ export const WEBHOOK_DATA_SCHEMAS: Readonly<Record<WebhookEventType, object>> = 
     signer: SIGNER,
     signerType: SIGNER_TYPE,
     externalUserRef: nullable({ type: 'string', minLength: 1, maxLength: 128 }),
-    fee: COUNT,
+    fee: FEE,
   }),
   'signer.registered': signerChangeData,
   'signer.changed': signerChangeData,

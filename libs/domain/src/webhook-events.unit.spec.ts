@@ -49,7 +49,7 @@ describe('webhook events', () => {
       signer: A.signer,
       signerType: 'wallet',
       protocol: 'svc/1',
-      fee: 10_000,
+      fee: { payer: submitted.feePayer, lamports: 10_000, sponsor: 'svc', reimbursedLamports: null },
       document: A.doc,
       documentSlug: 'terms-of-service',
       version: A.v1,
@@ -64,7 +64,7 @@ describe('webhook events', () => {
     const body = agreementAccepted({ ...submitted, evidenceMode: 'MERKLE_BATCHED' }, { ...relayed, feeLamports: 2_500, batch }, `https://app.example.com/receipts/${HEX.acceptance1}`);
     expect(body.data).toMatchObject({
       evidenceMode: 'MERKLE_BATCHED',
-      fee: 2_500,
+      fee: { payer: submitted.feePayer, lamports: 2_500, sponsor: 'svc', reimbursedLamports: null },
       leaf: { acceptanceId: HEX.acceptance1, message: submitted.message, signature: submitted.signature, signer: A.signer, versionAddress: A.v1 },
       batch,
     });
@@ -99,10 +99,12 @@ describe('webhook events', () => {
         signer: `p256:02${'ab'.repeat(32)}`,
         signerType: 'passkey_p256',
         externalUserRef: 'user-42',
+        feePayer: A.authority,
+        feeSponsor: 'organization',
         feeLamports: 5_000,
       }),
       'proof.recorded',
-      { fee: 5_000, signerType: 'passkey_p256' },
+      { fee: { payer: A.authority, lamports: 5_000, sponsor: 'organization', reimbursedLamports: null }, signerType: 'passkey_p256' },
     ],
     ['a synthesized registration', signerChanged({ signer: A.signer, change: 'registered', externalUserRef: 'user-42', enrollment: null, rotation: null, transactionSignature: null }), 'signer.registered', { change: 'registered' }],
     ['a synthesized rotation', signerChanged({ signer: A.signer, change: 'rotate', externalUserRef: null, enrollment: { slot: 5 }, rotation: { from: A.signer }, transactionSignature: SIG.v2 }), 'signer.changed', { change: 'rotate' }],

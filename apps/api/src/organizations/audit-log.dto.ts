@@ -3,7 +3,8 @@ import { HEX64, PageSizeQuery, PatternField, SIG } from '@svc/http';
 
 /** Query of `GET /v1/organizations/{orgId}/audit-log` (spec §4.10): no other parameters. */
 export class AuditLogQuery {
-  @PatternField(/^[1-9][0-9]{0,14}$/, 1, 15, 'must be an integer greater than 0', 'invalid_request', { presence: 'optional', description: 'Entries with a smaller sequence only (the previous page\'s nextBeforeSequence)' })
+  // Any positive integer (spec §4.10); beyond every sequence it bounds nothing. Up to 30 digits, so the text stays short.
+  @PatternField(/^[1-9][0-9]{0,29}$/, 1, 30, 'must be an integer greater than 0 (at most 30 digits)', 'invalid_request', { presence: 'optional', description: 'Entries with a smaller sequence only (the previous page\'s nextBeforeSequence)' })
   beforeSequence?: string;
 
   @PageSizeQuery()
