@@ -99,6 +99,10 @@ describe('HTTP edge: request bodies, content types, limits of the request line a
       session: fixture.session,
     });
     expect(outcome(tooLarge)).toBe('413 invalid_request');
+    // Without the session cookie a draft route refuses before reading the body, however large.
+    const anonymous = await send(service.baseUrl, 'POST', `/v1/documents/${fixture.document.id}/drafts`, { body: JSON.stringify({ title: 'T', versionLabel: 'v1', source: 'x'.repeat(20_000_000) }) });
+    expect(outcome(anonymous)).toBe('403 forbidden');
+    expect(outcome(await send(service.baseUrl, 'PATCH', `/v1/drafts/${(created.json as { draft: { id: string } }).draft.id}`, { body: '{"title":"T"}', headers: { cookie: 'svc_csrf=x' } }))).toBe('403 forbidden');
     // One character more than 2,000,000 fits the body but not the field.
     const tooLong = await send(service.baseUrl, 'POST', `/v1/documents/${fixture.document.id}/drafts`, {
       body: JSON.stringify({ title: 'Too long', versionLabel: 'v1', source: '😀'.repeat(2_000_001) }),

@@ -35,6 +35,7 @@ import { AppModule } from './app.module';
 import { registerIdempotencyHooks } from './system/idempotency.interceptor';
 import { IdempotencyStore } from './system/idempotency.store';
 import { OpenApiDocument } from './system/openapi.document';
+import { SESSION_COOKIE } from './auth/session.guard';
 
 /** API version of the OpenAPI description (spec §9). */
 export const API_VERSION = '1.0.0';
@@ -104,7 +105,8 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
     strictPreflight: false,
   } as never);
   // After CORS, whose hook then runs first: a body refused here (415) is still readable by the page that sent it.
-  registerRequestBodies(fastify, { jsonOnlyPrefix: '/api/', largeBodyRoutes: DRAFT_ROUTES });
+  // Draft routes are the dashboard's: a request without its session cookie is refused before its body (up to 24 MB) is read.
+  registerRequestBodies(fastify, { jsonOnlyPrefix: '/api/', largeBodyRoutes: DRAFT_ROUTES.map((r) => ({ ...r, requiredCookie: SESSION_COOKIE })) });
   await registerRateLimits(
     fastify,
     { general: config.rateLimitGeneral, signIn: config.rateLimitSignIn, acceptance: config.rateLimitAcceptance, dnsCheck: config.rateLimitDnsCheck },

@@ -35,6 +35,11 @@ export interface LargeBodyRoute {
   /** Fastify route URL with parameters as `:name`, e.g. `/api/v1/drafts/:draftId`. */
   url: RegExp;
   bodyLimit: number;
+  /**
+   * A cookie without which the route refuses every request (`403 forbidden`) before its body is read, so that
+   * nobody without it makes the service receive and parse a large body.
+   */
+  requiredCookie?: string;
 }
 
 /** The draft routes (spec §4.10 `POST /v1/documents/{documentId}/drafts`, `PATCH /v1/drafts/{draftId}`). */
@@ -164,7 +169,15 @@ export function registerRequestBodies(fastify: FastifyInstance, options: Request
     if (route.bodyLimit !== undefined) return;
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const match = large.find((r) => methods.includes(r.method) && r.url.test(route.url));
-    if (match) route.bodyLimit = match.bodyLimit;
+    if (!match) return;
+    route.bodyLimit = match.bodyLimit;
+    const cookie = match.requiredCookie;
+    if (cookie === undefined) return;
+    const present = new RegExp(`(?:^|;\\s*)${cookie}=[^;\\s]`);
+    const refuseWithout = async (request: FastifyRequest) => {
+      if (!present.test(request.headers.cookie ?? '')) throw new EdgeError(403, 'forbidden', 'sign in first: no dashboard session');
+    };
+    route.onRequest = route.onRequest === undefined ? [refuseWithout] : [...(Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest]), refuseWithout];
   });
 
   fastify.addHook('onRequest', async (request) => {
