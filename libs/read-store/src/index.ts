@@ -25,7 +25,9 @@ export interface ReadStoreUse {
   /**
    * Whether requests are answered from the store while it is written (default true): the embedded store then builds
    * indexes of large collections in a worker thread. A command with nothing to answer meanwhile (a rebuild) passes
-   * false and builds them on its own connection, sparing a second page cache and a thread per index.
+   * false and builds them on its own connection, sparing a second page cache and a thread per index; the embedded
+   * store then also builds the key index of each collection it drops after the collection is refilled
+   * (`SqliteReadStoreOptions.deferKeyIndexes`).
    */
   serving?: boolean;
 }
@@ -42,6 +44,7 @@ export async function createReadStore(config: ReadStoreConfig, use: ReadStoreUse
   return SqliteReadStore.open({
     file: path.join(config.dataDir, SQLITE_READ_FILE),
     backgroundCheckpoints: true,
-    ...(use.serving === false ? { offThreadIndexMinRows: Infinity } : {}),
+    // Nothing reads a rebuild's collections while they refill: their key indexes are built after it, by sorting.
+    ...(use.serving === false ? { offThreadIndexMinRows: Infinity, deferKeyIndexes: true } : {}),
   });
 }

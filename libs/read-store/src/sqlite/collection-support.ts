@@ -20,6 +20,11 @@ export function tableName(collection: string): string {
   return quoteIdent(`rm_${collection}`);
 }
 
+/** Name of the unique `_id` index of a collection whose table was created without its primary key (sqlite-collection.ts `drop`). */
+export function keyIndexName(collection: string): string {
+  return quoteIdent(`key_${collection}`);
+}
+
 /** Name of the SQL index of `fields` in `collection`. */
 export function indexName(collection: string, fields: readonly string[]): string {
   return quoteIdent(`ix_${collection}__${fields.join('__')}`);

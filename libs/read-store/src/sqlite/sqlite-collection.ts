@@ -15,7 +15,7 @@ import {
 import { assertFindOptions, assertOperatorUpdate, upsertSeed } from '../read-store.support';
 import { decodeDoc, encodeValue } from './document-codec';
 import { IndexBuildError, type IndexBuildOutcome, type IndexBuildPlan, type IndexBuildStatement } from './index-build-thread';
-import { indexName, isUniqueViolation, sortDocs, tableName, valueAt } from './collection-support';
+import { indexName, isUniqueViolation, keyIndexName, sortDocs, tableName, valueAt } from './collection-support';
 import { compileFilter, compileSort, fieldColumn, isSqlPath, type CompiledFilter, type SqlParam } from './sql-filter';
 
 /** What a collection needs from its store (internal to the SQLite adapter). */
@@ -27,6 +27,11 @@ export interface SqliteStoreContext {
   writeGate(): Promise<void> | undefined;
   /** Collections holding at least this many documents build their indexes off the event loop (`offThread`). */
   readonly offThreadMinRows: number;
+  /**
+   * Whether `drop` leaves the key index of the new table to be built after its refill (SqliteReadStoreOptions
+   * `deferKeyIndexes`: an offline rebuild).
+   */
+  readonly deferKeyIndexes: boolean;
   /**
    * Claims the store for an index build on a connection of its own (index-build-thread.ts), synchronously: every
    * other write of the store waits until the claim is released. Undefined when the build must run on this
@@ -70,6 +75,13 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
   private paths: string[] = [];
   private insertSql = '';
   private updateSql = '';
+  /** `updateSql` by rowid (while the key index is deferred). */
+  private updateAtSql = '';
+  /**
+   * While the key index is deferred (see `drop`): the rowid of every document by `_id`, which answers what the key
+   * index would (lookups, updates and duplicate checks by `_id`). Undefined otherwise.
+   */
+  private keys: Map<string, number> | undefined;
 
   constructor(
     readonly name: string,
@@ -77,6 +89,8 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
   ) {
     this.table = tableName(name);
     ctx.db.exec(`CREATE TABLE IF NOT EXISTS ${this.table} (_id TEXT PRIMARY KEY NOT NULL, doc TEXT NOT NULL)`);
+    // A table whose deferred key index was never built (a rebuild stopped before it) gets it now.
+    this.ensureKeyIndex();
     this.loadIndexedFields();
   }
 
@@ -102,7 +116,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     this.ctx.assertOpen();
     const id = idOnly(filter);
     if (id !== undefined) {
-      const text = this.statement('one:_id', `SELECT doc FROM ${this.table} WHERE _id = ?`).pluck().get(id) as string | undefined;
+      const text = this.byId(id);
       return text === undefined ? null : decodeDoc<T>(text);
     }
     const compiled = this.compile(filter);
@@ -132,7 +146,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     this.ctx.assertOpen();
     const text = encodeValue(doc, this.name);
     const columns = this.columnValues(doc);
-    this.write(() => this.statement('insert', this.insertSql).run(doc._id, text, ...columns), doc._id);
+    this.insertRow(doc._id, text, columns);
   }
 
   async updateOne(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<UpdateResult> {
@@ -144,10 +158,18 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
       if (fast > 0) return { matched: fast, modified: fast, upserted: false };
       if (!options?.upsert) return { matched: 0, modified: 0, upserted: false };
     } else {
-      const compiled = this.compile(filter);
-      const row = compiled.exact
-        ? (this.statement(`row:${compiled.shape}`, `SELECT _id, doc FROM ${this.table} WHERE ${compiled.where} LIMIT 1`).get(...compiled.params) as Row | undefined)
-        : this.scanRows(filter, compiled, 1)[0];
+      const id = this.keys && idOnly(filter);
+      let row: Row | undefined;
+      if (id !== undefined) {
+        const text = this.byId(id);
+        row = text === undefined ? undefined : { _id: id, doc: text };
+      } else {
+        this.settleKeys();
+        const compiled = this.compile(filter);
+        row = compiled.exact
+          ? (this.statement(`row:${compiled.shape}`, `SELECT _id, doc FROM ${this.table} WHERE ${compiled.where} LIMIT 1`).get(...compiled.params) as Row | undefined)
+          : this.scanRows(filter, compiled, 1)[0];
+      }
       if (row) return this.rewrite(row, update);
       if (!options?.upsert) return { matched: 0, modified: 0, upserted: false };
     }
@@ -158,7 +180,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     const id = doc['_id'];
     const text = encodeValue(doc, this.name);
     const columns = this.columnValues(doc);
-    this.write(() => this.statement('insert', this.insertSql).run(id, text, ...columns), id);
+    this.insertRow(id, text, columns);
     return { matched: 0, modified: 0, upserted: true };
   }
 
@@ -166,6 +188,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     assertOperatorUpdate(update, this.name);
     await this.ctx.writeGate();
     this.ctx.assertOpen();
+    this.settleKeys();
     const compiled = this.compile(filter);
     const rows = compiled.exact
       ? (this.statement(`rows:${compiled.shape}`, `SELECT _id, doc FROM ${this.table} WHERE ${compiled.where}`).all(...compiled.params) as Row[])
@@ -183,6 +206,12 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     this.ctx.assertOpen();
     const text = encodeValue(doc, this.name);
     const columns = this.columnValues(doc);
+    if (this.keys) {
+      const rowid = this.keys.get(doc._id);
+      if (rowid === undefined) this.insertRow(doc._id, text, columns);
+      else this.statement('setDocAt', this.updateAtSql).run(text, ...columns, rowid);
+      return;
+    }
     const set = ['doc', ...this.paths.map(fieldColumn)].map((c) => `${c} = excluded.${c}`).join(', ');
     const stmt = this.statement('replace', `${this.insertSql} ON CONFLICT (_id) DO UPDATE SET ${set}`);
     this.write(() => stmt.run(doc._id, text, ...columns), doc._id);
@@ -191,6 +220,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
   async deleteMany(filter: Filter): Promise<number> {
     await this.ctx.writeGate();
     this.ctx.assertOpen();
+    this.settleKeys();
     const compiled = this.compile(filter);
     if (compiled.exact) {
       return this.statement(`delete:${compiled.shape}`, `DELETE FROM ${this.table} WHERE ${compiled.where}`).run(...compiled.params).changes;
@@ -227,6 +257,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     const specs = indexes.map((index) => ({ index, fields: this.checkedFields(index) }));
     await this.ctx.writeGate();
     this.ctx.assertOpen();
+    this.settleKeys();
     const db = this.ctx.db;
     const added = [...new Set(specs.flatMap((s) => s.fields.filter((f) => f !== '_id' && !this.indexed.has(f))))];
     const registered = db.prepare('SELECT "unique" FROM read_indexes WHERE collection = ? AND fields = ?').pluck();
@@ -287,6 +318,15 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
    * rebuild fill them as they go and the `ensureIndex` after its replay only sorts each column into its index,
    * instead of rewriting every row to fill a new column. Those fields still take only strings, numbers, booleans
    * or null.
+   *
+   * With `deferKeyIndexes` (an offline rebuild), the new table has no key index either: the documents' `_id` keys
+   * are random, so every page of a refill would write leaves all over that B-tree, where rows appended in log order
+   * fill the table's leaves one after the other. Until the key index is built, the collection finds documents by
+   * `_id` through an in-memory map of their rowids (lookups, updates, replacements and the duplicate check of
+   * inserts); filters on other fields are answered by SQL as usual. The key index is built, by sorting, by the next
+   * `ensureIndexes`, `updateMany`, `deleteMany`, `updateOne` by another filter, a rolled-back transaction of the
+   * store or `close`; a process that stops before it leaves the table to the next open of the collection, which
+   * builds it then.
    */
   async drop(): Promise<void> {
     await this.ctx.writeGate();
@@ -294,15 +334,61 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     const db = this.ctx.db;
     this.statements.clear();
     const kept = this.paths.map((p) => `, ${fieldColumn(p)}`).join('');
+    const deferred = this.ctx.deferKeyIndexes;
     db.transaction(() => {
       db.exec(`DROP TABLE IF EXISTS ${this.table}`);
       db.prepare('DELETE FROM read_indexes WHERE collection = ?').run(this.name);
-      db.exec(`CREATE TABLE ${this.table} (_id TEXT PRIMARY KEY NOT NULL, doc TEXT NOT NULL${kept})`);
+      db.exec(`CREATE TABLE ${this.table} (_id TEXT ${deferred ? '' : 'PRIMARY KEY '}NOT NULL, doc TEXT NOT NULL${kept})`);
     })();
+    this.keys = deferred ? new Map() : undefined;
     this.loadIndexedFields();
   }
 
+  /**
+   * Builds the key index a `drop` deferred, if any, and forgets the map of rowids standing in for it (see `drop`).
+   * The caller holds the write gate (or is the open transaction). @throws the SQLite error of the build.
+   */
+  settleKeys(): void {
+    if (!this.keys) return;
+    this.keys = undefined;
+    this.ensureKeyIndex();
+  }
+
+  /**
+   * After the store rolled a transaction back: a deferred key map may name rows the rollback removed, so it is
+   * dropped and the key index built from the table as it is now.
+   */
+  afterRollback(): void {
+    this.keys = undefined;
+    this.ensureKeyIndex();
+  }
+
   // ---------------------------------------------------------------------------------------------
+
+  /** Gives a table created without its primary key (a deferred key index, see `drop`) a unique index on `_id`. */
+  private ensureKeyIndex(): void {
+    const db = this.ctx.db;
+    const sql = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").pluck().get(`rm_${this.name}`) as string | undefined;
+    if (sql === undefined || /PRIMARY KEY/.test(sql)) return;
+    db.exec(`CREATE UNIQUE INDEX IF NOT EXISTS ${keyIndexName(this.name)} ON ${this.table} (_id)`);
+  }
+
+  /** The stored JSON of document `id`, by the key index or, while it is deferred, by rowid. */
+  private byId(id: string): string | undefined {
+    if (this.keys) {
+      const rowid = this.keys.get(id);
+      return rowid === undefined ? undefined : (this.statement('one:rowid', `SELECT doc FROM ${this.table} WHERE rowid = ?`).pluck().get(rowid) as string | undefined);
+    }
+    return this.statement('one:_id', `SELECT doc FROM ${this.table} WHERE _id = ?`).pluck().get(id) as string | undefined;
+  }
+
+  /** Inserts a new row. @throws DuplicateKeyError when `id` (or a unique indexed field) is taken. */
+  private insertRow(id: string, text: string, columns: SqlParam[]): void {
+    const keys = this.keys;
+    if (keys?.has(id)) throw new DuplicateKeyError(this.name, `document ${JSON.stringify(id)} collides on _id or a unique index`);
+    const result = this.write(() => this.statement('insert', this.insertSql).run(id, text, ...columns), id);
+    keys?.set(id, Number(result.lastInsertRowid));
+  }
 
   /** The index's field paths. @throws TypeError when it has none, or one outside `[A-Za-z0-9_-]` segments. */
   private checkedFields(index: IndexSpec): string[] {
@@ -351,7 +437,9 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     const list = this.paths.map((p) => `, ${fieldColumn(p)}`).join('');
     const marks = this.paths.map(() => ', ?').join('');
     this.insertSql = `INSERT INTO ${this.table} (_id, doc${list}) VALUES (?, ?${marks})`;
-    this.updateSql = `UPDATE ${this.table} SET doc = ?${this.paths.map((p) => `, ${fieldColumn(p)} = ?`).join('')} WHERE _id = ?`;
+    const sets = this.paths.map((p) => `, ${fieldColumn(p)} = ?`).join('');
+    this.updateSql = `UPDATE ${this.table} SET doc = ?${sets} WHERE _id = ?`;
+    this.updateAtSql = `UPDATE ${this.table} SET doc = ?${sets} WHERE rowid = ?`;
     this.statements.clear();
   }
 
@@ -417,7 +505,9 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     const text = encodeValue(doc, this.name);
     if (text === row.doc) return { matched: 1, modified: 0, upserted: false };
     const columns = this.columnValues(doc);
-    this.write(() => this.statement('setDoc', this.updateSql).run(text, ...columns, row._id), row._id);
+    const rowid = this.keys?.get(row._id);
+    if (rowid !== undefined) this.write(() => this.statement('setDocAt', this.updateAtSql).run(text, ...columns, rowid), row._id);
+    else this.write(() => this.statement('setDoc', this.updateSql).run(text, ...columns, row._id), row._id);
     return { matched: 1, modified: 1, upserted: false };
   }
 
@@ -448,6 +538,12 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
       }
     }
     const args = paths.map((p) => `'$.${p}', json(?)`).join(', ');
+    if (this.keys) {
+      const rowid = this.keys.get(id);
+      if (rowid === undefined) return 0;
+      const at = this.statement(`fastSetAt:${paths.join(',')}`, `UPDATE ${this.table} SET doc = json_set(doc, ${args})${columns.join('')} WHERE rowid = ?`);
+      return this.write(() => at.run(...params, ...columnParams, rowid), id).changes;
+    }
     const stmt = this.statement(`fastSet:${paths.join(',')}`, `UPDATE ${this.table} SET doc = json_set(doc, ${args})${columns.join('')} WHERE _id = ?`);
     return this.write(() => stmt.run(...params, ...columnParams, id), id).changes;
   }

@@ -293,3 +293,145 @@ describe('SQLite read store: index builds on large collections', () => {
       expect(await c.count({ g: 'g1' })).toBe(g1.length + 1);
     }));
 });
+
+describe('SQLite read store: key indexes deferred by drop (an offline rebuild)', () => {
+  interface Acc extends Doc {
+    status?: string;
+    slot?: number | null;
+    signer?: string;
+    n?: number;
+  }
+  let dir: string;
+  const file = () => path.join(dir, 'read.sqlite');
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sqlite-read-store-keys-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  /** The indexes SQLite holds on a collection's table, by the columns they cover (a primary key shows as `pk`). */
+  function keyIndexes(db: Database.Database, collection: string): string[] {
+    const list = db.prepare(`SELECT name, "unique", origin FROM pragma_index_list('rm_${collection}')`).all() as { name: string; unique: number; origin: string }[];
+    return list
+      .map((i) => {
+        const cols = (db.prepare(`SELECT name FROM pragma_index_info('${i.name}')`).pluck().all() as string[]).join(',');
+        return `${i.origin}:${i.unique ? 'unique' : 'plain'}:${cols}`;
+      })
+      .sort();
+  }
+
+  /**
+   * The writes a projection's replay makes, by `_id` and otherwise; run against a store with and one without deferral,
+   * they must leave the same documents and refuse the same duplicate.
+   */
+  async function replay(store: SqliteReadStore): Promise<{ docs: Acc[]; duplicate: unknown; seen: (Acc | null)[] }> {
+    const c = store.collection<Acc>('acc');
+    await c.ensureIndexes([{ fields: { signer: 1 } }]);
+    await c.insertOne({ _id: 'z', status: 'old' });
+    await c.drop();
+    const seen: (Acc | null)[] = [];
+    await store.transaction(async (tx) => {
+      const t = tx.collection<Acc>('acc');
+      for (let i = 0; i < 50; i++) await t.replaceOne({ _id: `k${(i * 7919) % 50}`, status: 'submitted', slot: null, signer: `s${i % 5}`, n: i });
+      for (let i = 0; i < 50; i += 2) await t.updateOne({ _id: `k${i}` }, { $set: { status: 'confirmed', slot: i } });
+      await t.updateOne({ _id: 'k3' }, { $inc: { n: 100 } });
+      await t.updateOne({ _id: 'missing' }, { $set: { status: 'nothing' } });
+      await t.updateOne({ _id: 'up' }, { $set: { status: 'upserted' } }, { upsert: true });
+      await t.replaceOne({ _id: 'k1', status: 'replaced', signer: 's9' });
+      seen.push(await t.findOne({ _id: 'k1' }), await t.findOne({ _id: 'nope' }), await t.findOne({ _id: 'up' }));
+    });
+    const duplicate = await c.insertOne({ _id: 'k4' }).then(() => undefined, (err: unknown) => err);
+    // Filters on other fields are answered while the key index is still deferred.
+    seen.push(...(await c.find({ signer: 's9' })));
+    await c.ensureIndexes([{ fields: { signer: 1 } }]);
+    return { docs: await c.find({}, { sort: { _id: 1 } }), duplicate, seen };
+  }
+
+  it('a replay by _id leaves the same documents as with the key index, then the index is built once and named by its columns', async () => {
+    const plain = new SqliteReadStore({ file: path.join(dir, 'plain.sqlite') });
+    const deferred = new SqliteReadStore({ file: file(), deferKeyIndexes: true });
+    try {
+      const expected = await replay(plain);
+      const got = await replay(deferred);
+      expect(got.docs).toHaveLength(51);
+      expect(got.docs).toEqual(expected.docs);
+      expect(got.seen).toEqual(expected.seen);
+      expect(got.seen[0]).toEqual({ _id: 'k1', status: 'replaced', signer: 's9' });
+      expect(got.seen[1]).toBeNull();
+      expect(got.docs.find((d) => d._id === 'k3')).toMatchObject({ n: 137, status: 'submitted' }) // written last by i = 37 (19 × 37 ≡ 3 mod 50);
+      expect(got.duplicate).toBeInstanceOf(DuplicateKeyError);
+      expect(expected.duplicate).toBeInstanceOf(DuplicateKeyError);
+    } finally {
+      await plain.close();
+      await deferred.close();
+    }
+    const db = new Database(file(), { readonly: true });
+    try {
+      // The refilled table has no primary key: a unique index on _id stands for it, beside the declared index.
+      expect(keyIndexes(db, 'acc')).toEqual(['c:plain:f:signer', 'c:unique:_id']);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('while the key index is deferred, the table has none; a rolled-back transaction builds it from the rows that remain', async () => {
+    const store = new SqliteReadStore({ file: file(), deferKeyIndexes: true });
+    try {
+      const c = store.collection<Acc>('acc');
+      await c.insertOne({ _id: 'a' });
+      await c.drop();
+      await c.insertOne({ _id: 'kept' });
+      const raw = new Database(file(), { readonly: true });
+      try {
+        expect(keyIndexes(raw, 'acc')).toEqual([]);
+      } finally {
+        raw.close();
+      }
+      await expect(
+        store.transaction(async (tx) => {
+          await tx.collection<Acc>('acc').insertOne({ _id: 'rolled-back' });
+          throw new Error('page failed');
+        }),
+      ).rejects.toThrow('page failed');
+      expect(await c.findOne({ _id: 'rolled-back' })).toBeNull();
+      expect(await c.findOne({ _id: 'kept' })).toEqual({ _id: 'kept' });
+      await c.insertOne({ _id: 'rolled-back', status: 'again' });
+      await expect(c.insertOne({ _id: 'kept' })).rejects.toBeInstanceOf(DuplicateKeyError);
+      const db = new Database(file(), { readonly: true });
+      try {
+        expect(keyIndexes(db, 'acc')).toEqual(['c:unique:_id']);
+      } finally {
+        db.close();
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('close builds a deferred key index; a table left without one (a rebuild killed before it) gets it when next opened', async () => {
+    const store = new SqliteReadStore({ file: file(), deferKeyIndexes: true });
+    const c = store.collection<Acc>('acc');
+    await c.drop();
+    await c.insertOne({ _id: 'x', n: 1 });
+    await store.close();
+    let db = new Database(file());
+    expect(keyIndexes(db, 'acc')).toEqual(['c:unique:_id']);
+    // What a killed rebuild leaves: the table without key index.
+    db.exec('DROP INDEX "key_acc"');
+    db.close();
+    const reopened = new SqliteReadStore({ file: file() });
+    try {
+      const r = reopened.collection<Acc>('acc');
+      await r.replaceOne({ _id: 'x', n: 2 });
+      await expect(r.insertOne({ _id: 'x' })).rejects.toBeInstanceOf(DuplicateKeyError);
+      expect(await r.find({})).toEqual([{ _id: 'x', n: 2 }]);
+    } finally {
+      await reopened.close();
+    }
+    db = new Database(file(), { readonly: true });
+    try {
+      expect(keyIndexes(db, 'acc')).toEqual(['c:unique:_id']);
+    } finally {
+      db.close();
+    }
+  });
+});

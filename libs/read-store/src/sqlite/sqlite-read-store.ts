@@ -28,6 +28,13 @@ export interface SqliteReadStoreOptions {
    * (index-build-thread.ts); default 10,000. Ignored for `:memory:` (one connection only). `Infinity`: never.
    */
   offThreadIndexMinRows?: number;
+  /**
+   * Whether `drop` defers the key (`_id`) index of the emptied table until the collection is refilled (default
+   * false; sqlite-collection.ts `drop`): for an offline rebuild, whose replay then appends rows in log order instead
+   * of inserting random keys into a B-tree, and sorts the keys into their index once at the end. Not for a store
+   * that answers requests meanwhile: the map standing in for the index is this connection's alone.
+   */
+  deferKeyIndexes?: boolean;
 }
 
 /** Collections from this size on build their indexes off the event loop, by default. */
@@ -128,6 +135,7 @@ export class SqliteReadStore implements ReadStore {
       assertOpen: () => this.assertOpen(),
       writeGate: () => (this.tx && !this.ungated ? this.waitForOthers() : undefined),
       offThreadMinRows: options.file === ':memory:' ? Infinity : (options.offThreadIndexMinRows ?? OFF_THREAD_INDEX_MIN_ROWS),
+      deferKeyIndexes: options.deferKeyIndexes === true,
       offThread: () => (options.file === ':memory:' ? undefined : this.claimForBuild(options.file)),
     };
     this.txStore = {
@@ -251,7 +259,11 @@ export class SqliteReadStore implements ReadStore {
       this.db.exec('COMMIT');
       return result;
     } catch (err) {
-      if (!this.closed && this.db.inTransaction) this.db.exec('ROLLBACK');
+      if (!this.closed && this.db.inTransaction) {
+        this.db.exec('ROLLBACK');
+        // A deferred key map may name rows the rollback removed (sqlite-collection.ts `drop`).
+        for (const c of this.collections.values()) c.afterRollback();
+      }
       throw err;
     } finally {
       this.tx = undefined;
@@ -269,14 +281,21 @@ export class SqliteReadStore implements ReadStore {
     }
   }
 
-  /** Waits for an open transaction, then closes the database; later operations reject. Idempotent. */
+  /**
+   * Waits for an open transaction, builds the key indexes still deferred (`deferKeyIndexes`), then closes the
+   * database; later operations reject. Idempotent.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     while (this.tx) await this.tx.ended;
     if (this.closed) return;
     this.closed = true;
-    await this.checkpointer?.stop();
-    this.db.close();
+    try {
+      for (const c of this.collections.values()) c.settleKeys();
+    } finally {
+      await this.checkpointer?.stop();
+      this.db.close();
+    }
   }
 
   /**
