@@ -99,10 +99,27 @@ describe('HTTP edge: request bodies, content types, limits of the request line a
       session: fixture.session,
     });
     expect(outcome(tooLarge)).toBe('413 invalid_request');
-    // Without the session cookie a draft route refuses before reading the body, however large.
-    const anonymous = await send(service.baseUrl, 'POST', `/v1/documents/${fixture.document.id}/drafts`, { body: JSON.stringify({ title: 'T', versionLabel: 'v1', source: 'x'.repeat(20_000_000) }) });
-    expect(outcome(anonymous)).toBe('403 forbidden');
-    expect(outcome(await send(service.baseUrl, 'PATCH', `/v1/drafts/${(created.json as { draft: { id: string } }).draft.id}`, { body: '{"title":"T"}', headers: { cookie: 'svc_csrf=x' } }))).toBe('403 forbidden');
+    // Without a live session (and, for a write, its origin and CSRF token) a draft route refuses before reading the
+    // body: a body over the limit (413 once read) and a malformed one (400 once parsed) both get 403.
+    const draftId = (created.json as { draft: { id: string } }).draft.id;
+    const oversized = 'x'.repeat(25 * 1024 * 1024);
+    const own = { origin: new URL(service.baseUrl).origin };
+    const refusedBeforeBody: [string, Record<string, string>][] = [
+      ['no cookie', {}],
+      ['only the CSRF cookie', { cookie: 'svc_csrf=x' }],
+      ['a session cookie naming no session', { cookie: 'svc_session=bogus; svc_csrf=x', 'x-csrf-token': 'x', ...own }],
+      ['a live session without its CSRF token', { cookie: `svc_session=${fixture.session.session}; svc_csrf=${fixture.session.csrf}`, ...own }],
+      ['a live session from another origin', { cookie: `svc_session=${fixture.session.session}; svc_csrf=${fixture.session.csrf}`, 'x-csrf-token': fixture.session.csrf, origin: 'https://elsewhere.example' }],
+    ];
+    for (const [why, headers] of refusedBeforeBody) {
+      const large = await send(service.baseUrl, 'POST', `/v1/documents/${fixture.document.id}/drafts`, { body: oversized, headers });
+      expect([why, outcome(large)]).toEqual([why, '403 forbidden']);
+      const malformed = await send(service.baseUrl, 'PATCH', `/v1/drafts/${draftId}`, { body: '{"title":', headers });
+      expect([why, outcome(malformed)]).toEqual([why, '403 forbidden']);
+    }
+    // The same requests with the session's headers are read: the body is then judged (413, 400).
+    expect(outcome(await send(service.baseUrl, 'POST', `/v1/documents/${fixture.document.id}/drafts`, { body: oversized, session: fixture.session }))).toBe('413 invalid_request');
+    expect(outcome(await send(service.baseUrl, 'PATCH', `/v1/drafts/${draftId}`, { body: '{"title":', session: fixture.session }))).toBe('400 invalid_request');
     // One character more than 2,000,000 fits the body but not the field.
     const tooLong = await send(service.baseUrl, 'POST', `/v1/documents/${fixture.document.id}/drafts`, {
       body: JSON.stringify({ title: 'Too long', versionLabel: 'v1', source: '😀'.repeat(2_000_001) }),

@@ -7,8 +7,8 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import fastifyCookie from '@fastify/cookie';
 import fastifyCors from '@fastify/cors';
 import { Logger as PinoLogger } from 'nestjs-pino';
-import type { FastifyInstance } from 'fastify';
-import type { Clock } from '@svc/application';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { CLOCK, type Clock } from '@svc/application';
 import { claimDataDir, secureDataDir, type AppConfig } from '@svc/config';
 import {
   ApiErrorFilter,
@@ -23,6 +23,7 @@ import {
   frameworkErrors,
   BodylessRouteGuard,
   registerRateLimits,
+  registerQueryStringCheck,
   registerRequestBodies,
   requestId,
 } from '@svc/http';
@@ -35,7 +36,7 @@ import { AppModule } from './app.module';
 import { registerIdempotencyHooks } from './system/idempotency.interceptor';
 import { IdempotencyStore } from './system/idempotency.store';
 import { OpenApiDocument } from './system/openapi.document';
-import { SESSION_COOKIE } from './auth/session.guard';
+import { liveDashboardSession } from './auth/session.guard';
 
 /** API version of the OpenAPI description (spec §9). */
 export const API_VERSION = '1.0.0';
@@ -105,12 +106,17 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
     strictPreflight: false,
   } as never);
   // After CORS, whose hook then runs first: a body refused here (415) is still readable by the page that sent it.
-  // Draft routes are the dashboard's: a request without its session cookie is refused before its body (up to 24 MB) is read.
-  registerRequestBodies(fastify, { jsonOnlyPrefix: '/api/', largeBodyRoutes: DRAFT_ROUTES.map((r) => ({ ...r, requiredCookie: SESSION_COOKIE })) });
+  // Draft routes are the dashboard's: a request without a live session (and, being a write, its origin and CSRF
+  // token) is refused before its body (up to 24 MB) is read; SessionGuard checks the same again for the handler.
+  const readStore = app.get<ReadStore>(READ_STORE);
+  const clock = app.get<Clock>(CLOCK);
+  const admit = async (request: FastifyRequest) => void (await liveDashboardSession(request, readStore, config, clock));
+  registerRequestBodies(fastify, { jsonOnlyPrefix: '/api/', largeBodyRoutes: DRAFT_ROUTES.map((r) => ({ ...r, admit })) });
+  registerQueryStringCheck(fastify);
   await registerRateLimits(
     fastify,
     { general: config.rateLimitGeneral, signIn: config.rateLimitSignIn, acceptance: config.rateLimitAcceptance, dnsCheck: config.rateLimitDnsCheck },
-    app.get<ReadStore>(READ_STORE),
+    readStore,
   );
   registerIdempotencyHooks(fastify, app.get(IdempotencyStore));
 

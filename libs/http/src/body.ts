@@ -36,10 +36,10 @@ export interface LargeBodyRoute {
   url: RegExp;
   bodyLimit: number;
   /**
-   * A cookie without which the route refuses every request (`403 forbidden`) before its body is read, so that
-   * nobody without it makes the service receive and parse a large body.
+   * Runs before the body is read (a route `onRequest` hook); when it rejects, the request is refused with its error
+   * (an EdgeError or DomainError), so that nobody it refuses makes the service receive and parse a large body.
    */
-  requiredCookie?: string;
+  admit?: (request: FastifyRequest) => Promise<void>;
 }
 
 /** The draft routes (spec §4.10 `POST /v1/documents/{documentId}/drafts`, `PATCH /v1/drafts/{draftId}`). */
@@ -171,13 +171,9 @@ export function registerRequestBodies(fastify: FastifyInstance, options: Request
     const match = large.find((r) => methods.includes(r.method) && r.url.test(route.url));
     if (!match) return;
     route.bodyLimit = match.bodyLimit;
-    const cookie = match.requiredCookie;
-    if (cookie === undefined) return;
-    const present = new RegExp(`(?:^|;\\s*)${cookie}=[^;\\s]`);
-    const refuseWithout = async (request: FastifyRequest) => {
-      if (!present.test(request.headers.cookie ?? '')) throw new EdgeError(403, 'forbidden', 'sign in first: no dashboard session');
-    };
-    route.onRequest = route.onRequest === undefined ? [refuseWithout] : [...(Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest]), refuseWithout];
+    const admit = match.admit;
+    if (admit === undefined) return;
+    route.onRequest = route.onRequest === undefined ? [admit] : [...(Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest]), admit];
   });
 
   fastify.addHook('onRequest', async (request) => {

@@ -13,3 +13,4 @@ export * from './request-id';
 export * from './openapi';
 export * from './direct-route';
 export * from './bodyless-routes';
+export * from './query-string';

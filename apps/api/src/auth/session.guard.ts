@@ -23,10 +23,35 @@ export interface DashboardSession {
 const UNSAFE = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 
 /**
- * Dashboard authentication (spec §5 "Dashboard session"): cookie `svc_session` (only its SHA-256 is
- * stored). Writes must come from the app's own origin and carry `x-csrf-token` equal to cookie `svc_csrf`.
- * @throws DomainError forbidden (403) without a live session (spec §7: "session required"; 401 is for API keys only), and
- *   on a failed origin or CSRF check.
+ * The live dashboard session a request names (spec §5 "Dashboard session"): cookie `svc_session`, of which only the
+ * SHA-256 is stored; a write (POST, PATCH, PUT, DELETE) must also come from the app's own origin and carry
+ * `x-csrf-token` equal to cookie `svc_csrf`.
+ * @throws DomainError forbidden (403) without a live session (spec §7: "session required"; 401 is for API keys only),
+ *   and on a failed origin or CSRF check.
+ */
+export async function liveDashboardSession(request: FastifyRequest, readStore: ReadStore, config: Pick<AppConfig, 'appOrigin'>, clock: Clock): Promise<SessionDoc> {
+  const token = request.cookies?.[SESSION_COOKIE];
+  if (!token) throw new DomainError('forbidden', 'sign in first: no dashboard session');
+  const session = await readStore.collection<SessionDoc>(COLLECTIONS.sessions).findOne({ tokenHash: hashSecret(token) });
+  if (!session || session.endedAt !== null || Date.parse(session.expiresAt) <= clock.now().getTime()) {
+    throw new DomainError('forbidden', 'sign in first: the dashboard session is unknown, ended or expired');
+  }
+  if (UNSAFE.has(request.method)) {
+    if (request.headers.origin !== config.appOrigin) {
+      throw new DomainError('forbidden', `writes must come from ${config.appOrigin}`);
+    }
+    const header = request.headers[CSRF_HEADER];
+    const cookie = request.cookies?.[CSRF_COOKIE];
+    if (typeof header !== 'string' || !cookie || !safeEqual(header, cookie) || !safeEqual(hashSecret(cookie), session.csrfHash)) {
+      throw new DomainError('forbidden', `header ${CSRF_HEADER} must carry the value of cookie ${CSRF_COOKIE}`);
+    }
+  }
+  return session;
+}
+
+/**
+ * Dashboard authentication: the request's live session ({@link liveDashboardSession}) becomes its caller.
+ * @throws as {@link liveDashboardSession}.
  */
 @Injectable()
 export class SessionGuard implements CanActivate {
@@ -38,22 +63,7 @@ export class SessionGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<FastifyRequest & { dashboardSession?: DashboardSession }>();
-    const token = request.cookies?.[SESSION_COOKIE];
-    if (!token) throw new DomainError('forbidden', 'sign in first: no dashboard session');
-    const session = await this.readStore.collection<SessionDoc>(COLLECTIONS.sessions).findOne({ tokenHash: hashSecret(token) });
-    if (!session || session.endedAt !== null || Date.parse(session.expiresAt) <= this.clock.now().getTime()) {
-      throw new DomainError('forbidden', 'sign in first: the dashboard session is unknown, ended or expired');
-    }
-    if (UNSAFE.has(request.method)) {
-      if (request.headers.origin !== this.config.appOrigin) {
-        throw new DomainError('forbidden', `writes must come from ${this.config.appOrigin}`);
-      }
-      const header = request.headers[CSRF_HEADER];
-      const cookie = request.cookies?.[CSRF_COOKIE];
-      if (typeof header !== 'string' || !cookie || !safeEqual(header, cookie) || !safeEqual(hashSecret(cookie), session.csrfHash)) {
-        throw new DomainError('forbidden', `header ${CSRF_HEADER} must carry the value of cookie ${CSRF_COOKIE}`);
-      }
-    }
+    const session = await liveDashboardSession(request, this.readStore, this.config, this.clock);
     request.dashboardSession = { sessionId: session.sessionId, address: session.address, signedAt: session.signedAt, expiresAt: session.expiresAt };
     setCaller(request, { kind: 'session', id: session.sessionId, address: session.address });
     return true;
