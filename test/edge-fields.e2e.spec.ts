@@ -2,6 +2,7 @@ import { generateKeyPairSigner } from '@solana/kit';
 import { coSignedMemoTransactionSize, TRANSACTION_SIZE_LIMIT } from '@svc/evidence';
 import { dashboardFixture, outcome, send, type DashboardFixture } from './support/raw-http';
 import { startTestService, type TestService } from './support/test-service';
+import { EVENT_STORE, type EventStore } from '@svc/event-store';
 
 /** Base58 text of the address/signature shape that does not decode to 32 (or 64) bytes. */
 const SHORT_ADDRESS = '2'.repeat(32); // about 23 bytes
@@ -116,6 +117,18 @@ describe('HTTP edge: field rules are the protocol rules', () => {
       expect(outcome(await patch({ source: '\udfff' }))).toBe('400 invalid_content');
       expect(outcome(await patch({ title: 'é'.repeat(200), effectiveAt: null }))).toBe('200 ok');
       expect(outcome(await post(`${path}/prepare`, {}, true))).toBe('200 ok');
+    });
+
+    it('a draft refused for its title stores nothing, not even the new source it came with', async () => {
+      const events = service.app.get<EventStore>(EVENT_STORE);
+      const created = await create({});
+      const draft = (created.json as { draft: { id: string } }).draft;
+      const head = await events.headPosition();
+      const source = `# Terms\n\nA source this test sends once: ${Math.random()}\n`;
+      expect(outcome(await create({ title: '😀'.repeat(200), source }))).toBe('400 invalid_request');
+      const patched = await send(service.baseUrl, 'PATCH', `/v1/drafts/${draft.id}`, { body: JSON.stringify({ title: '😀'.repeat(200), source }), session: fixture.session });
+      expect(outcome(patched)).toBe('400 invalid_request');
+      expect(await events.headPosition()).toBe(head);
     });
   });
 });

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { randomUUID } from 'node:crypto';
 import {
-  checkDraftQuota,
   contentDecider,
   currentVersion,
   draftDecider,
@@ -101,9 +100,6 @@ export class CreateDraftHandler extends DraftCommandHandler implements ICommandH
     if (!organization?.members.some((m) => m.address === wallet)) throw new DomainError('not_found', 'document not found');
     const content = canonicalSource(input.source);
     const quota = { usage: await this.quotas.usage(document.organizationId), addedBytes: content.byteLength };
-    // Checked before the content is stored, so that a refused draft grows nothing; the decider checks it again.
-    checkDraftQuota(quota.usage, true, quota.addedBytes);
-    await storeContent(this.decisions, content, ctx);
     const hash = content.hash;
     const draftId = randomUUID();
     const draft = {
@@ -117,7 +113,12 @@ export class CreateDraftHandler extends DraftCommandHandler implements ICommandH
       changeSummary: input.changeSummary ?? null,
       createdBy: wallet,
     };
-    return this.decide(draftId, wallet, ctx, async () => ({ kind: 'CreateDraft', draft, wallet, organization, quota }));
+    const command: DraftCommand = { kind: 'CreateDraft', draft, wallet, organization, quota };
+    // The decider is pure: asked first, it refuses what it would refuse (role, title fit, quota) before the content
+    // is stored, so a refused draft grows nothing. `decide` asks it again on the stream.
+    draftDecider.decide(command, draftDecider.initialState);
+    await storeContent(this.decisions, content, ctx);
+    return this.decide(draftId, wallet, ctx, async () => command);
   }
 }
 
@@ -141,11 +142,13 @@ export class UpdateDraftHandler extends DraftCommandHandler implements ICommandH
     return this.decide(draftId, wallet, ctx, async (state) => {
       const organization = await this.organizationOf(state);
       if (!content || !state || !organization || state.status === 'published' || state.status === 'abandoned') return { kind: 'UpdateDraft', change, wallet, organization };
-      // Content is stored only once the draft is known to accept the change and the quota has room for it.
       const quota = { usage: await this.quotas.usage(state.organizationId), addedBytes: content.hash === state.contentHash ? 0 : content.byteLength };
-      checkDraftQuota(quota.usage, false, quota.addedBytes);
+      const command: DraftCommand = { kind: 'UpdateDraft', change, wallet, organization, quota };
+      // Content is stored only once the decider (pure) accepts the change on this state: role, open draft, title
+      // fit and quota. A refusal stores nothing.
+      draftDecider.decide(command, state);
       await storeContent(this.decisions, content, ctx);
-      return { kind: 'UpdateDraft', change, wallet, organization, quota };
+      return command;
     });
   }
 }
