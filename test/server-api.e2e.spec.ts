@@ -269,6 +269,16 @@ describe('API keys, sessions and acceptance search', () => {
       [`cursor=${'A'.repeat(161)}`, '400 invalid_cursor'],
       ['cursor=AAAA', '400 invalid_cursor'],
       ['from=yesterday', '400 invalid_request'],
+      // Days that are not in the calendar (Date.parse would roll them over), and one that is.
+      ['from=2026-02-30T00:00:00Z', '400 invalid_request'],
+      ['to=2026-11-31T00:00:00Z', '400 invalid_request'],
+      ['from=2025-02-29T00:00:00Z', '400 invalid_request'],
+      ['from=2024-02-29T00:00:00Z', 'ok'],
+      // A query that is not percent-encoded UTF-8.
+      ['externalUserRef=%FF', '400 invalid_request'],
+      ['externalUserRef=user%6', '400 invalid_request'],
+      ['externalUserRef=%ZZ', '400 invalid_request'],
+      ['externalUserRef=caf%C3%A9', 'ok'],
       ['signer=nope', '400 invalid_address'],
       ['colour=blue', '400 invalid_request'],
       // Names of Object.prototype members, which class-transformer would drop unseen.
@@ -287,6 +297,14 @@ describe('API keys, sessions and acceptance search', () => {
     expect(await codeOf(api.request('GET', `/v1/acceptances?limit=1&signer=${first.acceptances[0]!.signer}&cursor=${first.nextCursor}`))).toBe('400 invalid_cursor');
     const { key: otherKey } = await createKey(other, ['acceptances:read']);
     expect(await codeOf(server(service, otherKey).request('GET', `/v1/acceptances?limit=1&cursor=${first.nextCursor}`))).toBe('400 invalid_cursor');
+    // A cursor whose position was changed (here: to the start of the log, or one further) is refused too.
+    const bytes = Buffer.from(first.nextCursor!, 'base64url');
+    for (const position of [0n, bytes.readBigUInt64BE(0) + 1n]) {
+      const changed = Buffer.from(bytes);
+      changed.writeBigUInt64BE(position);
+      expect(await codeOf(api.request('GET', `/v1/acceptances?limit=1&cursor=${changed.toString('base64url')}`))).toBe('400 invalid_cursor');
+    }
+    expect((await api.request<AcceptancePage>('GET', `/v1/acceptances?limit=1&cursor=${first.nextCursor}`)).acceptances).toHaveLength(1);
   });
 
   it('walks hundreds of acceptances in pages of 7 with no gap and no duplicate while new ones arrive', async () => {

@@ -8,11 +8,12 @@ import { AcceptanceSearch } from '../acceptances/search/acceptance-search.servic
 import { DashboardAcceptancesController } from '../acceptances/search/dashboard-acceptances.controller';
 import { AcceptanceSessionHandlers } from './acceptance-session.handlers';
 import { ServerController } from './server.controller';
+import { PageCursors } from '../system/page-cursor';
 
 /** What an organization's server calls with its API key (spec §4.5), and acceptance search for the dashboard. */
 @Module({
   imports: [CqrsModule, SharedModule, AuthModule, ApiKeysModule],
   controllers: [ServerController, DashboardAcceptancesController],
-  providers: [AcceptanceSearch, DashboardAccess, ...AcceptanceSessionHandlers],
+  providers: [AcceptanceSearch, DashboardAccess, PageCursors, ...AcceptanceSessionHandlers],
 })
 export class ServerModule {}

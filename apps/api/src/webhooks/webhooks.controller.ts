@@ -13,7 +13,7 @@ import { CurrentSession, SessionGuard, type DashboardSession } from '../auth/ses
 import { DashboardAccess } from '../organizations/access.service';
 import { ChangeWebhook, CreateWebhook, webhookView } from './webhook.handlers';
 import { CreateWebhookRequest, UpdateWebhookRequest, WebhookDeliveriesQuery } from './webhooks.dto';
-import { decodeCursor, encodeCursor } from '../system/page-cursor';
+import { PageCursors } from '../system/page-cursor';
 import { WebhookDeletedResponse, WebhookDeliveryListResponse, WebhookListResponse, WebhookOneResponse, WebhookTestResponse, WebhookWithSecretResponse } from './webhooks.responses';
 import { OneTimeSecret } from '../system/idempotency.interceptor';
 
@@ -35,6 +35,7 @@ export class WebhooksController {
     private readonly access: DashboardAccess,
     @Inject(READ_STORE) private readonly readStore: ReadStore,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly cursors: PageCursors,
   ) {}
 
   private ctx(session: DashboardSession, req: FastifyRequest) {
@@ -146,14 +147,14 @@ export class WebhooksController {
     const endpoint = await this.readStore.collection<WebhookDoc>(COLLECTIONS.webhooks).findOne({ _id: webhookId });
     if (!endpoint || endpoint.organizationId !== orgId || endpoint.deleted) throw new DomainError('not_found', 'webhook endpoint not found');
     const scope = ['webhook-deliveries', orgId, webhookId];
-    const before = query.cursor === undefined ? undefined : decodeCursor(query.cursor, scope);
+    const before = query.cursor === undefined ? undefined : this.cursors.decode(query.cursor, scope);
     const limit = query.limit === undefined ? DELIVERY_PAGE_DEFAULT : Number(query.limit);
     // One more than the page: whether an older page exists.
     const docs = await this.readStore
       .collection<WebhookDeliveryDoc>(COLLECTIONS.webhookDeliveries)
       .find(before === undefined ? { webhookId } : { webhookId, seq: { $lt: before } }, { sort: { seq: -1 }, limit: limit + 1 });
     const page = docs.slice(0, limit);
-    const nextCursor = docs.length > limit ? encodeCursor(page[page.length - 1]!.seq, scope) : null;
+    const nextCursor = docs.length > limit ? this.cursors.encode(page[page.length - 1]!.seq, scope) : null;
     return {
       nextCursor,
       deliveries: page.map((d) => ({

@@ -5,11 +5,12 @@ import { AuthModule } from '../auth/auth.module';
 import { DashboardAccess } from '../organizations/access.service';
 import { WebhookHandlers } from './webhook.handlers';
 import { WebhooksController } from './webhooks.controller';
+import { PageCursors } from '../system/page-cursor';
 
 /** Webhook endpoints and their delivery log (spec §4.10); deliveries run in the processors (ProcessorsModule). */
 @Module({
   imports: [CqrsModule, SharedModule, AuthModule],
   controllers: [WebhooksController],
-  providers: [DashboardAccess, ...WebhookHandlers],
+  providers: [DashboardAccess, PageCursors, ...WebhookHandlers],
 })
 export class WebhooksModule {}

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { APP_CONFIG, type AppConfig } from '@svc/config';
@@ -26,6 +26,14 @@ export class WebhookSecrets {
   create(webhookId: string): { secret: string; sealed: string; prefix: string } {
     const secret = `whsec_${randomBytes(32).toString('base64url')}`;
     return { secret, sealed: this.seal(secret, webhookId), prefix: secret.slice(0, WEBHOOK_SECRET_PREFIX_LENGTH) };
+  }
+
+  /**
+   * A 32-byte key for another purpose of the deployment (HKDF-SHA256, RFC 5869, of the secrets key, `purpose` as
+   * its info), so that one kept key serves them all and none of them is the key that seals the secrets.
+   */
+  deriveKey(purpose: string): Buffer {
+    return Buffer.from(hkdfSync('sha256', this.key, Buffer.alloc(0), purpose, 32));
   }
 
   /** `v1.<iv>.<tag>.<ciphertext>`, base64url parts. */

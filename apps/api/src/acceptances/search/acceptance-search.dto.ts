@@ -1,13 +1,14 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { ValidateBy, ValidateIf } from 'class-validator';
+import { isISO8601, ValidateBy, ValidateIf } from 'class-validator';
 import { AddressField, B64URL, PageSizeQuery, PatternField, StringField } from '@svc/http';
 
 /** ISO 8601 date-time with a time zone (`Z` or `±hh:mm`), as `from`, `to` and `before` take it. */
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
 
+/** Whether `value` is such a date-time naming a day of the calendar (not 30 February, which `Date.parse` rolls over). */
 export function isIsoDateTime(value: unknown): value is string {
-  return typeof value === 'string' && ISO_DATE_TIME.test(value) && !Number.isNaN(Date.parse(value));
+  return typeof value === 'string' && ISO_DATE_TIME.test(value) && isISO8601(value, { strict: true, strictSeparator: true }) && !Number.isNaN(Date.parse(value));
 }
 
 const DateTimeQuery = (description: string) =>

@@ -6,7 +6,7 @@ import { COLLECTIONS, type AcceptanceDoc } from '@svc/projections';
 import { receiptUrlOf } from '../submit.handler';
 import { acceptanceRecord, type AcceptanceRecord } from '../views';
 import type { AcceptanceSearchQuery } from './acceptance-search.dto';
-import { decodeCursor, encodeCursor, type CursorScope } from '../../system/page-cursor';
+import { PageCursors, type CursorScope } from '../../system/page-cursor';
 
 const DEFAULT_LIMIT = 50;
 
@@ -27,6 +27,7 @@ export class AcceptanceSearch {
   constructor(
     @Inject(READ_STORE) private readonly readStore: ReadStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly cursors: PageCursors,
   ) {}
 
   private get acceptances() {
@@ -36,12 +37,12 @@ export class AcceptanceSearch {
   /**
    * `from`/`to` are inclusive and `before` exclusive bounds on `blockTime` (whole seconds on the ledger; a batched
    * acceptance awaiting its batch, the time it was recorded).
-   * @throws DomainError invalid_cursor (400: malformed, or of another organization or filter set).
+   * @throws DomainError invalid_cursor (400: malformed, changed, or of another organization or filter set).
    */
   async search(organizationId: string, query: AcceptanceSearchQuery): Promise<AcceptancePage> {
     const scope: CursorScope = [organizationId, query.document ?? null, query.version ?? null, query.signer ?? null, query.externalUserRef ?? null, query.from ?? null, query.to ?? null, query.before ?? null];
     const limit = query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit);
-    const filter: Filter = { organizationId, confirmedSeq: query.cursor === undefined ? { $gte: 0 } : { $gte: 0, $lt: decodeCursor(query.cursor, scope) } };
+    const filter: Filter = { organizationId, confirmedSeq: query.cursor === undefined ? { $gte: 0 } : { $gte: 0, $lt: this.cursors.decode(query.cursor, scope) } };
     if (query.document !== undefined) filter.document = query.document;
     if (query.version !== undefined) filter.versionAddress = query.version;
     if (query.signer !== undefined) filter.signer = query.signer;
@@ -56,7 +57,7 @@ export class AcceptanceSearch {
     const last = page[page.length - 1];
     return {
       acceptances: page.map(acceptanceRecord),
-      nextCursor: rows.length > limit && last?.confirmedSeq != null ? encodeCursor(last.confirmedSeq, scope) : null,
+      nextCursor: rows.length > limit && last?.confirmedSeq != null ? this.cursors.encode(last.confirmedSeq, scope) : null,
     };
   }
 
