@@ -1,7 +1,7 @@
 import { generateKeyPairSigner } from '@solana/kit';
 import { EVENT_STORE, type EventStore } from '@svc/event-store';
 import { ApiClient } from '../apps/cli/src/api-client';
-import { signIn } from '../apps/cli/src/operations';
+import { signIn, signText } from '../apps/cli/src/operations';
 import { dashboardFixture, envelopeCode, outcome, send, type DashboardFixture, type RawAnswer } from './support/raw-http';
 import { startTestService, type TestService } from './support/test-service';
 
@@ -127,6 +127,21 @@ describe('Idempotency-Key on authenticated writes', () => {
       expect(outcome(await send(service.baseUrl, 'GET', '/v1/auth/me', { session }))).toBe('403 forbidden');
     }
     expect(outcome(await send(service.baseUrl, 'GET', '/v1/auth/me', { session: fixture.session }))).toBe('200 ok');
+  });
+
+  it('a re-authentication challenge ignores the key too: each session gets its own nonce and completes with it', async () => {
+    const sessions = [await signIn(new ApiClient(service.baseUrl), fixture.owner), await signIn(new ApiClient(service.baseUrl), fixture.owner)];
+    const nonces: string[] = [];
+    for (const session of sessions) {
+      const answer = await withKey('reauth-challenge-1', 'POST', '/v1/auth/reauthenticate/challenge', undefined, session);
+      expect([outcome(answer), answer.headers.get('idempotent-replayed')]).toEqual(['200 ok', null]);
+      const challenge = answer.json as { message: string; nonce: string };
+      nonces.push(challenge.nonce);
+      const signature = await signText(fixture.owner, challenge.message);
+      const completed = await send(service.baseUrl, 'POST', '/v1/auth/reauthenticate', { body: JSON.stringify({ signedMessage: challenge.message, signature }), session });
+      expect(outcome(completed)).toBe('200 ok');
+    }
+    expect(new Set(nonces).size).toBe(2);
   });
 
   it('answers to signed-in callers and writes are not to be cached (no-store); public reads set their own', async () => {

@@ -67,6 +67,7 @@ export class AuthController {
    * single-use nonce valid 10 minutes, to be signed by the session's wallet. Cookie write (Origin and CSRF header).
    */
   @Post('reauthenticate/challenge')
+  @SessionStateChange()
   @HttpCode(200)
   @Authenticated(SessionGuard)
   @ApiCookieAuth()

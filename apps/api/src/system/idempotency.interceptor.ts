@@ -27,10 +27,11 @@ const ONE_TIME_SECRET = 'svc:one-time-secret';
 const SESSION_STATE = 'svc:session-state';
 
 /**
- * Marks a route that changes the calling session itself (logout, re-authentication): a well-formed `Idempotency-Key`
- * is not stored or replayed there and the request always runs, because stored answers are shared by every session
- * of a wallet, and a replay would tell one session that it was signed out, or freshly signed, when only another one
- * was. Both are idempotent by nature.
+ * Marks a route bound to the calling session itself (logout, a re-authentication and its challenge): a well-formed
+ * `Idempotency-Key` is not stored or replayed there and the request always runs, because stored answers are shared
+ * by every session of a wallet, and a replay would tell one session that it was signed out, or freshly signed, when
+ * only another one was, or hand it a nonce issued to another session. Running them again is harmless: the first two
+ * are idempotent by nature, and a challenge issued again only issues another nonce.
  */
 export const SessionStateChange = () => SetMetadata(SESSION_STATE, true);
 
