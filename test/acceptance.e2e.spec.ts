@@ -413,12 +413,18 @@ describe('wallet acceptance (challenge, submit, relay) against the embedded stor
     );
   });
 
-  it('builds the challenge from the ledger: a prepared version that landed but was not confirmed yet is the one to sign', async () => {
-    const local = await publishedDocument(service, [1], 'landed-unconfirmed');
+  /** Version 2 of the Terms of Service drafted and prepared in `local`: the publication its wallet then signs. */
+  async function preparedVersion2(local: PublishedDocument) {
     const { draft } = await local.dashboard.request<{ draft: { id: string } }>('POST', `/v1/documents/${local.document.id}/drafts`, { title: 'Terms of Service', versionLabel: 'v2', source: termsOfService(2) });
     const { publication } = await local.dashboard.request<{
       publication: { document: string; number: number; label: string; title: string; contentHash: string; fingerprint: string; effectiveAt: number | null };
     }>('POST', `/v1/drafts/${draft.id}/prepare`);
+    return publication;
+  }
+
+  it('builds the challenge from the ledger: a prepared version that landed but was not confirmed yet is the one to sign', async () => {
+    const local = await publishedDocument(service, [1], 'landed-unconfirmed');
+    const publication = await preparedVersion2(local);
     const versionKey = await generateKeyPairSigner();
     const tx = await buildPublicationTransaction({ authority: local.owner, version: versionKey, ...publication, lifetime: await local.ledger.getLatestBlockhash() });
     await local.ledger.sendTransaction(tx.wire, { commitment: 'confirmed' });
@@ -442,6 +448,30 @@ describe('wallet acceptance (challenge, submit, relay) against the embedded stor
     // Confirming afterwards answers the version already recorded.
     const { version } = await local.dashboard.request<{ version: { address: string; number: number } }>('POST', '/v1/publications/confirm', { signature: tx.signature });
     expect(version).toMatchObject({ address: versionKey.address, number: 2 });
+  });
+
+  it('finds a landed publication behind more than a page of the wallet\'s later transactions', async () => {
+    const local = await publishedDocument(service, [1], 'landed-behind');
+    const publication = await preparedVersion2(local);
+    const ask = async () =>
+      client.request<{ version: { address: string; number: number } }>(
+        'POST',
+        '/v1/acceptance/challenges',
+        { organization: local.organization.address, document: local.document.address, signer: (await generateKeyPairSigner()).address },
+        { origin: ORIGIN },
+      );
+    // The first challenge reads the wallet's recent history: nothing has landed yet.
+    expect((await ask()).version.number).toBe(1);
+    const versionKey = await generateKeyPairSigner();
+    const tx = await buildPublicationTransaction({ authority: local.owner, version: versionKey, ...publication, lifetime: await local.ledger.getLatestBlockhash() });
+    await local.ledger.sendTransaction(tx.wire, { commitment: 'confirmed' });
+    // Then the wallet sends more transactions than one listing page (25) holds.
+    for (let i = 0; i < 30; i++) {
+      const note = await buildTransaction(await local.ledger.getLatestBlockhash(), local.owner, [memoInstruction({ memo: `note ${i}` })]);
+      await local.ledger.sendTransaction(note.wire, { commitment: 'confirmed' });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 2_100)); // a document's wallets are read at most every 2 s
+    expect((await ask()).version).toMatchObject({ address: versionKey.address, number: 2 });
   });
 });
 

@@ -82,6 +82,7 @@ export class PublicationCatchUp {
     const since = Math.min(...prepared.map((d) => Date.parse(d.updatedAt) / 1000)) - SKEW_SECONDS;
     const fingerprints = new Set(prepared.map((d) => d.prepared?.fingerprint));
     let found = false;
+    let retry = false;
     try {
       const organization = await this.facts.organization(doc.organization);
       if (!organization) return false;
@@ -97,8 +98,11 @@ export class PublicationCatchUp {
           // Recorded meanwhile by another caller (the version exists, or is being projected): the wait below covers it.
           if (err.code === 'version_superseded' || err.code === 'chain_state') continue;
           this.logger.warn(`publication ${signature} of document ${doc.address} not recorded: ${err.code} ${err.message}`);
+          // Perhaps a ledger read that failed this time (it is refused as not_a_publication): read it again next time.
+          retry = true;
         }
       }
+      if (retry) seen.clear();
     } catch (err) {
       // Read again from the start next time: a record seen here may not have been recorded.
       seen.clear();

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, type LedgerTransactionFacts, type MemberRecordFacts, type ProtocolRecord } from '@svc/domain';
 import { parseEvidenceTransaction, type MemoRecord } from '@svc/evidence';
-import { LEDGER, toAddress, toSignature, type Ledger } from '@svc/ledger';
+import { LEDGER, toAddress, toSignature, type AddressSignature, type Ledger, type LedgerTransaction } from '@svc/ledger';
 
 /** A protocol transaction read back from the ledger. */
 export interface LedgerRecord {
@@ -18,6 +18,9 @@ export interface LedgerRecord {
 
 /** Most signatures of an authority's history read by one sync or refresh (docs/api.md "Members and roles"). */
 export const MEMBER_SCAN_LIMIT = 10_000;
+
+/** Pages of an address's history `versionRecordsSince` reads at most past the last signature it saw. */
+export const MAX_SINCE_PAGES = 8;
 
 /**
  * Reads organizations, documents and versions back from the ledger: an object's address co-signs the
@@ -89,9 +92,13 @@ export class LedgerHistory {
 
   /**
    * The `ver` records (docs/protocol.md §5) that landed in the recent history of `addresses`: of each address, the
-   * newest `limit` transactions at or after `sinceUnix` (Unix seconds; a transaction without a block time counts
-   * as recent) and newer than the signature `seen` holds for it, successful, oldest first, each once. `seen` is
-   * updated with each address's newest signature, so the next call reads only what landed since.
+   * transactions newer than the signature `seen` holds for it (all of them, read `limit` at a time, up to
+   * {@link MAX_SINCE_PAGES} pages), or without one the newest `limit`, at or after `sinceUnix` (Unix seconds; a
+   * transaction without a block time counts as recent); successful, oldest first, each once. Once every one of them
+   * was read, `seen` takes each address's newest signature, so the next call reads only what landed since; a call
+   * that fails leaves `seen` as it was.
+   * @throws the ledger's error when a listing or a transaction cannot be read (a transaction that is not of this
+   *   protocol is skipped).
    */
   async versionRecordsSince(
     addresses: readonly string[],
@@ -100,15 +107,8 @@ export class LedgerHistory {
     seen: Map<string, string> = new Map(),
   ): Promise<{ signature: string; slot: number; record: Extract<ProtocolRecord, { kind: 'ver' }>; actor: string }[]> {
     const candidates = new Set<string>();
-    const pages = await Promise.all(
-      addresses.map(async (address) => {
-        const until = seen.get(address);
-        const page = await this.ledger.getSignaturesForAddress(toAddress(address), { limit, ...(until ? { until: toSignature(until) } : {}) });
-        return { address, page };
-      }),
-    );
-    for (const { address, page } of pages) {
-      if (page[0]) seen.set(address, page[0].signature);
+    const pages = await Promise.all(addresses.map(async (address) => ({ address, page: await this.signaturesSince(address, seen.get(address), limit) })));
+    for (const { page } of pages) {
       for (const entry of page) {
         // The memo the listing reports spares reading transactions that hold no version record.
         const maybeVersion = typeof entry.memo !== 'string' || entry.memo.includes('svc/1 ver ');
@@ -117,23 +117,51 @@ export class LedgerHistory {
     }
     const found: { signature: string; slot: number; record: Extract<ProtocolRecord, { kind: 'ver' }>; actor: string }[] = [];
     for (const signature of candidates) {
-      let tx: LedgerRecord | null;
+      const tx = await this.ledger.getTransaction(toSignature(signature));
+      if (!tx) continue;
+      let record: LedgerRecord;
       try {
-        tx = await this.transaction(signature);
+        record = LedgerHistory.recordOf(signature, tx);
       } catch {
         continue; // not a transaction of this protocol
       }
-      if (!tx) continue;
-      const facts = LedgerHistory.factsOf(tx);
-      if (facts.succeeded && facts.objectSigner && facts.record?.kind === 'ver') found.push({ signature, slot: tx.slot, record: facts.record, actor: facts.actor });
+      const facts = LedgerHistory.factsOf(record);
+      if (facts.succeeded && facts.objectSigner && facts.record?.kind === 'ver') found.push({ signature, slot: record.slot, record: facts.record, actor: facts.actor });
     }
+    for (const { address, page } of pages) if (page[0]) seen.set(address, page[0].signature);
     return found.sort((a, b) => a.slot - b.slot);
   }
 
-  /** One transaction, parsed; null when the ledger does not know it. */
+  /**
+   * Signatures of `address`, newest first: those newer than `until` (every one, `limit` a page, at most
+   * {@link MAX_SINCE_PAGES} pages), or without it the newest `limit`.
+   */
+  private async signaturesSince(address: string, until: string | undefined, limit: number): Promise<AddressSignature[]> {
+    const listed: AddressSignature[] = [];
+    for (let pages = 0; pages < (until ? MAX_SINCE_PAGES : 1); pages++) {
+      const before = listed[listed.length - 1]?.signature;
+      const page = await this.ledger.getSignaturesForAddress(toAddress(address), {
+        limit,
+        ...(until ? { until: toSignature(until) } : {}),
+        ...(before ? { before: toSignature(before) } : {}),
+      });
+      listed.push(...page);
+      if (page.length < limit) break;
+    }
+    return listed;
+  }
+
+  /**
+   * One transaction, parsed; null when the ledger does not know it.
+   * @throws the ledger's error; Error when the transaction cannot be parsed (not of this protocol).
+   */
   async transaction(signature: string): Promise<LedgerRecord | null> {
     const tx = await this.ledger.getTransaction(toSignature(signature));
-    if (!tx) return null;
+    return tx ? LedgerHistory.recordOf(signature, tx) : null;
+  }
+
+  /** A transaction the ledger returned, parsed. @throws Error when it cannot be parsed (not of this protocol). */
+  private static recordOf(signature: string, tx: LedgerTransaction): LedgerRecord {
     const parsed = parseEvidenceTransaction(tx.wire);
     const ours = parsed.memos.find((m) => m.record !== null);
     return {
