@@ -125,7 +125,15 @@ describe('Idempotency-Key on authenticated writes', () => {
       const answer = await withKey('logout-1', 'POST', '/v1/auth/logout', undefined, session);
       expect([outcome(answer), answer.headers.get('idempotent-replayed')]).toEqual(['200 ok', null]);
       expect(outcome(await send(service.baseUrl, 'GET', '/v1/auth/me', { session }))).toBe('403 forbidden');
+      // Signing out again (a retry after a lost answer) answers as the first time, and clears the cookies again.
+      const again = await withKey('logout-1', 'POST', '/v1/auth/logout', undefined, session);
+      expect([outcome(again), again.json]).toEqual(['200 ok', { signedOut: true }]);
+      expect(again.headers.getSetCookie().join('\n')).toMatch(/svc_session=;/);
+      // It still needs the session's CSRF token and origin, and a cookie naming a session.
+      const noCsrf = await send(service.baseUrl, 'POST', '/v1/auth/logout', { headers: { cookie: `svc_session=${session.session}; svc_csrf=${session.csrf}`, origin: new URL(service.baseUrl).origin } });
+      expect(outcome(noCsrf)).toBe('403 forbidden');
     }
+    expect(outcome(await send(service.baseUrl, 'POST', '/v1/auth/logout', { session: { ...fixture.session, session: 'not-a-session' } }))).toBe('403 forbidden');
     expect(outcome(await send(service.baseUrl, 'GET', '/v1/auth/me', { session: fixture.session }))).toBe('200 ok');
   });
 

@@ -16,7 +16,7 @@ import {
   type SignInChallengeResult,
   type SignInResult,
 } from './sign-in.handlers';
-import { CSRF_COOKIE, CurrentSession, SESSION_COOKIE, SessionGuard, type DashboardSession } from './session.guard';
+import { CSRF_COOKIE, CurrentSession, SESSION_COOKIE, SessionGuard, SignOutGuard, type DashboardSession } from './session.guard';
 import { Authenticated } from './authenticated';
 import { SessionStateChange } from '../system/idempotency.interceptor';
 
@@ -96,16 +96,20 @@ export class AuthController {
     return this.sessionView({ ...session, signedAt: result.signedAt });
   }
 
-  /** Ends the session and clears the cookies. Returns `{signedOut: true}`. */
+  /**
+   * Ends the session and clears the cookies. Returns `{signedOut: true}`, also when the cookie's session already
+   * ended or expired (signing out again after a lost answer). Errors: 403 forbidden (no cookie, one naming no
+   * session, Origin or CSRF header).
+   */
   @Post('logout')
   @SessionStateChange()
   @HttpCode(200)
-  @Authenticated(SessionGuard)
+  @Authenticated(SignOutGuard)
   @ApiCookieAuth()
   @ApiOkResponse({ type: SignedOutResponse })
   @ApiErrors('forbidden')
   async logout(@CurrentSession() session: DashboardSession, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<SignedOutResponse> {
-    await this.commands.execute(new EndSession(session.sessionId, commandContext(`wallet:${session.address}`, req.id, this.clock.now())));
+    if (session.live !== false) await this.commands.execute(new EndSession(session.sessionId, commandContext(`wallet:${session.address}`, req.id, this.clock.now())));
     reply.clearCookie(SESSION_COOKIE, { path: '/' });
     reply.clearCookie(CSRF_COOKIE, { path: '/' });
     return { signedOut: true };

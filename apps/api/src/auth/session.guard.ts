@@ -18,6 +18,8 @@ export interface DashboardSession {
   /** When the wallet last signed (ISO 8601): the start of its fresh-signature window. */
   signedAt: string;
   expiresAt: string;
+  /** False only for a session that ended or expired, which only {@link SignOutGuard} lets through. */
+  live?: boolean;
 }
 
 const UNSAFE = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
@@ -30,10 +32,15 @@ const UNSAFE = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
  *   and on a failed origin or CSRF check.
  */
 export async function liveDashboardSession(request: FastifyRequest, readStore: ReadStore, config: Pick<AppConfig, 'appOrigin'>, clock: Clock): Promise<SessionDoc> {
+  return dashboardSession(request, readStore, config, clock, false);
+}
+
+/** {@link liveDashboardSession}, or with `endedToo` a session that ended or expired as well (a repeated sign-out). */
+async function dashboardSession(request: FastifyRequest, readStore: ReadStore, config: Pick<AppConfig, 'appOrigin'>, clock: Clock, endedToo: boolean): Promise<SessionDoc> {
   const token = request.cookies?.[SESSION_COOKIE];
   if (!token) throw new DomainError('forbidden', 'sign in first: no dashboard session');
   const session = await readStore.collection<SessionDoc>(COLLECTIONS.sessions).findOne({ tokenHash: hashSecret(token) });
-  if (!session || session.endedAt !== null || Date.parse(session.expiresAt) <= clock.now().getTime()) {
+  if (!session || (!endedToo && !isLive(session, clock))) {
     throw new DomainError('forbidden', 'sign in first: the dashboard session is unknown, ended or expired');
   }
   if (UNSAFE.has(request.method)) {
@@ -49,12 +56,10 @@ export async function liveDashboardSession(request: FastifyRequest, readStore: R
   return session;
 }
 
-/**
- * Dashboard authentication: the request's live session ({@link liveDashboardSession}) becomes its caller.
- * @throws as {@link liveDashboardSession}.
- */
-@Injectable()
-export class SessionGuard implements CanActivate {
+/** Makes the session a request names its caller; `endedToo` lets a session that ended or expired pass too. */
+abstract class DashboardSessionGuard implements CanActivate {
+  protected abstract readonly endedToo: boolean;
+
   constructor(
     @Inject(READ_STORE) private readonly readStore: ReadStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -63,11 +68,34 @@ export class SessionGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<FastifyRequest & { dashboardSession?: DashboardSession }>();
-    const session = await liveDashboardSession(request, this.readStore, this.config, this.clock);
-    request.dashboardSession = { sessionId: session.sessionId, address: session.address, signedAt: session.signedAt, expiresAt: session.expiresAt };
+    const session = await dashboardSession(request, this.readStore, this.config, this.clock, this.endedToo);
+    request.dashboardSession = { sessionId: session.sessionId, address: session.address, signedAt: session.signedAt, expiresAt: session.expiresAt, live: isLive(session, this.clock) };
     setCaller(request, { kind: 'session', id: session.sessionId, address: session.address });
     return true;
   }
+}
+
+/**
+ * Dashboard authentication: the request's live session ({@link liveDashboardSession}) becomes its caller.
+ * @throws as {@link liveDashboardSession}.
+ */
+@Injectable()
+export class SessionGuard extends DashboardSessionGuard {
+  protected readonly endedToo = false;
+}
+
+function isLive(session: SessionDoc, clock: Clock): boolean {
+  return session.endedAt === null && Date.parse(session.expiresAt) > clock.now().getTime();
+}
+
+/**
+ * Sign-out: as {@link SessionGuard}, but a session the cookie names that already ended or expired passes too (with
+ * `live: false`), so that signing out again, after a lost answer, answers as the first time did.
+ * @throws DomainError forbidden (403) for no session cookie, one that names no session, or a failed origin or CSRF check.
+ */
+@Injectable()
+export class SignOutGuard extends DashboardSessionGuard {
+  protected readonly endedToo = true;
 }
 
 /** The dashboard session of a request that passed SessionGuard. */
