@@ -11,7 +11,7 @@ async function main(): Promise<void> {
   }
   const app = await createApp(config);
   await app.listen({ port: config.port, host: config.host });
-  process.stdout.write(`agreement evidence service listening on ${config.publicBaseUrl}/api (data in ${config.dataDir})\n`);
+  process.stdout.write(`agreement evidence service listening on ${config.host}:${config.port}, serving ${config.publicBaseUrl}/api (data in ${config.dataDir})\n`);
 }
 
 void main().catch((err) => {
