@@ -21,5 +21,6 @@ export * from './webhooks/webhook-secrets';
 export * from './webhooks/webhook-signature';
 export { ProcessorsModule } from './processors/processors.module';
 export { Processors } from './processors/processors.service';
+export { faultPoint, type FaultPoint } from './processors/fault-points';
 export type { Processor } from './processors/processor';
 export type { ProcessorFault } from './processors/processor-runner';

@@ -4,7 +4,8 @@ import { DomainError, documentDecider, draftDecider, publicationRecord, streams,
 import { versionFingerprint } from '@svc/evidence';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { COLLECTIONS, type DocumentDoc, type VersionDoc } from '@svc/projections';
-import { type CommandContext, Decisions, EventLog, LedgerHistory, type LedgerRecord, OrganizationFactsReader } from '@svc/application';
+import { type CommandContext, Decisions, EventLog, faultPoint, LedgerHistory, type LedgerRecord, OrganizationFactsReader } from '@svc/application';
+import { LedgerError } from '@svc/ledger';
 import { DashboardAccess } from './access.service';
 
 /**
@@ -32,13 +33,16 @@ export class ConfirmPublicationHandler implements ICommandHandler<ConfirmPublica
   /**
    * @throws DomainError not_found (transaction or document unknown), transaction_failed (409: it failed on the
    * ledger), not_a_publication (400), version_superseded (409: a version with this number exists),
-   * chain_state (409: no prepared draft matches, fingerprint mismatch, publisher not allowed).
+   * chain_state (409: no prepared draft matches, fingerprint mismatch, publisher not allowed); the ledger's error
+   * (500 internal_error, to retry) when the transaction cannot be read.
    */
   async execute({ signature, wallet, ctx }: ConfirmPublication): Promise<{ version: VersionDoc; document: DocumentDoc }> {
     let tx: LedgerRecord | null;
     try {
       tx = await this.history.transaction(signature);
-    } catch {
+    } catch (err) {
+      // A ledger that cannot answer now is not a verdict on the transaction.
+      if (err instanceof LedgerError) throw err;
       throw new DomainError('not_a_publication', 'the transaction does not carry a well-formed publication record');
     }
     if (!tx) throw new DomainError('not_found', `transaction ${signature} not found on the ledger`);
@@ -49,27 +53,35 @@ export class ConfirmPublicationHandler implements ICommandHandler<ConfirmPublica
     const organization = await this.facts.organization(document.organization);
     if (!organization) throw new DomainError('not_found', 'document not found');
 
+    const matched: { draft: PreparedDraftFacts | null } = { draft: null };
     const decided = await this.decisions.handle(
       streams.document(record.document),
       documentDecider,
-      async () => ({
-        kind: 'PublishVersion' as const,
-        wallet,
-        transaction,
-        record,
-        organization,
-        recomputedFingerprint: versionFingerprint({ organization: organization.address, ...record }),
-        draft: await this.preparedDraft(document.documentId, record),
-      }),
+      async () => {
+        const draft = (matched.draft = await this.preparedDraft(document.documentId, record));
+        return {
+          kind: 'PublishVersion' as const,
+          wallet,
+          transaction,
+          record,
+          organization,
+          recomputedFingerprint: versionFingerprint({ organization: organization.address, ...record }),
+          draft,
+        };
+      },
       ctx,
     );
     let position = decided.appended?.position ?? -1n;
     const published = decided.events[0];
-    if (published?.type === 'VersionPublished' && published.data.draftId) {
+    // The draft the version completes: the one it names when recorded now; when it was recorded before (a repeated
+    // confirm), a prepared draft that still matches it, left unmarked by a confirm stopped between its two steps.
+    const draftId = published?.type === 'VersionPublished' ? published.data.draftId : decided.events.length === 0 ? matched.draft?.draftId : undefined;
+    if (draftId) {
+      faultPoint('publication:before-draft-mark');
       const marked = await this.decisions.handle(
-        streams.draft(published.data.draftId),
+        streams.draft(draftId),
         draftDecider,
-        { kind: 'MarkDraftPublished', versionAddress: published.data.versionAddress, transactionSignature: signature },
+        { kind: 'MarkDraftPublished', versionAddress: transaction.objectSigner!, transactionSignature: signature },
         ctx,
       );
       if (marked.appended && marked.appended.position > position) position = marked.appended.position;

@@ -10,7 +10,8 @@
  * `batch:before-send` (a batch recorded, its anchor not sent), `batch:after-send` (the anchor landed, not recorded),
  * `finality:before-record` (a relayed acceptance's finalized slot known, `AcceptanceFinalized` not recorded),
  * `audit:before-send` (an audit anchor recorded, not sent), `audit:after-send` (the anchor landed, its outcome not
- * recorded).
+ * recorded), `publication:before-draft-mark` (a confirmed publication's version recorded, its draft not yet marked
+ * published).
  */
 export type FaultPoint =
   | 'relay:before-send'
@@ -22,7 +23,8 @@ export type FaultPoint =
   | 'batch:after-send'
   | 'finality:before-record'
   | 'audit:before-send'
-  | 'audit:after-send';
+  | 'audit:after-send'
+  | 'publication:before-draft-mark';
 
 const spec = process.env.NODE_ENV === 'test' ? process.env.SVC_TEST_KILL_AT : undefined;
 const [armedPoint, armedAt] = spec ? [spec.split('@')[0], Number(spec.split('@')[1] ?? 1)] : [undefined, 0];
