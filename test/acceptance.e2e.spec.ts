@@ -302,6 +302,9 @@ describe('wallet acceptance (challenge, submit, relay) against the embedded stor
       headers: { 'x-client-binding': c.clientBinding },
     });
     expect(status.status).toBe('accepted');
+    // The binding is the browser's credential for its challenge: no cache keeps what it reads.
+    const { response } = await client.raw('GET', `/v1/acceptance/challenges/${c.challengeId}`, undefined, { headers: { 'x-client-binding': c.clientBinding } });
+    expect(response.headers.get('cache-control')).toBe('no-store');
     await expectApiError(client.request('GET', `/v1/acceptance/challenges/${c.challengeId}`), 400, 'missing_binding');
   });
 

@@ -78,10 +78,13 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
   // First of the hooks: every answer carries its request id, those of the rate limiter and the 404 handler included.
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
-    // Answers to a signed-in caller (session cookie or API key) and to writes may carry secrets shown once (API
-    // keys, session tokens, webhook secrets, the CSRF token) or private records: no cache keeps them. A route that
-    // sets its own cache-control replaces this.
-    if ((request.method !== 'GET' && request.method !== 'HEAD') || request.headers.cookie !== undefined || request.headers.authorization !== undefined) void reply.header('cache-control', 'no-store');
+    // Answers to a caller holding a credential (session cookie, API key, a challenge's client binding) and to writes
+    // may carry secrets shown once (API keys, session tokens, webhook secrets, the CSRF token) or private records: no
+    // cache keeps them. A route that sets its own cache-control replaces this.
+    const h = request.headers;
+    if ((request.method !== 'GET' && request.method !== 'HEAD') || h.cookie !== undefined || h.authorization !== undefined || h['x-client-binding'] !== undefined) {
+      void reply.header('cache-control', 'no-store');
+    }
     done();
   });
   await app.register(fastifyCookie as never);
