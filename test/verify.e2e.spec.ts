@@ -172,20 +172,22 @@ const built = existsSync(cliMain());
     expect(v.verdict).toBe('INCONCLUSIVE');
   });
 
-  it('says a receipt file is missing or not JSON (exit 1, on stderr) rather than judging it', async () => {
-    const refusal = async (file: string) =>
-      exec(process.execPath, [cliMain(), 'verify', file, '--rpc', service.rpcUrl]).then(
-        () => ({ code: 0, stderr: '' }),
-        (err: { code: number; stderr: string }) => ({ code: err.code, stderr: err.stderr }),
+  it('says a receipt file is missing (exit 1, on stderr); one that is not JSON is judged INVALID, receipt.format failing', async () => {
+    const refusal = async (...args: string[]) =>
+      exec(process.execPath, [cliMain(), 'verify', ...args, '--rpc', service.rpcUrl]).then(
+        (ok: { stdout: string }) => ({ code: 0, stderr: '', stdout: ok.stdout }),
+        (err: { code: number; stderr: string; stdout: string }) => ({ code: err.code, stderr: err.stderr, stdout: err.stdout }),
       );
     const missing = await refusal(path.join(dir, 'no-such-receipt.json'));
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/cannot read the receipt file .*no-such-receipt\.json: ENOENT/);
     const notJson = path.join(dir, 'not-json.txt');
     writeFileSync(notJson, 'hello');
-    const text = await refusal(notJson);
+    const text = await refusal(notJson, '--json');
     expect(text.code).toBe(1);
-    expect(text.stderr).toContain('not-json.txt is not JSON');
+    const report = JSON.parse(text.stdout) as { verdict: string; checks: { id: string; status: string }[] };
+    expect(report.verdict).toBe('INVALID');
+    expect(report.checks.filter((c) => c.status === 'fail').map((c) => c.id)).toEqual(['receipt.format']);
   });
 
   it('svc publish refuses a document file that is not UTF-8 before touching the ledger (exit 1, on stderr)', async () => {

@@ -285,12 +285,8 @@ program
       } catch (err) {
         throw new Error(`cannot read the receipt file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
       }
-      let receipt: unknown;
-      try {
-        receipt = JSON.parse(text);
-      } catch {
-        throw new Error(`${file} is not JSON: a receipt is the JSON document 'svc receipt' writes (or /receipts/<id>.json serves)`);
-      }
+      // The verifier parses the text itself: a file that is not JSON is INVALID, `receipt.format` failing (docs/protocol.md §9).
+      const receipt = text;
       const waitSeconds = opts.waitFinalized === undefined ? 0 : opts.waitFinalized === true ? 60 : opts.waitFinalized;
       const ledger = new RpcLedger({ url: opts.rpc });
       const deadline = Date.now() + waitSeconds * 1000;

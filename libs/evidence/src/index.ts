@@ -13,6 +13,7 @@ export * from './acceptance-message';
 export * from './memo';
 export * from './ed25519-instruction';
 export * from './transactions';
+export * from './acceptance-layout';
 export * from './signatures';
 export * from './sign-in-message';
 export * from './receipt';

@@ -7,8 +7,8 @@
  */
 import type { Ledger, LedgerTransaction } from '@svc/ledger';
 import { acceptanceIdOf, parseAcceptanceMessage, type AcceptanceMessageFields } from './acceptance-message';
+import { acceptanceSignatureEntry, acceptRecord } from './acceptance-layout';
 import { asSignature, base58ToBytes } from './base58';
-import { ED25519_PROGRAM_ADDRESS } from './constants';
 import { canonicalContent, contentHash, versionFingerprint } from './content';
 import type { VerifierMemo } from './verifier-memo';
 import type { DocumentRecord, OrganizationRecord, VersionRecord } from './memo';
@@ -321,14 +321,11 @@ function checkAcceptanceTransaction(
   const parsed = foundTransaction(r, tx, decode, set);
   if (!parsed) return;
 
-  const first = parsed.instructions[0];
-  const entries = parsed.ed25519.filter((e) => e.instructionIndex === 0);
-  if (!first || first.programAddress !== ED25519_PROGRAM_ADDRESS) {
-    set('transaction.signature-instruction', 'fail', 'instruction 0 is not the Ed25519 precompile');
-  } else if (entries.length !== 1) {
-    set('transaction.signature-instruction', 'fail', `instruction 0 checks ${entries.length} signatures in its own data; expected exactly 1`);
+  const entry = acceptanceSignatureEntry(parsed);
+  if (typeof entry === 'string') {
+    set('transaction.signature-instruction', 'fail', entry);
   } else {
-    const e = entries[0]!;
+    const e = entry;
     const problems: string[] = [];
     if (e.publicKey !== r.acceptance.signer) problems.push(`public key is ${e.publicKey}`);
     if (!bytesEqual(e.signature, signature)) problems.push('signature differs');
@@ -338,15 +335,15 @@ function checkAcceptanceTransaction(
     else set('transaction.signature-instruction', 'fail', problems.join('; '));
   }
 
-  const accepts = parsed.memos.filter((m) => m.record?.kind === 'accept');
-  if (accepts.length !== 1) {
-    set('transaction.memo', 'fail', `expected exactly one svc/1 accept memo, found ${accepts.length}`);
+  // Exactly one accept memo (a malformed one counts), well-formed and naming no account (§7.3).
+  const rec = acceptRecord(parsed);
+  if (typeof rec === 'string') {
+    set('transaction.memo', 'fail', rec);
   } else {
-    const rec = accepts[0]!.record as { acceptanceId: string; versionAddress: string };
     const problems: string[] = [];
     if (rec.acceptanceId !== r.acceptanceId) problems.push(`memo acceptance ID is ${rec.acceptanceId}`);
     if (rec.versionAddress !== r.version.address) problems.push(`memo version is ${rec.versionAddress}`);
-    if (problems.length === 0) set('transaction.memo', 'pass', `memo: ${accepts[0]!.text}`);
+    if (problems.length === 0) set('transaction.memo', 'pass', `memo: ${rec.text}`);
     else set('transaction.memo', 'fail', problems.join('; '));
   }
 

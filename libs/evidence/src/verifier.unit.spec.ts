@@ -1,5 +1,10 @@
+import { AccountRole, address, type Instruction } from '@solana/kit';
+import { buildTransaction } from '../../ledger/src/testing/test-transactions';
 import { acceptanceIdOf } from './acceptance-message';
-import { bytesToBase58 } from './base58';
+import { MEMO_PROGRAM_ADDRESS } from './constants';
+import { buildEd25519Instruction } from './ed25519-instruction';
+import { filledSeed, signerFromSeed } from './testing/keys';
+import { base58ToBytes, bytesToBase58 } from './base58';
 import { serializeReceipt, type AcceptanceReceiptV1 } from './receipt';
 import { buildWorld, WORLD_ACCEPTANCE_BLOCK_TIME, type World } from './testing/world';
 import { VERIFIER_CHECKS, verifyReceipt, type VerificationReport } from './verifier';
@@ -219,5 +224,47 @@ describe('verifyReceipt', () => {
     const report = await verifyReceipt(r, world.ledger, { now });
     expect(report.verdict).toBe('INVALID');
     expect(failed(report)).toEqual(expect.arrayContaining(['message.fields', 'acceptance.signature']));
+  });
+});
+
+describe('verifyReceipt: the accept memo as docs/protocol.md §7.3 lays it out', () => {
+  let world: World;
+  beforeEach(async () => {
+    world = await buildWorld();
+  });
+
+  /** The world's acceptance relayed again with `memos` after its precompile instruction; the receipt pointing at it. */
+  async function relayedWith(memos: Instruction[]): Promise<AcceptanceReceiptV1> {
+    const relayer = await signerFromSeed(filledSeed(0x0b));
+    const precompile = buildEd25519Instruction({ publicKey: base58ToBytes(world.receipt.acceptance.signer), signature: world.signature, message: new TextEncoder().encode(world.message) });
+    const signed = await buildTransaction({ blockhash: world.lifetime.blockhash, lastValidBlockHeight: world.lifetime.lastValidBlockHeight }, relayer, [precompile, ...memos], 'legacy');
+    world.ledger.add(signed, { slot: 5000n, blockTime: WORLD_ACCEPTANCE_BLOCK_TIME, fee: 10000n });
+    const r = clone(world.receipt);
+    r.transaction.signature = signed.signature;
+    return r;
+  }
+  const memo = (text: string, accounts: Instruction['accounts'] = []): Instruction => ({ programAddress: MEMO_PROGRAM_ADDRESS, accounts, data: new TextEncoder().encode(text) });
+  const accept = () => `svc/1 accept ${world.receipt.acceptanceId} ${world.receipt.version.address}`;
+
+  it('VALID for the same layout relayed again (the control)', async () => {
+    expect((await verifyReceipt(await relayedWith([memo(accept())]), world.ledger, { now })).verdict).toBe('VALID');
+  });
+
+  it('INVALID when the accept memo names an account', async () => {
+    const report = await verifyReceipt(await relayedWith([memo(accept(), [{ address: address(world.addresses.authority), role: AccountRole.READONLY }])]), world.ledger, { now });
+    expect(report.verdict).toBe('INVALID');
+    expect(report.checks.find((c) => c.id === 'transaction.memo')).toMatchObject({ status: 'fail', detail: 'the accept memo names 1 account(s); it names none' });
+  });
+
+  it('INVALID beside a second, malformed accept memo', async () => {
+    const report = await verifyReceipt(await relayedWith([memo(accept()), memo(`svc/1 accept  ${world.receipt.acceptanceId} ${world.receipt.version.address}`)]), world.ledger, { now });
+    expect(report.verdict).toBe('INVALID');
+    expect(report.checks.find((c) => c.id === 'transaction.memo')).toMatchObject({ status: 'fail', detail: 'expected exactly one svc/1 accept memo, found 2' });
+  });
+
+  it('INVALID when the only accept memo is malformed', async () => {
+    const report = await verifyReceipt(await relayedWith([memo(`svc/1 accept ${world.receipt.acceptanceId}`)]), world.ledger, { now });
+    expect(report.verdict).toBe('INVALID');
+    expect(status(report, 'transaction.memo')).toBe('fail');
   });
 });

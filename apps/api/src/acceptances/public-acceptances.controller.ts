@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '@svc/config';
 import { DomainError } from '@svc/domain';
-import { acceptanceIdOf, BATCH_MANIFEST_FORMAT, batchTree, parseEvidenceTransaction, serializeBatchManifest, type AcceptanceRecord } from '@svc/evidence';
+import { BATCH_MANIFEST_FORMAT, batchTree, parseEvidenceTransaction, recordedAcceptance, serializeBatchManifest } from '@svc/evidence';
 import { NetworkService } from '@svc/application';
 import { ApiErrors, Hex64Param, SignatureParam, SignerParam } from '@svc/http';
 import { LEDGER, toSignature, type Ledger } from '@svc/ledger';
@@ -16,9 +16,6 @@ import { receiptUrlOf } from './submit.handler';
 import { publicAcceptanceRecord } from './views';
 import { AcceptanceResponse } from './acceptance.responses';
 import { BatchManifestResponse, ReceiptWithReportResponse, SignerEvidenceResponse, TransactionAcceptanceResponse } from './public-acceptances.responses';
-
-/** The signed message of an Ed25519 instruction as text; bytes that are not UTF-8 match no acceptance ID. */
-const SIGNED_TEXT = new TextDecoder('utf-8', { fatal: true });
 
 /** Public verification reads (spec §4.3). */
 @ApiTags('public: verification')
@@ -73,17 +70,14 @@ export class PublicAcceptancesController {
     }
     const tx = await this.ledger.getTransaction(toSignature(signature));
     if (!tx || tx.err !== null) throw new DomainError('not_found', 'no acceptance recorded by this transaction');
-    // The protocol's acceptance transaction (docs/protocol.md §7) carries exactly one `svc/1 accept` memo and the
-    // signer's Ed25519 signature over the message whose hash is the memo's acceptance ID, checked by the ledger's
-    // precompile; a memo alone, or several, records no acceptance anyone signed.
-    let record: AcceptanceRecord | undefined;
+    // The protocol's acceptance transaction (docs/protocol.md §7.3, read as the verifier reads it): the signer's
+    // Ed25519 signature over the message checked by instruction 0, the precompile, and exactly one well-formed
+    // `svc/1 accept` memo naming that message's hash; a memo alone, or several, records no acceptance anyone signed.
+    let record: { acceptanceId: string; versionAddress: string } | null;
     try {
-      const parsed = parseEvidenceTransaction(tx.wire);
-      const accepts = parsed.memos.flatMap((m) => (m.record?.kind === 'accept' ? [m.record] : []));
-      const only = accepts.length === 1 ? accepts[0] : undefined;
-      if (only && parsed.ed25519.some((e) => acceptanceIdOf(SIGNED_TEXT.decode(e.message)) === only.acceptanceId)) record = only;
+      record = recordedAcceptance(parseEvidenceTransaction(tx.wire));
     } catch {
-      record = undefined;
+      record = null;
     }
     if (!record) throw new DomainError('not_found', 'no acceptance recorded by this transaction');
     return { acceptanceId: record.acceptanceId, transactionSignature: signature, versionAddress: record.versionAddress, acceptance: null, receiptUrl: null };
