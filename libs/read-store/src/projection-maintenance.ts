@@ -14,6 +14,14 @@ export async function ensureIndexes(readStore: ReadStore, s: ProjectionState): P
 }
 
 /**
+ * Readies a projection's collections for a replay that its indexes will follow (`Collection.prepareIndexes`, where
+ * the store has it). @throws the read store's error.
+ */
+export async function prepareIndexes(readStore: ReadStore, s: ProjectionState): Promise<void> {
+  for (const [collection, specs] of Object.entries(s.projection.indexes)) await readStore.collection(collection).prepareIndexes?.(specs);
+}
+
+/**
  * After a rebuild: waits until the replay has applied the log up to `head`, then ensures the indexes.
  * Gives up when the projection is stopped or rebuilt again (the next start ensures them); a failed build
  * is logged and reported as a fault. Never rejects.

@@ -10,7 +10,7 @@ import {
   type ProjectionRunnerOptions,
 } from './projection';
 import { BatchApplier, errMessage } from './projection-batches';
-import { ensureIndexes, indexWhenCaughtUp, recordIntegrityFault } from './projection-maintenance';
+import { ensureIndexes, indexWhenCaughtUp, prepareIndexes, recordIntegrityFault } from './projection-maintenance';
 import { replayTogether } from './projection-replay';
 import { CheckpointFollower } from './checkpoint-follower';
 import { isCaughtUpNow, yieldToEventLoop } from './projection-polling';
@@ -319,6 +319,7 @@ export class ProjectionRunner {
    * The caller holds their locks. Nothing is subscribed when the runner stops or one of them is reset meanwhile.
    */
   private async replayThenSubscribe(chosen: readonly ProjectionState[]): Promise<void> {
+    for (const s of chosen) await prepareIndexes(this.readStore, s);
     const head = await this.eventStore.headPosition();
     const generations = chosen.map((s) => s.generation);
     const unchanged = () => this.phase === 'running' && chosen.every((s, i) => s.generation === generations[i]);

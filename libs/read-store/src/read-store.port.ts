@@ -106,6 +106,12 @@ export interface Collection<T extends Doc = Doc> {
    */
   ensureIndexes(indexes: readonly IndexSpec[]): Promise<void>;
   /**
+   * Optional: readies an empty collection for a bulk load that `ensureIndexes(indexes)` will follow, without
+   * building the indexes (the embedded store gives it the columns its indexes read, filled by the load's writes).
+   * Does nothing to a collection that holds documents. @throws TypeError on a field path `ensureIndex` refuses.
+   */
+  prepareIndexes?(indexes: readonly IndexSpec[]): Promise<void>;
+  /**
    * Removes every document and every secondary index, as MongoDB's `drop` does (used when a
    * projection is rebuilt); call `ensureIndex` again before reusing the collection.
    */

@@ -313,6 +313,23 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   /**
+   * Port contract. SQLite specifics: on an empty table, adds the column of every field the indexes cover (no index
+   * yet), so that the writes of a replay fill them and the `ensureIndexes` after it only sorts each column into its
+   * index, instead of rewriting every row to fill new columns. Those fields then take only strings, numbers,
+   * booleans or null, as indexed fields do.
+   */
+  async prepareIndexes(indexes: readonly IndexSpec[]): Promise<void> {
+    const fields = [...new Set(indexes.flatMap((index) => this.checkedFields(index)))].filter((f) => f !== '_id' && !this.indexed.has(f));
+    if (fields.length === 0) return;
+    await this.ctx.writeGate();
+    this.ctx.assertOpen();
+    if (this.holdsAtLeast(1)) return;
+    const db = this.ctx.db;
+    db.transaction(() => fields.forEach((f) => db.exec(`ALTER TABLE ${this.table} ADD COLUMN ${fieldColumn(f)}`)))();
+    this.loadIndexedFields();
+  }
+
+  /**
    * Removes every document and every secondary index (port contract). SQLite specifics: the table is created again
    * with the columns of the fields it had indexes on, empty and unindexed, so that the writes of a projection's
    * rebuild fill them as they go and the `ensureIndex` after its replay only sorts each column into its index,

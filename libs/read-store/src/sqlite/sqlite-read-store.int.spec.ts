@@ -407,6 +407,40 @@ describe('SQLite read store: key indexes deferred by drop (an offline rebuild)',
     }
   });
 
+  it('prepareIndexes gives an empty collection the columns of its indexes, which writes fill; on one holding documents it does nothing', async () => {
+    const store = new SqliteReadStore({ file: file() });
+    try {
+      const empty = store.collection<Acc>('prepared');
+      await empty.prepareIndexes!([{ fields: { signer: 1, n: -1 } }]);
+      await empty.insertOne({ _id: 'a', signer: 's1', n: 1 });
+      await empty.updateOne({ _id: 'a' }, { $set: { signer: 's2' } });
+      const full = store.collection<Acc>('full');
+      await full.insertOne({ _id: 'b', signer: 's1' });
+      await full.prepareIndexes!([{ fields: { signer: 1 } }]);
+      const db = new Database(file(), { readonly: true });
+      try {
+        // Filled by the writes, before any index exists.
+        expect(db.prepare('SELECT "f:signer", "f:n" FROM "rm_prepared"').all()).toEqual([{ 'f:signer': 's2', 'f:n': 1 }]);
+        expect(keyIndexes(db, 'prepared')).toEqual(['pk:unique:_id']);
+        expect((db.prepare(`SELECT name FROM pragma_table_info('rm_full')`).pluck().all() as string[]).sort()).toEqual(['_id', 'doc']);
+      } finally {
+        db.close();
+      }
+      await empty.ensureIndexes([{ fields: { signer: 1, n: -1 } }]);
+      await full.ensureIndexes([{ fields: { signer: 1 } }]);
+      expect(await empty.find({ signer: 's2' })).toEqual([{ _id: 'a', signer: 's2', n: 1 }]);
+      expect(await full.find({ signer: 's1' })).toEqual([{ _id: 'b', signer: 's1' }]);
+      const check = new Database(file(), { readonly: true });
+      try {
+        expect(keyIndexes(check, 'prepared')).toEqual(['c:plain:f:signer,f:n', 'pk:unique:_id']);
+      } finally {
+        check.close();
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
   it('close builds a deferred key index; a table left without one (a rebuild killed before it) gets it when next opened', async () => {
     const store = new SqliteReadStore({ file: file(), deferKeyIndexes: true });
     const c = store.collection<Acc>('acc');

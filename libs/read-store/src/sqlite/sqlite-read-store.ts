@@ -178,6 +178,7 @@ export class SqliteReadStore implements ReadStore {
         deleteMany: (filter) => this.asTransaction(() => inner.deleteMany(filter)),
         ensureIndex: (index) => this.asTransaction(() => inner.ensureIndex(index)),
         ensureIndexes: (indexes) => this.asTransaction(() => inner.ensureIndexes(indexes)),
+        prepareIndexes: (indexes) => this.asTransaction(() => inner.prepareIndexes?.(indexes) ?? Promise.resolve()),
         drop: () => this.asTransaction(() => inner.drop()),
       };
       this.txCollections.set(name, c);
