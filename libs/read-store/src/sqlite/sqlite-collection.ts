@@ -209,7 +209,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     if (this.keys) {
       const rowid = this.keys.get(doc._id);
       if (rowid === undefined) this.insertRow(doc._id, text, columns);
-      else this.statement('setDocAt', this.updateAtSql).run(text, ...columns, rowid);
+      else this.write(() => this.statement('setDocAt', this.updateAtSql).run(text, ...columns, rowid), doc._id);
       return;
     }
     const set = ['doc', ...this.paths.map(fieldColumn)].map((c) => `${c} = excluded.${c}`).join(', ');
