@@ -15,7 +15,7 @@ import { SqliteReadStore, type Doc } from '@svc/read-store';
 import { ApiClient } from '../apps/cli/src/api-client';
 import { acceptAsWallet } from '../apps/cli/src/operations';
 import { cliMain } from '../apps/cli/src/paths';
-import { publishedDocument } from './support/fixtures';
+import { eventually, publishedDocument } from './support/fixtures';
 import { startTestService, tempDataDir } from './support/test-service';
 
 /** The checkpoint key of the acceptances projection (`<name>.v<version>`), as faults name it. */
@@ -112,6 +112,35 @@ async function stoppedServiceData() {
       expect(body.status).toBe('not_ready');
       expect(body.components['projections']).toBe('down');
       expect(body.projectionFaults).toContainEqual({ projection: ACCEPTANCES_KEY, streamId: row.streamId, position: String(row.position), reason: expect.stringMatching(/hash/) });
+      expect(accepted.acceptanceId).toBeTruthy();
+    } finally {
+      await service.destroy();
+    }
+  });
+
+  it('a stored event removed from the middle of the log: the rebuild fails naming where, and readiness reports the log', async () => {
+    const { dataDir, port, accepted } = await stoppedServiceData();
+    const log = new Database(path.join(dataDir, 'events.sqlite'));
+    const row = log.prepare("SELECT position FROM events WHERE type = 'AcceptanceSubmitted'").get() as { position: number };
+    log.prepare('DELETE FROM events WHERE position = ?').run(row.position);
+    log.close();
+
+    const failed = await exec(process.execPath, [cli, 'rebuild-projections', '--data-dir', dataDir]).then(
+      () => undefined,
+      (err: { code?: number; stderr?: string }) => err,
+    );
+    expect(failed?.code).toBe(1);
+    expect(failed?.stderr).toMatch(new RegExp(`position ${row.position + 1}\\b.*broken_link`));
+
+    const service = await startTestService({ dataDir, port });
+    try {
+      const body = await eventually(async () => {
+        const res = await fetch(`${service.baseUrl}/api/ready`);
+        const ready = (await res.json()) as { components: Record<string, string>; eventLogCheck: { state: string }; eventLogFaults: { position: string; reason: string }[] };
+        return res.status === 503 && ready.eventLogCheck.state === 'failed' ? ready : undefined;
+      }, 20_000);
+      expect(body.components['eventLog']).toBe('down');
+      expect(body.eventLogFaults).toContainEqual(expect.objectContaining({ position: String(row.position + 1), reason: 'broken_link' }));
       expect(accepted.acceptanceId).toBeTruthy();
     } finally {
       await service.destroy();

@@ -134,6 +134,8 @@ export class CatchUpSubscription implements Subscription {
           readFailures = 0;
         } catch (err) {
           if (err instanceof EventIntegrityError) {
+            // The good events read with the bad one are handled first; the subscription then stops on the bad one.
+            if (err.checkedBefore && !(await this.deliverPage(err.checkedBefore, ctx))) return;
             this.fail(err);
             return;
           }

@@ -136,6 +136,20 @@ export interface EventStore {
   /** Position of the last event in the log (`-1n` when empty). */
   headPosition(): Promise<bigint>;
   /**
+   * Stored events this instance refused on read (any read: a command loading a stream, a subscription, a log
+   * check), oldest first, one per event and reason, at most {@link MAX_INTEGRITY_FAULTS}. Readiness reports them.
+   * Optional: a store without it reports its faults through the reads that throw.
+   */
+  integrityFaults?(): readonly EventIntegrityError[];
+  /**
+   * Checks the chain of every stored event up to the head (each hash and each link), without serving any (SQLite:
+   * on a worker thread): an edit, removal or insertion anywhere in the log is found even where no reader goes. A
+   * fault found is also kept in {@link EventStore.integrityFaults}. Optional (SQLite only: EventStoreDB has no
+   * global chain).
+   * @returns events checked, the last good position, and the first bad event if any.
+   */
+  checkLog?(onProgress?: (checked: number, through: bigint) => void): Promise<{ checked: number; through: bigint; fault?: EventIntegrityError }>;
+  /**
    * Durable catch-up subscription: delivers every event after `options.after`,
    * then live events as they are appended. Stops for good (see {@link Subscription.failure}) when a
    * stored event fails its integrity check; never skips it.
@@ -167,6 +181,9 @@ export class EventSchemaError extends Error {
   }
 }
 
+/** Most integrity faults a store keeps for readiness (the first ones met; later ones are only logged). */
+export const MAX_INTEGRITY_FAULTS = 16;
+
 /** Why a stored event is refused on read (see libs/event-store/README.md, "Tamper evidence"). */
 export type EventIntegrityReason = 'hash_mismatch' | 'broken_link' | 'schema';
 
@@ -177,6 +194,11 @@ export type EventIntegrityReason = 'hash_mismatch' | 'broken_link' | 'schema';
  */
 export class EventIntegrityError extends Error {
   override readonly name = 'EventIntegrityError';
+  /**
+   * Events of the same read that come before this one in log order, each checked: a subscription or a replay
+   * applies them before it stops, so one bad event does not take the good ones read with it (SQLite reads).
+   */
+  declare checkedBefore?: StoredEvent[];
   constructor(
     readonly streamId: string,
     readonly position: bigint,

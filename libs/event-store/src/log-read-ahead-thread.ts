@@ -7,10 +7,11 @@
  * Loaded only as a worker (`workerData.kind === 'log-read-ahead'`); requiring it elsewhere does nothing.
  */
 import Database from 'better-sqlite3';
+import { constants, setPriority } from 'node:os';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { EventIntegrityError } from './event-store.port';
 import { EventSchemaRegistry, type EventSchemaSource } from './event-schema-registry';
-import { checkedRun, predecessorLookups, selectEvents, type EventRow } from './sqlite-rows';
+import { checkedRun, checkLogRun, predecessorLookups, selectChainColumns, selectEvents, type EventRow } from './sqlite-rows';
 import type { StoredEvent } from './event-store.port';
 
 /** What the starting thread hands the worker. Positions are decimal strings. */
@@ -22,11 +23,15 @@ export interface ReadAheadWorkerData {
   upTo: string;
   pageSize: number;
   pagesAhead: number;
+  /** Check only each row's hash and link, and report how far the check went (`checked`), not the events. */
+  verifyOnly?: boolean;
 }
 
 /** A message of the worker: a page, the end of the range, or why it stopped. */
 export type ReadAheadMessage =
   | { kind: 'page'; events: StoredEvent[] }
+  /** Verify-only: `count` more events checked, through position `through` (decimal). */
+  | { kind: 'checked'; count: number; through: string }
   | { kind: 'end' }
   | {
       kind: 'error';
@@ -45,6 +50,7 @@ function run(data: ReadAheadWorkerData): void {
   let after = BigInt(data.after);
   let credits = data.pagesAhead;
   let done = false;
+  const emit = (events: StoredEvent[]) => port.postMessage({ kind: 'page', events } satisfies ReadAheadMessage);
   const pump = () => {
     while (credits > 0 && !done) {
       let events: StoredEvent[];
@@ -52,6 +58,9 @@ function run(data: ReadAheadWorkerData): void {
         events = checkedRun(page.all(after, data.pageSize), 'log', path, lookups).filter((e) => e.position <= upTo);
       } catch (err) {
         done = true;
+        // The good events read with the bad one go first, as a page of their own.
+        const before = err instanceof EventIntegrityError ? err.checkedBefore?.filter((e) => e.position <= upTo) : undefined;
+        if (before && before.length > 0) emit(before);
         const integrity =
           err instanceof EventIntegrityError
             ? { streamId: err.streamId, position: err.position, revision: err.revision, eventId: err.eventId, reason: err.reason, detail: err.detail }
@@ -66,7 +75,7 @@ function run(data: ReadAheadWorkerData): void {
       }
       after = events[events.length - 1]!.position;
       credits--;
-      port.postMessage({ kind: 'page', events } satisfies ReadAheadMessage);
+      emit(events);
       if (after >= upTo) {
         done = true;
         port.postMessage({ kind: 'end' } satisfies ReadAheadMessage);
@@ -81,4 +90,43 @@ function run(data: ReadAheadWorkerData): void {
   pump();
 }
 
-if (!isMainThread && (workerData as { kind?: unknown } | null)?.kind === 'log-read-ahead') run(workerData as ReadAheadWorkerData);
+/** Verify-only: every row's hash and link, in pages, reporting progress; nothing is decoded or posted but counts. */
+function check(data: ReadAheadWorkerData): void {
+  const port = parentPort!;
+  // A background check gives way to the service: on Linux the nice value is per thread, so only this one drops.
+  try {
+    setPriority(constants.priority.PRIORITY_LOW);
+  } catch {
+    // not permitted here: the check runs at normal priority
+  }
+  const db = new Database(data.file, { readonly: true, fileMustExist: true });
+  const page = db.prepare<[bigint, bigint, number], EventRow>(selectChainColumns('WHERE e.position > ? AND e.position <= ? ORDER BY e.position ASC LIMIT ?'));
+  const before = predecessorLookups(db).log;
+  const upTo = BigInt(data.upTo);
+  let after = BigInt(data.after);
+  let previous: unknown = before.get(after + 1n)?.hash ?? null;
+  try {
+    for (;;) {
+      const rows = page.all(after, upTo, data.pageSize);
+      if (rows.length === 0) break;
+      const { good, fault } = checkLogRun(rows, previous);
+      if (good > 0) port.postMessage({ kind: 'checked', count: good, through: String(rows[good - 1]!.position) } satisfies ReadAheadMessage);
+      if (fault) {
+        const integrity = { streamId: fault.streamId, position: fault.position, revision: fault.revision, eventId: fault.eventId, reason: fault.reason, detail: fault.detail };
+        port.postMessage({ kind: 'error', message: fault.message, integrity } satisfies ReadAheadMessage);
+        return;
+      }
+      previous = rows[rows.length - 1]!.hash;
+      after = BigInt(rows[rows.length - 1]!.position);
+    }
+    port.postMessage({ kind: 'end' } satisfies ReadAheadMessage);
+  } finally {
+    db.close();
+  }
+}
+
+if (!isMainThread && (workerData as { kind?: unknown } | null)?.kind === 'log-read-ahead') {
+  const data = workerData as ReadAheadWorkerData;
+  if (data.verifyOnly) check(data);
+  else run(data);
+}

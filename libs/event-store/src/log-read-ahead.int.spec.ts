@@ -74,6 +74,24 @@ describe('SqliteEventStore.readAllAhead (built module, worker thread)', () => {
     expect(Object.keys(failure as object).sort()).toEqual(Object.keys(new SourceIntegrityError('s', 0n, 0n, 'i', 'schema', 'd')).sort());
   });
 
+  it('checkLog checks every event on the worker thread: a clean log passes, a row removed where no reader goes is found', async () => {
+    const all = await store.readAll();
+    const progress: number[] = [];
+    expect(await store.checkLog((checked) => progress.push(checked))).toEqual({ checked: 75, through: all[74]!.position });
+    expect(progress.at(-1)).toBe(75);
+    expect(store.integrityFaults()).toEqual([]);
+
+    const db = new Database(file);
+    db.prepare('DELETE FROM events WHERE position = ?').run(all[50]!.position);
+    db.close();
+    const outcome = await store.checkLog();
+    // Everything before the gap is good; the row after it no longer links to the row before it.
+    expect(outcome).toMatchObject({ checked: 50, through: all[49]!.position });
+    expect(outcome.fault).toBeInstanceOf(built.EventIntegrityError);
+    expect(outcome.fault).toMatchObject({ position: all[51]!.position, reason: 'broken_link' });
+    expect(store.integrityFaults()).toEqual([outcome.fault]);
+  });
+
   it('leaving the loop early stops the worker, and the store closes', async () => {
     const all = await store.readAll();
     let seen = 0;

@@ -62,9 +62,71 @@ export async function* readLogAhead(
         const i = message.integrity;
         throw i ? new EventIntegrityError(i.streamId, i.position, i.revision, i.eventId, i.reason, i.detail) : new Error(message.message);
       }
+      if (message.kind !== 'page') continue;
       worker.postMessage('more');
       yield readPath.upcast ? message.events.map((e) => upcastStored(e, readPath)) : message.events;
     }
+  } finally {
+    worker.removeAllListeners();
+    await worker.terminate();
+  }
+}
+
+/** How far a check of the whole log went ({@link verifyLogOnThread}). */
+export interface LogCheckOutcome {
+  /** Events checked and found good. */
+  checked: number;
+  /** Position of the last good event checked (`-1n`: none). */
+  through: bigint;
+  /** The first event that failed its check, if any (the check stops there). */
+  fault?: EventIntegrityError;
+}
+
+/**
+ * Checks every event of the SQLite file `file` up to position `upTo` (inclusive) on a worker thread with its own
+ * read-only connection and the lowest scheduling priority (Linux: per thread), by each row's hash and its link to
+ * the row before it: the whole chain, so an edit, removal or insertion anywhere shows. Events are not decoded (their
+ * schemas were checked when they were appended, and a row changed since fails its hash or a link). Reports only the
+ * outcome; `onProgress` is called after each page of 1,000 events. About 67 s for 3,000,000 events (8.8 GB) on the
+ * development machine (docs/performance.md).
+ * @throws Error when the worker cannot open the file or dies.
+ */
+export async function verifyLogOnThread(
+  file: string,
+  readPath: ReadPath,
+  upTo: bigint,
+  onProgress?: (checked: number, through: bigint) => void,
+): Promise<LogCheckOutcome> {
+  const data: ReadAheadWorkerData = {
+    kind: 'log-read-ahead',
+    file,
+    sources: readPath.schemas.sources,
+    after: '-1',
+    upTo: upTo.toString(),
+    pageSize: 1_000,
+    pagesAhead: 1,
+    verifyOnly: true,
+  };
+  const worker = new Worker(THREAD_MODULE, { workerData: data });
+  let checked = 0;
+  let through = -1n;
+  try {
+    return await new Promise<LogCheckOutcome>((resolve, reject) => {
+      worker.on('message', (message: ReadAheadMessage) => {
+        if (message.kind === 'checked') {
+          checked += message.count;
+          through = BigInt(message.through);
+          onProgress?.(checked, through);
+        } else if (message.kind === 'end') resolve({ checked, through });
+        else if (message.kind === 'error') {
+          const i = message.integrity;
+          if (!i) reject(new Error(message.message));
+          else resolve({ checked, through, fault: new EventIntegrityError(i.streamId, i.position, i.revision, i.eventId, i.reason, i.detail) });
+        }
+      });
+      worker.on('error', (err) => reject(new Error(`the log checker thread failed: ${err.message}`)));
+      worker.on('exit', (code) => reject(new Error(`the log checker thread exited (code ${code})`)));
+    });
   } finally {
     worker.removeAllListeners();
     await worker.terminate();

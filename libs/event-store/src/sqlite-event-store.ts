@@ -3,12 +3,14 @@ import { AppendBatcher } from './append-batcher';
 import { prepareAppend, type PreparedEvent } from './append-preparation';
 import { RecentEvents } from './recent-events';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer';
-import { canReadLogAhead, readLogAhead } from './log-read-ahead';
+import { canReadLogAhead, readLogAhead, verifyLogOnThread, type LogCheckOutcome } from './log-read-ahead';
 import { SubscriptionGroup, type CatchUpSource } from './catch-up-subscription';
 import { decodeEvent, type ReadPath } from './event-decoding';
 import { GENESIS_HASH, sqliteRowHash } from './event-hash';
 import type { EventSchemaRegistry } from './event-schema-registry';
 import {
+  EventIntegrityError,
+  MAX_INTEGRITY_FAULTS,
   WrongExpectedRevisionError,
   type AppendResult,
   type EventHandler,
@@ -24,7 +26,7 @@ import {
   type Subscription,
   type SubscriptionRetryOptions,
 } from './event-store.port';
-import { checkedRun, predecessorLookups, selectEvents, type EventRow, type PredecessorLookups } from './sqlite-rows';
+import { checkedRun, checkLogRun, predecessorLookups, selectChainColumns, selectEvents, type EventRow, type PredecessorLookups } from './sqlite-rows';
 import { EVENTS_AUTOCHECKPOINT_PAGES, openEventsDatabase } from './sqlite-schema';
 import { TypedReads } from './sqlite-typed-reads';
 import { expectationHolds, firstRevisionFits } from './expected-revision';
@@ -123,6 +125,8 @@ export class SqliteEventStore implements EventStore {
    */
   private knownHead: bigint | undefined;
   private readonly checkpointer: WalCheckpointer | undefined;
+  /** Stored events refused by reads of this instance ({@link integrityFaults}). */
+  private readonly faults: EventIntegrityError[] = [];
 
   /**
    * Opens (or creates, or migrates) the file and its table.
@@ -255,11 +259,13 @@ export class SqliteEventStore implements EventStore {
     this.assertOpen();
     const limit = options.maxCount ?? NO_LIMIT;
     if (limit === 0) return [];
-    if (options.direction === 'backwards') {
-      const rows = this.stmtReadBackwards.all(streamId, options.fromRevision ?? BigInt(Number.MAX_SAFE_INTEGER), limit);
-      return checkedRun(rows, 'stream', this.readPath, this.predecessors, true);
-    }
-    return checkedRun(this.stmtReadForwards.all(streamId, options.fromRevision ?? 0n, limit), 'stream', this.readPath, this.predecessors);
+    return this.noted(() => {
+      if (options.direction === 'backwards') {
+        const rows = this.stmtReadBackwards.all(streamId, options.fromRevision ?? BigInt(Number.MAX_SAFE_INTEGER), limit);
+        return checkedRun(rows, 'stream', this.readPath, this.predecessors, true);
+      }
+      return checkedRun(this.stmtReadForwards.all(streamId, options.fromRevision ?? 0n, limit), 'stream', this.readPath, this.predecessors);
+    });
   }
 
   /** Revision of the stream's last event (null when the stream does not exist), from the stream index alone. */
@@ -285,7 +291,17 @@ export class SqliteEventStore implements EventStore {
   readAllAhead(range: { after: bigint; upTo: bigint; pageSize: number }): AsyncIterable<StoredEvent[]> | null {
     this.assertOpen();
     if (this.file === ':memory:' || !canReadLogAhead()) return null;
-    return readLogAhead(this.file, this.readPath, range);
+    return this.notedPages(readLogAhead(this.file, this.readPath, range));
+  }
+
+  /** `pages`, keeping a stored event they refuse for {@link integrityFaults}. */
+  private async *notedPages(pages: AsyncGenerator<StoredEvent[], void, undefined>): AsyncGenerator<StoredEvent[], void, undefined> {
+    try {
+      yield* pages;
+    } catch (err) {
+      if (err instanceof EventIntegrityError) this.noteFault(err);
+      throw err;
+    }
   }
 
   /** Position of the last event (`-1n` when the log is empty). */
@@ -309,7 +325,7 @@ export class SqliteEventStore implements EventStore {
         if (fromMemory) return fromMemory;
         if (!types) return this.readLog(after, max);
         if (types.length === 0) return [];
-        return this.typedReads.read(types, after, max, this.readPath);
+        return this.noted(() => this.typedReads.read(types, after, max, this.readPath));
       },
       head: async () => this.subscriptionHead(),
       isClosed: () => this.closed,
@@ -379,7 +395,58 @@ export class SqliteEventStore implements EventStore {
   }
 
   private readLog(after: bigint, limit: number): StoredEvent[] {
-    return checkedRun(this.stmtReadAll.all(after, limit), 'log', this.readPath, this.predecessors);
+    return this.noted(() => checkedRun(this.stmtReadAll.all(after, limit), 'log', this.readPath, this.predecessors));
+  }
+
+  /** {@link EventStore.integrityFaults}. */
+  integrityFaults(): readonly EventIntegrityError[] {
+    return this.faults;
+  }
+
+  /**
+   * {@link EventStore.checkLog}: on a worker thread with its own read-only connection when the build has one
+   * (log-read-ahead.ts), else here in pages with a turn of the event loop between them.
+   */
+  async checkLog(onProgress?: (checked: number, through: bigint) => void): Promise<LogCheckOutcome> {
+    this.assertOpen();
+    const head = this.headSync();
+    let outcome: LogCheckOutcome;
+    if (this.file !== ':memory:' && canReadLogAhead()) {
+      outcome = await verifyLogOnThread(this.file, this.readPath, head, onProgress);
+    } else {
+      outcome = { checked: 0, through: -1n };
+      const page = this.db.prepare<[bigint, bigint, number], EventRow>(selectChainColumns('WHERE e.position > ? AND e.position <= ? ORDER BY e.position ASC LIMIT ?'));
+      let previous: unknown = null;
+      for (;;) {
+        const rows = page.all(outcome.through, head, 1_000);
+        if (rows.length === 0) break;
+        const { good, fault } = checkLogRun(rows, previous);
+        outcome = { checked: outcome.checked + good, through: good > 0 ? BigInt(rows[good - 1]!.position) : outcome.through, fault };
+        if (fault) break;
+        onProgress?.(outcome.checked, outcome.through);
+        previous = rows[rows.length - 1]!.hash;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+    if (outcome.fault) this.noteFault(outcome.fault);
+    return outcome;
+  }
+
+  /** Runs a read of the file; a stored event it refuses is kept for {@link integrityFaults} before it is thrown. */
+  private noted<T>(read: () => T): T {
+    try {
+      return read();
+    } catch (err) {
+      if (err instanceof EventIntegrityError) this.noteFault(err);
+      throw err;
+    }
+  }
+
+  private noteFault(err: EventIntegrityError): void {
+    // Not logged here: the reader that met it logs it (a subscription stops, a command fails, the log check ends).
+    if (this.faults.length >= MAX_INTEGRITY_FAULTS) return;
+    if (this.faults.some((f) => f.position === err.position && f.eventId === err.eventId && f.reason === err.reason)) return;
+    this.faults.push(err);
   }
 
   /** Runs a one-append transaction, then hands its events to the recent window (or drops them on failure). */

@@ -11,6 +11,7 @@ import Database from 'better-sqlite3';
 import { EventSchemaRegistry } from './event-schema-registry';
 import { EventIntegrityError, type EventStore, type EventUpcaster, type StoredEvent } from './event-store.port';
 import { SqliteEventStore, type SqliteEventStoreOptions } from './sqlite-event-store';
+import { hashOfRow, type EventRow } from './sqlite-rows';
 import { FAST_RETRY, FIXTURE_SCHEMAS_DIR, fixtureSchemas as schemas, fixtureUpcast, meta, other, rejectionOf, streamId, thing, type LogLine } from './testing/fixtures';
 
 let tmpDir = '';
@@ -79,6 +80,63 @@ describe('SQLite tamper evidence', () => {
       // Reads that do not reach the bad row still work.
       expect(await store.readAll({ after: middle })).toHaveLength(1);
       expect(await store.readStream(s, { fromRevision: 2n })).toHaveLength(1);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('an event edited with its own hash recomputed is refused where it is read, not only by a reader of the next row', async () => {
+    const file = fileFor('rehash');
+    const store = open(file);
+    try {
+      const s = streamId('rehash');
+      await store.append(s, [thing(0), thing(1)], 'no_stream');
+      await store.append(streamId('next'), [other('o-1')], 'no_stream');
+      await store.append(streamId('later'), [thing(2)], 'no_stream');
+      // Position 2 (thing 1) gets new data and a hash recomputed over it: its own check passes, and only the next
+      // row of the log (an OtherThingHappened) still links to the old hash.
+      const db = new Database(file);
+      const row = db.prepare('SELECT * FROM events WHERE position = 2').get() as EventRow;
+      const forged = { ...row, data: JSON.stringify({ thingId: 't-1', n: 666 }) };
+      db.prepare('UPDATE events SET data = ?, hash = ? WHERE position = 2').run(forged.data, hashOfRow(forged, String(row.prev_hash), String(row.stream_prev_hash)));
+      db.close();
+      const expected = { streamId: s, position: 2n, revision: 1n, reason: 'broken_link' as const };
+      await refused(store.readStream(s), expected);
+      await refused(store.readStream(s, { direction: 'backwards', maxCount: 1 }), expected);
+      // A subscription to ThingHappened reads positions 1, 2 and 4 only: it applies the good event read with the
+      // forged one, then stops on the forged one.
+      const handled: bigint[] = [];
+      const sub = store.subscribeToAll(async (e) => void handled.push(e.position), { eventTypes: ['ThingHappened'] });
+      const err = await rejectionOf(sub.caughtUpTo(4n));
+      await sub.stop();
+      expect(err).toMatchObject(expected);
+      expect(handled).toEqual([1n]);
+      // The forged data is never served; the store keeps the fault for readiness.
+      expect(store.integrityFaults()).toEqual([expect.objectContaining(expected)]);
+      // The log read meets it at the next row, whose link no longer matches.
+      const next = (await store.readAll({ after: 2n, maxCount: 1 }).catch((e: EventIntegrityError) => e)) as EventIntegrityError;
+      await refused(store.readAll(), { streamId: next.streamId, position: 3n, reason: 'broken_link' });
+      expect(store.integrityFaults().map((f) => f.position)).toEqual([2n, 3n]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('checkLog finds a removed row that no reader reads; a subscription applies the events read before a bad one', async () => {
+    const file = fileFor('check');
+    const store = open(file);
+    try {
+      const s = streamId('check');
+      await store.append(s, [thing(0), thing(1), thing(2), thing(3)], 'no_stream');
+      expect(await store.checkLog()).toEqual({ checked: 4, through: 4n });
+      behindTheBack(file, 'UPDATE events SET data = ? WHERE position = 3', JSON.stringify({ thingId: 't-2', n: 7 }));
+      const outcome = await store.checkLog();
+      expect(outcome).toMatchObject({ checked: 2, through: 2n, fault: { position: 3n, reason: 'hash_mismatch' } });
+      const handled: bigint[] = [];
+      const sub = store.subscribeToAll(async (e) => void handled.push(e.position));
+      await rejectionOf(sub.caughtUpTo(4n));
+      await sub.stop();
+      expect(handled).toEqual([1n, 2n]);
     } finally {
       await store.close();
     }

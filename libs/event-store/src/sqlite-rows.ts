@@ -3,12 +3,14 @@
  * its stored content, and its link is compared with the hash of the row before it. Within a read the
  * row before is the previous row of the result; for the first row it is fetched by one indexed lookup
  * per read, and reads that skip rows (type-filtered subscriptions) carry it in the same statement by a
- * subquery. See libs/event-store/README.md, "Tamper evidence".
+ * subquery. Every row is also checked against the row after it in the log, which must link to it: a row edited
+ * with its own hash recomputed, or the row after a removed one, is refused by whoever reads it, not only by a
+ * reader of the next row. See libs/event-store/README.md, "Tamper evidence".
  */
 import type Database from 'better-sqlite3';
 import { decodeEvent, integrityError, parseStoredJson, type ReadPath } from './event-decoding';
 import { GENESIS_HASH, sqliteRowHash } from './event-hash';
-import type { StoredEvent } from './event-store.port';
+import { EventIntegrityError, type StoredEvent } from './event-store.port';
 
 /** The stored columns a row's hash covers (besides its links). */
 export interface RowContent {
@@ -45,6 +47,8 @@ export interface EventRow extends RowContent {
   stream_prev_hash: unknown;
   /** With {@link selectEvents}' `withLink`: hash of the row this one must link to, NULL when none. */
   link_hash?: unknown;
+  /** The `prev_hash` of the next row of the log (`''` when that row has none), NULL when this row is the head. */
+  next_link: unknown;
 }
 
 /** Which chain a read checks: the global log (readAll, subscriptions) or one stream (readStream). */
@@ -53,19 +57,28 @@ export type ChainLink = 'log' | 'stream';
 const COLUMNS =
   'e.position, e.stream_id, e.revision, e.id, e.type, e.data, e.metadata, e.created_at, e.hash, e.prev_hash, e.stream_prev_hash';
 
+/** The link the next row of the log claims (a primary-key seek per row). */
+const SUCCESSOR_LINK = "(SELECT IFNULL(n.prev_hash, '') FROM events n WHERE n.position > e.position ORDER BY n.position ASC LIMIT 1) AS next_link";
+
 const PREDECESSOR: Record<ChainLink, string> = {
   log: 'SELECT p.hash FROM events p WHERE p.position < e.position ORDER BY p.position DESC LIMIT 1',
   stream: 'SELECT p.hash FROM events p WHERE p.stream_id = e.stream_id AND p.revision < e.revision ORDER BY p.revision DESC LIMIT 1',
 };
 
 /**
- * `SELECT <every column> FROM events e <rest>`; with `withLink`, also the hash of the row each one must
- * link to in `withLink`'s order, as `link_hash` (for reads whose rows are not adjacent in that order).
+ * `SELECT <every column> FROM events e <rest>`, with the link the next row of the log claims (`next_link`); with
+ * `withLink`, also the hash of the row each one must link to in `withLink`'s order, as `link_hash` (for reads
+ * whose rows are not adjacent in that order).
  * @param rest the WHERE / ORDER BY / LIMIT clauses (columns qualified with `e.`)
  */
 export function selectEvents(rest: string, withLink?: ChainLink): string {
   const link = withLink ? `, (${PREDECESSOR[withLink]}) AS link_hash` : '';
-  return `SELECT ${COLUMNS}${link} FROM events e ${rest}`;
+  return `SELECT ${COLUMNS}, ${SUCCESSOR_LINK}${link} FROM events e ${rest}`;
+}
+
+/** `SELECT <every column> FROM events e <rest>`, nothing more: for reads that check adjacent rows of the log only. */
+export function selectChainColumns(rest: string): string {
+  return `SELECT ${COLUMNS} FROM events e ${rest}`;
 }
 
 /** Statements fetching the hash of the row before a given one, in the log or in its stream. */
@@ -85,7 +98,8 @@ export function predecessorLookups(db: Database.Database): PredecessorLookups {
 /**
  * Checks rows read in one statement, in `link`'s order (`descending`: newest first), and returns them
  * as the port serves them, in the order read.
- * @throws EventIntegrityError as {@link checkedRow}, on the first bad row in chain order.
+ * @throws EventIntegrityError as {@link checkedRow}, on the first bad row in chain order; in ascending order its
+ *   `checkedBefore` holds the rows of the read that precede it, checked (a subscription applies them first).
  */
 export function checkedRun(
   rows: readonly EventRow[],
@@ -100,13 +114,59 @@ export function checkedRun(
   if (!first) return out;
   let previous: unknown =
     (link === 'log' ? lookups.log.get(first.position) : lookups.stream.get(first.stream_id, first.revision))?.hash ?? null;
-  for (let k = 0; k < rows.length; k++) {
-    const i = descending ? rows.length - 1 - k : k;
-    const row = rows[i]!;
-    out[i] = checkedRow(row, link, path, previous);
-    previous = row.hash;
+  let k = 0;
+  try {
+    for (; k < rows.length; k++) {
+      const i = descending ? rows.length - 1 - k : k;
+      const row = rows[i]!;
+      out[i] = checkedRow(row, link, path, previous);
+      previous = row.hash;
+    }
+    // Then the link from the next row of the log: within a forward read of the log the next row is the next one
+    // read, already checked above, so only the last row needs it.
+    for (k = link === 'log' && !descending ? rows.length - 1 : 0; k < rows.length; k++) checkSuccessorLink(rows[descending ? rows.length - 1 - k : k]!);
+  } catch (err) {
+    if (!descending && k > 0 && err instanceof EventIntegrityError) err.checkedBefore = out.slice(0, k);
+    throw err;
   }
   return out;
+}
+
+/**
+ * Checks that the next row of the log links to `row` (which passed {@link checkedRow}): a row edited with its own
+ * hash recomputed, or a row after it removed or replaced, shows there. The newest row of the log has no such check
+ * (README "Limits").
+ * @throws EventIntegrityError 'broken_link' at `row`.
+ */
+export function checkSuccessorLink(row: EventRow): void {
+  const next = row.next_link;
+  if (next === null || next === undefined || next === row.hash) return;
+  throw integrityError(
+    { id: row.id, streamId: row.stream_id, revision: BigInt(row.revision), position: BigInt(row.position) },
+    'broken_link',
+    `the event after it in the log links to ${asHash(next) ?? '(no valid hash)'}, not to this event's hash ${String(row.hash)}: ` +
+      'this event was changed with its hash recomputed, or the event after it was removed, inserted or replaced',
+  );
+}
+
+/**
+ * Checks adjacent rows of the log, in position order, by hash and link only ({@link checkRowChain}); `previous` is
+ * the hash of the row before the first (null: it is the first of the log).
+ * @returns how many rows passed before the first bad one, and that one's error if any.
+ */
+export function checkLogRun(rows: readonly EventRow[], previous: unknown): { good: number; fault?: EventIntegrityError } {
+  let good = 0;
+  try {
+    for (const row of rows) {
+      checkRowChain(row, 'log', previous);
+      previous = row.hash;
+      good++;
+    }
+  } catch (err) {
+    if (err instanceof EventIntegrityError) return { good, fault: err };
+    throw err;
+  }
+  return { good };
 }
 
 /** A stored hash (64 lowercase hex characters); anything else reads as missing. */
@@ -122,6 +182,20 @@ function asHash(value: unknown): string | undefined {
  *   hash when there is none), 'schema' as {@link decodeEvent}.
  */
 export function checkedRow(row: EventRow, link: ChainLink, path: ReadPath, linkHash: unknown = row.link_hash ?? null): StoredEvent {
+  const key = checkRowChain(row, link, linkHash);
+  return decodeEvent(
+    { ...key, type: row.type, data: parseStoredJson(row.data, key), metadata: parseStoredJson(row.metadata, key) },
+    path,
+  );
+}
+
+/**
+ * The chain part of {@link checkedRow}: the row's hash, then its link, without decoding it (a check of the whole log
+ * that serves nothing).
+ * @returns the row's key fields.
+ * @throws EventIntegrityError 'hash_mismatch' or 'broken_link' as {@link checkedRow}.
+ */
+export function checkRowChain(row: EventRow, link: ChainLink, linkHash: unknown): { id: string; streamId: string; revision: bigint; position: bigint } {
   const key = { id: row.id, streamId: row.stream_id, revision: BigInt(row.revision), position: BigInt(row.position) };
   const hash = asHash(row.hash);
   const prevHash = asHash(row.prev_hash);
@@ -139,8 +213,5 @@ export function checkedRow(row: EventRow, link: ChainLink, path: ReadPath, linkH
         (linkHash === null ? 'does not exist' : `has hash ${actual ?? '(invalid)'}`),
     );
   }
-  return decodeEvent(
-    { ...key, type: row.type, data: parseStoredJson(row.data, key), metadata: parseStoredJson(row.metadata, key) },
-    path,
-  );
+  return key;
 }

@@ -14,8 +14,8 @@
  */
 import type Database from 'better-sqlite3';
 import type { ReadPath } from './event-decoding';
-import type { StoredEvent } from './event-store.port';
-import { checkedRow, selectEvents, type EventRow } from './sqlite-rows';
+import { EventIntegrityError, type StoredEvent } from './event-store.port';
+import { checkedRow, checkSuccessorLink, selectEvents, type EventRow } from './sqlite-rows';
 
 /** A page is read by one range scan when its span holds at most this many rows per matching row. */
 export const DENSE_SPAN = 4;
@@ -33,8 +33,8 @@ export class TypedReads {
 
   /**
    * Events of `types` after position `after`, at most `max`, in log order, each checked as {@link checkedRow}
-   * (hash, link to the row before it in the log, schema).
-   * @throws EventIntegrityError on the first bad row.
+   * (hash, link to the row before it in the log and from the row after it, schema).
+   * @throws EventIntegrityError on the first bad row, with the rows of the page before it as `checkedBefore`.
    */
   read(types: readonly string[], after: number | bigint, max: number, path: ReadPath): StoredEvent[] {
     const distinct = [...new Set(types)];
@@ -50,7 +50,17 @@ export class TypedReads {
     const rows = last - Number(after) <= DENSE_SPAN * positions.length
       ? this.range(distinct.length).all(after, last, ...distinct)
       : positions.map((p) => this.rowAt.get(p)!);
-    return rows.map((row) => checkedRow(row, 'log', path));
+    const out: StoredEvent[] = [];
+    for (const row of rows) {
+      try {
+        out.push(checkedRow(row, 'log', path));
+        checkSuccessorLink(row);
+      } catch (err) {
+        if (err instanceof EventIntegrityError && out.length > 0) err.checkedBefore = out.slice(0, out.length - (out.at(-1)?.position === BigInt(row.position) ? 1 : 0));
+        throw err;
+      }
+    }
+    return out;
   }
 
   /** The range scan for a list of `n` types (rowid range only: `NOT INDEXED` keeps the planner off the type index). */

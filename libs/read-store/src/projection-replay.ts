@@ -2,7 +2,7 @@
  * The shared replay of the projection runner (internal to the library): several projections reset to the start of
  * the log replay it from one read instead of one filtered subscription each (docs/architecture.md "Projections").
  */
-import { timeSlices, type EventStore, type StoredEvent } from '@svc/event-store';
+import { EventIntegrityError, timeSlices, type EventStore, type StoredEvent } from '@svc/event-store';
 import type { ProjectionRunnerLogger } from './projection';
 import { errMessage } from './projection-batches';
 import { yieldToEventLoop } from './projection-polling';
@@ -77,7 +77,14 @@ async function replayPages(
         try {
           page = await nextPage(reached ?? from);
         } catch (err) {
-          options.logger?.warn(`shared replay stopped after position ${String(reached ?? from)}: ${errMessage(err)}; each projection continues on its own`);
+          // The good events read with a bad one are applied before the replay ends (it then stops after them).
+          const before = err instanceof EventIntegrityError ? err.checkedBefore?.filter((e) => e.position <= head) : undefined;
+          if (before && before.length > 0) {
+            await applyPage(store, states, before);
+            reached = before[before.length - 1]!.position;
+          }
+          const at = reached ?? (from < 0n ? 'the start of the log' : `position ${String(from)}`);
+          options.logger?.warn(`shared replay stopped after ${String(at)}: ${errMessage(err)}; each projection continues on its own`);
           ended = true;
           break;
         }
