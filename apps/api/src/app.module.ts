@@ -14,6 +14,7 @@ import { OrganizationsModule } from './organizations/organizations.module';
 import { ReceiptsModule } from './receipts/receipts.module';
 import { IdempotencyModule } from './system/idempotency.module';
 import { OpenApiDocument } from './system/openapi.document';
+import { EventLogCheck } from './system/event-log-check.service';
 import { SystemController } from './system/system.controller';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
@@ -65,7 +66,7 @@ export class AppModule {
         ReceiptsModule,
       ],
       controllers: [SystemController],
-      providers: [OpenApiDocument],
+      providers: [OpenApiDocument, EventLogCheck],
     };
   }
 }

@@ -81,6 +81,8 @@ export interface AppConfig {
   logLevel: string;
   /** Run projections and process managers in the API process (true: embedded default; false: API replicas beside a worker). */
   runProjections: boolean;
+  /** Check every stored event of the log once after start-up, off the event loop (default true; SQLite only). */
+  checkEventLogOnStart: boolean;
   /** Whether cookies carry the `Secure` attribute (default: when the public base URL is https). */
   secureCookies: boolean;
   /** Drafts an organization may have open (`open` or `prepared`) at once (default 50). */
@@ -243,6 +245,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       OPEN_CHALLENGES_PER_SIGNER: num({ default: 10 }),
       DRAFT_BYTES_PER_ORGANIZATION: num({ default: 100 * 1024 * 1024 }),
       RUN_PROJECTIONS: bool({ default: true }),
+      CHECK_EVENT_LOG_ON_START: bool({ default: true }),
       DNS_SERVERS: dnsServers({ default: undefined }),
     },
     {
@@ -311,6 +314,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     openChallengesPerSigner: positiveInteger('OPEN_CHALLENGES_PER_SIGNER', e.OPEN_CHALLENGES_PER_SIGNER),
     draftBytesPerOrganization: positiveInteger('DRAFT_BYTES_PER_ORGANIZATION', e.DRAFT_BYTES_PER_ORGANIZATION),
     runProjections: e.RUN_PROJECTIONS,
+    checkEventLogOnStart: e.CHECK_EVENT_LOG_ON_START,
     dnsServers: e.DNS_SERVERS,
     webhooks: webhookConfig(env, dataDir),
   };

@@ -5,6 +5,7 @@ import { EVENT_STORE, type EventStore } from '@svc/event-store';
 import { LEDGER, type Ledger } from '@svc/ledger';
 import { READ_STORE, type ProjectionFault, type ProjectionRunner, type ReadStore } from '@svc/read-store';
 import { NetworkService, Processors, PROJECTION_RUNNER, type NetworkInfo, type ProcessorFault } from '@svc/application';
+import { EventLogCheck } from './event-log-check.service';
 import { OpenApiDocument } from './openapi.document';
 import { HealthResponse, NetworkResponse, ReadyResponse } from './system.responses';
 
@@ -20,6 +21,7 @@ export class SystemController {
     private readonly network: NetworkService,
     private readonly openApi: OpenApiDocument,
     private readonly processors: Processors,
+    private readonly logCheck: EventLogCheck,
   ) {}
 
   /** Liveness: the process answers. Body `{status: "ok"}`. */
@@ -30,10 +32,12 @@ export class SystemController {
   }
 
   /**
-   * Readiness: the event store, the read store and the ledger answer, and no projection or processor has stopped
-   * on a bad stored event or a persistently failing handler. 200 with every component `up`, otherwise 503 with
-   * the same body naming the component that is `down`; `projectionFaults` and `processorFaults` list each
-   * stopped one with the stream, log position (decimal string) and reason.
+   * Readiness: the event store, the read store and the ledger answer, no stored event was refused by a read or by
+   * the check of the whole log made at start-up, and no projection or processor has stopped on a bad stored event
+   * or a persistently failing handler. 200 with every component `up`, otherwise 503 with the same body naming the
+   * component that is `down`; `eventLogFaults`, `projectionFaults` and `processorFaults` list each refused event or
+   * stopped component with the stream, log position (decimal string) and reason; `eventLogCheck` says how far the
+   * start-up check went (docs/api.md "Service endpoints").
    */
   @Get('ready')
   @HttpCode(200)
@@ -47,12 +51,23 @@ export class SystemController {
     const projections = projectionFaults.length === 0;
     const processorFaults: ProcessorFault[] = this.processors.faults();
     const processors = processorFaults.length === 0;
-    const ok = eventStore && readStore && ledger && projections && processors;
+    const eventLogFaults = this.logCheck.faults().map((f) => ({
+      streamId: f.streamId,
+      position: f.position.toString(),
+      revision: f.revision.toString(),
+      eventId: f.eventId,
+      reason: f.reason,
+      detail: f.detail,
+    }));
+    const eventLog = eventLogFaults.length === 0;
+    const ok = eventStore && eventLog && readStore && ledger && projections && processors;
     if (!ok) void reply.status(503);
     const state = (b: boolean) => (b ? 'up' : 'down');
     return {
       status: ok ? 'ready' : 'not_ready',
-      components: { eventStore: state(eventStore), readStore: state(readStore), ledger: state(ledger), projections: state(projections), processors: state(processors) },
+      components: { eventStore: state(eventStore), eventLog: state(eventLog), readStore: state(readStore), ledger: state(ledger), projections: state(projections), processors: state(processors) },
+      eventLogCheck: this.logCheck.status(),
+      eventLogFaults,
       projectionFaults,
       processorFaults,
     };

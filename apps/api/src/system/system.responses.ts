@@ -9,10 +9,28 @@ export class HealthResponse {
 /** The state of each dependency of readiness. */
 export class ReadyComponentsView {
   @ApiProperty({ enum: ['up', 'down'] }) eventStore!: string;
+  @ApiProperty({ enum: ['up', 'down'], description: 'down: a stored event failed its hash, chain or schema check (see eventLogFaults)' }) eventLog!: string;
   @ApiProperty({ enum: ['up', 'down'] }) readStore!: string;
   @ApiProperty({ enum: ['up', 'down'] }) ledger!: string;
   @ApiProperty({ enum: ['up', 'down'], description: 'down: a projection stopped on an event' }) projections!: string;
   @ApiProperty({ enum: ['up', 'down'], description: 'down: a processor stopped on an event' }) processors!: string;
+}
+
+/** A stored event refused by a read or by the start-up check of the log (libs/event-store/README.md "Tamper evidence"). */
+export class EventLogFaultView {
+  @ApiProperty({ type: String }) streamId!: string;
+  @ApiProperty({ type: String, pattern: '^-?[0-9]+$', description: 'Global log position, decimal (-1: unknown)' }) position!: string;
+  @ApiProperty({ type: String, pattern: '^-?[0-9]+$', description: 'Revision in its stream, decimal' }) revision!: string;
+  @ApiProperty({ type: String }) eventId!: string;
+  @ApiProperty({ enum: ['hash_mismatch', 'broken_link', 'schema'] }) reason!: string;
+  @ApiProperty({ type: String }) detail!: string;
+}
+
+/** How far the check of the whole log made at start-up went. */
+export class EventLogCheckView {
+  @ApiProperty({ enum: ['off', 'running', 'passed', 'failed'] }) state!: string;
+  @ApiProperty({ type: Number, description: 'Events checked and found good' }) checked!: number;
+  @ApiProperty({ type: String, pattern: '^-?[0-9]+$', description: 'Position of the last good event checked, decimal (-1: none)' }) through!: string;
 }
 
 /** A projection stopped on a stored event it cannot apply. */
@@ -35,6 +53,8 @@ export class ProcessorFaultView {
 export class ReadyResponse {
   @ApiProperty({ enum: ['ready', 'not_ready'] }) status!: string;
   @ApiProperty({ type: ReadyComponentsView }) components!: ReadyComponentsView;
+  @ApiProperty({ type: EventLogCheckView }) eventLogCheck!: EventLogCheckView;
+  @ApiProperty({ type: [EventLogFaultView] }) eventLogFaults!: EventLogFaultView[];
   @ApiProperty({ type: [ProjectionFaultView] }) projectionFaults!: ProjectionFaultView[];
   @ApiProperty({ type: [ProcessorFaultView] }) processorFaults!: ProcessorFaultView[];
 }
