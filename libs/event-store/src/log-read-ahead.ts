@@ -84,11 +84,12 @@ export interface LogCheckOutcome {
 
 /**
  * Checks every event of the SQLite file `file` up to position `upTo` (inclusive) on a worker thread with its own
- * read-only connection and the lowest scheduling priority (Linux: per thread), by each row's hash and its link to
- * the row before it: the whole chain, so an edit, removal or insertion anywhere shows. Events are not decoded (their
- * schemas were checked when they were appended, and a row changed since fails its hash or a link). Reports only the
- * outcome; `onProgress` is called after each page of 1,000 events. About 67 s for 3,000,000 events (8.8 GB) on the
- * development machine (docs/performance.md).
+ * read-only connection, by each row's hash and its link to the row before it: the whole chain, so an edit, removal
+ * or insertion anywhere shows. Events are not decoded (their schemas were checked when they were appended, and a
+ * row changed since fails its hash or a link). The thread runs at the lowest scheduling priority (Linux: per
+ * thread) and uses at most a quarter of one core (it sleeps three times as long as each page took): a background
+ * check must not slow the service's reads (docs/performance.md). Reports only the outcome; `onProgress` is called
+ * after each page of 1,000 events. 3,000,000 events (8.8 GB) take 67 s of CPU on the development machine.
  * @throws Error when the worker cannot open the file or dies.
  */
 export async function verifyLogOnThread(

@@ -14,7 +14,8 @@ export interface EventLogCheckStatus {
 
 /**
  * Checks every stored event of the log once after start-up (`CHECK_EVENT_LOG_ON_START`, default true), off the
- * event loop where the store can (SQLite: a worker thread), while the service serves: an event edited, removed or
+ * event loop where the store can (SQLite: a worker thread using at most a quarter of one core), while the service
+ * serves: an event edited, removed or
  * inserted where no projection or command reads any more is reported by readiness at every start, not only by a
  * rebuild (libs/event-store/README.md "Tamper evidence"). Faults met by any read are reported as well.
  */
