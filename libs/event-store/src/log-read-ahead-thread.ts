@@ -11,7 +11,7 @@ import { constants, setPriority } from 'node:os';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { EventIntegrityError } from './event-store.port';
 import { EventSchemaRegistry, type EventSchemaSource } from './event-schema-registry';
-import { checkedRun, checkLogRun, predecessorLookups, selectChainColumns, selectEvents, type EventRow } from './sqlite-rows';
+import { checkedRun, checkLogRun, predecessorLookups, selectChainColumns, type EventRow } from './sqlite-rows';
 import type { StoredEvent } from './event-store.port';
 
 /** What the starting thread hands the worker. Positions are decimal strings. */
@@ -45,7 +45,7 @@ function run(data: ReadAheadWorkerData): void {
   const db = new Database(data.file, { readonly: true, fileMustExist: true });
   const path = { schemas: new EventSchemaRegistry(data.sources) };
   const lookups = predecessorLookups(db);
-  const page = db.prepare<[number | bigint, number], EventRow>(selectEvents('WHERE e.position > ? ORDER BY e.position ASC LIMIT ?'));
+  const page = db.prepare<[number | bigint, number], EventRow>(selectChainColumns('WHERE e.position > ? ORDER BY e.position ASC LIMIT ?'));
   const upTo = BigInt(data.upTo);
   let after = BigInt(data.after);
   let credits = data.pagesAhead;

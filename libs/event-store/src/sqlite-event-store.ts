@@ -164,7 +164,7 @@ export class SqliteEventStore implements EventStore {
     this.stmtReadBackwards = this.db.prepare(
       selectEvents('WHERE e.stream_id = ? AND e.revision <= ? ORDER BY e.revision DESC LIMIT ?'),
     );
-    this.stmtReadAll = this.db.prepare(selectEvents('WHERE e.position > ? ORDER BY e.position ASC LIMIT ?'));
+    this.stmtReadAll = this.db.prepare(selectChainColumns('WHERE e.position > ? ORDER BY e.position ASC LIMIT ?'));
     this.stmtById = this.db.prepare('SELECT position, stream_id, revision, type, data FROM events WHERE id = ?');
     this.stmtPing = this.db.prepare('SELECT 1');
     this.predecessors = predecessorLookups(this.db);

@@ -113,7 +113,9 @@ describe('SQLite tamper evidence', () => {
       expect(handled).toEqual([1n]);
       // The forged data is never served; the store keeps the fault for readiness.
       expect(store.integrityFaults()).toEqual([expect.objectContaining(expected)]);
-      // The log read meets it at the next row, whose link no longer matches.
+      // A page of the log that ends at it checks the next row's link with one lookup.
+      await refused(store.readAll({ maxCount: 2 }), expected);
+      // A read of the log past it meets it at the next row, whose link no longer matches.
       const next = (await store.readAll({ after: 2n, maxCount: 1 }).catch((e: EventIntegrityError) => e)) as EventIntegrityError;
       await refused(store.readAll(), { streamId: next.streamId, position: 3n, reason: 'broken_link' });
       expect(store.integrityFaults().map((f) => f.position)).toEqual([2n, 3n]);

@@ -47,8 +47,11 @@ export interface EventRow extends RowContent {
   stream_prev_hash: unknown;
   /** With {@link selectEvents}' `withLink`: hash of the row this one must link to, NULL when none. */
   link_hash?: unknown;
-  /** The `prev_hash` of the next row of the log (`''` when that row has none), NULL when this row is the head. */
-  next_link: unknown;
+  /**
+   * The `prev_hash` of the next row of the log (`''` when that row has none), NULL when this row is the head; absent
+   * when the statement did not select it (forward reads of the log, which look it up for their last row only).
+   */
+  next_link?: unknown;
 }
 
 /** Which chain a read checks: the global log (readAll, subscriptions) or one stream (readStream). */
@@ -85,6 +88,8 @@ export function selectChainColumns(rest: string): string {
 export interface PredecessorLookups {
   log: Database.Statement<[number | bigint], { hash: unknown }>;
   stream: Database.Statement<[string, number | bigint], { hash: unknown }>;
+  /** The link the next row of the log after a position claims (`link`: `''` when it has none). */
+  next: Database.Statement<[number | bigint], { link: unknown }>;
 }
 
 /** Prepares the {@link PredecessorLookups} of `db`. */
@@ -92,6 +97,7 @@ export function predecessorLookups(db: Database.Database): PredecessorLookups {
   return {
     log: db.prepare('SELECT hash FROM events WHERE position < ? ORDER BY position DESC LIMIT 1'),
     stream: db.prepare('SELECT hash FROM events WHERE stream_id = ? AND revision < ? ORDER BY revision DESC LIMIT 1'),
+    next: db.prepare("SELECT IFNULL(prev_hash, '') AS link FROM events WHERE position > ? ORDER BY position ASC LIMIT 1"),
   };
 }
 
@@ -124,7 +130,11 @@ export function checkedRun(
     }
     // Then the link from the next row of the log: within a forward read of the log the next row is the next one
     // read, already checked above, so only the last row needs it.
-    for (k = link === 'log' && !descending ? rows.length - 1 : 0; k < rows.length; k++) checkSuccessorLink(rows[descending ? rows.length - 1 - k : k]!);
+    for (k = link === 'log' && !descending ? rows.length - 1 : 0; k < rows.length; k++) {
+      const row = rows[descending ? rows.length - 1 - k : k]!;
+      if (row.next_link === undefined) row.next_link = lookups.next.get(row.position)?.link ?? null;
+      checkSuccessorLink(row);
+    }
   } catch (err) {
     if (!descending && k > 0 && err instanceof EventIntegrityError) err.checkedBefore = out.slice(0, k);
     throw err;
