@@ -87,7 +87,8 @@ describe('an event edited behind the service, read by nobody after a restart', (
       const body = await notReady(second.baseUrl);
       expect(body.status).toBe('not_ready');
       expect(body.components.eventLog).toBe('down');
-      expect(body.eventLogCheck).toEqual({ state: 'failed', checked: Number(row.position), through: String(Number(row.position)) });
+      // The forged row itself is not counted good: only the next row's link tells, and it puts the row before in doubt.
+      expect(body.eventLogCheck).toEqual({ state: 'failed', checked: Number(row.position) - 1, through: String(Number(row.position) - 1) });
       expect(body.eventLogFaults).toEqual([
         expect.objectContaining({ position: String(Number(row.position) + 1), reason: 'broken_link', detail: expect.stringContaining(String(row.hash).slice(0, 16)) }),
       ]);

@@ -97,10 +97,19 @@ async function stoppedServiceData() {
     log.prepare('UPDATE events SET data = ? WHERE position = ?').run(JSON.stringify({ ...data, requestDomain: 'evil.example' }), row.position);
     log.close();
 
-    const failed = await exec(process.execPath, [cli, 'rebuild-projections', 'acceptances', '--data-dir', dataDir, '--json']).then(
-      () => undefined,
-      (err: { code?: number; stderr?: string; stdout?: string }) => err,
-    );
+    const rebuild = (...extra: string[]) =>
+      exec(process.execPath, [cli, 'rebuild-projections', 'acceptances', '--data-dir', dataDir, '--json', ...extra]).then(
+        () => undefined,
+        (err: { code?: number; stderr?: string; stdout?: string }) => err,
+      );
+    // By default the chain of the whole log is checked first, and nothing is reset when it fails.
+    const before = await readModels(dataDir);
+    const refused = await rebuild();
+    expect(refused?.code).toBe(1);
+    expect(refused?.stderr).toMatch(new RegExp(`fails its check, so no read model was touched: .*position ${row.position}\\) refused: hash_mismatch`));
+    expect(await readModels(dataDir)).toEqual(before);
+    // Told to skip that check, the replay itself stops at the event.
+    const failed = await rebuild('--skip-log-check');
     expect(failed?.code).not.toBe(0);
     expect(`${failed?.stderr ?? ''}${failed?.stdout ?? ''}`).toMatch(new RegExp(`${ACCEPTANCES_KEY.replace('.', '\\.')}.*position ${row.position}`));
 
@@ -125,10 +134,11 @@ async function stoppedServiceData() {
     log.prepare('DELETE FROM events WHERE position = ?').run(row.position);
     log.close();
 
-    const failed = await exec(process.execPath, [cli, 'rebuild-projections', '--data-dir', dataDir]).then(
+    const failed = await exec(process.execPath, [cli, 'rebuild-projections', '--data-dir', dataDir, '--skip-log-check']).then(
       () => undefined,
       (err: { code?: number; stderr?: string }) => err,
     );
+    // Even without the check first, the replay's own read of the whole log meets the gap, and the command fails.
     expect(failed?.code).toBe(1);
     expect(failed?.stderr).toMatch(new RegExp(`position ${row.position + 1}\\b.*broken_link`));
 

@@ -146,9 +146,15 @@ export interface EventStore {
    * on a worker thread): an edit, removal or insertion anywhere in the log is found even where no reader goes. A
    * fault found is also kept in {@link EventStore.integrityFaults}. Optional (SQLite only: EventStoreDB has no
    * global chain).
-   * @returns events checked, the last good position, and the first bad event if any.
+   * @returns events found good (the event before a broken link is not: it may be the edited one), the last good
+   *   position, and the first bad event if any.
    */
-  checkLog?(onProgress?: (checked: number, through: bigint) => void): Promise<{ checked: number; through: bigint; fault?: EventIntegrityError }>;
+  checkLog?(options?: {
+    /** Called after each page with the events found good so far and the last one's position. */
+    onProgress?: (checked: number, through: bigint) => void;
+    /** Run flat out (an offline command) rather than as a background task that gives way to the service. */
+    flatOut?: boolean;
+  }): Promise<{ checked: number; through: bigint; fault?: EventIntegrityError }>;
   /**
    * Durable catch-up subscription: delivers every event after `options.after`,
    * then live events as they are appended. Stops for good (see {@link Subscription.failure}) when a

@@ -11,7 +11,7 @@ import { constants, setPriority } from 'node:os';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { EventIntegrityError } from './event-store.port';
 import { EventSchemaRegistry, type EventSchemaSource } from './event-schema-registry';
-import { checkedRun, checkLogRun, predecessorLookups, selectChainColumns, type EventRow } from './sqlite-rows';
+import { checkedRun, LogChainCheck, predecessorLookups, selectChainColumns, type EventRow } from './sqlite-rows';
 import type { StoredEvent } from './event-store.port';
 
 /** What the starting thread hands the worker. Positions are decimal strings. */
@@ -25,12 +25,14 @@ export interface ReadAheadWorkerData {
   pagesAhead: number;
   /** Check only each row's hash and link, and report how far the check went (`checked`), not the events. */
   verifyOnly?: boolean;
+  /** Verify-only: false runs flat out instead of at most a quarter of a core (an offline command). */
+  throttle?: boolean;
 }
 
 /** A message of the worker: a page, the end of the range, or why it stopped. */
 export type ReadAheadMessage =
   | { kind: 'page'; events: StoredEvent[] }
-  /** Verify-only: `count` more events checked, through position `through` (decimal). */
+  /** Verify-only: `count` events found good so far, through position `through` (decimal). */
   | { kind: 'checked'; count: number; through: string }
   | { kind: 'end' }
   | {
@@ -97,35 +99,40 @@ const CHECK_DUTY = 0.25;
 function check(data: ReadAheadWorkerData): void {
   const port = parentPort!;
   // A background check gives way to the service: on Linux the nice value is per thread, so only this one drops.
-  try {
-    setPriority(constants.priority.PRIORITY_LOW);
-  } catch {
-    // not permitted here: the check runs at normal priority
+  if (data.throttle !== false) {
+    try {
+      setPriority(constants.priority.PRIORITY_LOW);
+    } catch {
+      // not permitted here: the check runs at normal priority
+    }
   }
   const db = new Database(data.file, { readonly: true, fileMustExist: true });
   const page = db.prepare<[bigint, bigint, number], EventRow>(selectChainColumns('WHERE e.position > ? AND e.position <= ? ORDER BY e.position ASC LIMIT ?'));
   const before = predecessorLookups(db).log;
   const upTo = BigInt(data.upTo);
   let after = BigInt(data.after);
-  let previous: unknown = before.get(after + 1n)?.hash ?? null;
   const pause = new Int32Array(new SharedArrayBuffer(4));
+  const chain = new LogChainCheck(before.get(after + 1n)?.hash ?? null);
+  const report = () => port.postMessage({ kind: 'checked', count: chain.checked, through: String(chain.through) } satisfies ReadAheadMessage);
   try {
     for (;;) {
       const started = performance.now();
       const rows = page.all(after, upTo, data.pageSize);
       if (rows.length === 0) break;
-      const { good, fault } = checkLogRun(rows, previous);
-      if (good > 0) port.postMessage({ kind: 'checked', count: good, through: String(rows[good - 1]!.position) } satisfies ReadAheadMessage);
+      const fault = chain.feed(rows);
       if (fault) {
+        report();
         const integrity = { streamId: fault.streamId, position: fault.position, revision: fault.revision, eventId: fault.eventId, reason: fault.reason, detail: fault.detail };
         port.postMessage({ kind: 'error', message: fault.message, integrity } satisfies ReadAheadMessage);
         return;
       }
-      previous = rows[rows.length - 1]!.hash;
+      report();
       after = BigInt(rows[rows.length - 1]!.position);
       // At most CHECK_DUTY of one core: the priority alone did not keep it from slowing the service's reads.
-      Atomics.wait(pause, 0, 0, ((performance.now() - started) * (1 - CHECK_DUTY)) / CHECK_DUTY);
+      if (data.throttle !== false) Atomics.wait(pause, 0, 0, ((performance.now() - started) * (1 - CHECK_DUTY)) / CHECK_DUTY);
     }
+    chain.finish();
+    report();
     port.postMessage({ kind: 'end' } satisfies ReadAheadMessage);
   } finally {
     db.close();

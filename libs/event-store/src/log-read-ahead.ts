@@ -72,11 +72,22 @@ export async function* readLogAhead(
   }
 }
 
+/** Options of a check of the whole log. */
+export interface LogCheckOptions {
+  /** Called after each page with the events found good so far and the position of the last of them. */
+  onProgress?: (checked: number, through: bigint) => void;
+  /** Run flat out at normal priority (an offline command) instead of at most a quarter of a core at the lowest. */
+  flatOut?: boolean;
+}
+
 /** How far a check of the whole log went ({@link verifyLogOnThread}). */
 export interface LogCheckOutcome {
-  /** Events checked and found good. */
+  /**
+   * Events found good: each one's hash matches and the next one links to it (the last of the log has no next one).
+   * The event before a broken link is not counted: it may be the edited one, its hash recomputed.
+   */
   checked: number;
-  /** Position of the last good event checked (`-1n`: none). */
+  /** Position of the last good event (`-1n`: none). */
   through: bigint;
   /** The first event that failed its check, if any (the check stops there). */
   fault?: EventIntegrityError;
@@ -87,16 +98,16 @@ export interface LogCheckOutcome {
  * read-only connection, by each row's hash and its link to the row before it: the whole chain, so an edit, removal
  * or insertion anywhere shows. Events are not decoded (their schemas were checked when they were appended, and a
  * row changed since fails its hash or a link). The thread runs at the lowest scheduling priority (Linux: per
- * thread) and uses at most a quarter of one core (it sleeps three times as long as each page took): a background
- * check must not slow the service's reads (docs/performance.md). Reports only the outcome; `onProgress` is called
- * after each page of 1,000 events. 3,000,000 events (8.8 GB) take 67 s of CPU on the development machine.
+ * thread) and uses at most a quarter of one core (it sleeps three times as long as each page took) unless
+ * `flatOut`: a background check must not slow the service's reads (docs/performance.md). Reports only the outcome;
+ * `onProgress` is called after each page of 1,000 events. 3,000,000 events (8.8 GB) take 67 s of CPU on the development machine.
  * @throws Error when the worker cannot open the file or dies.
  */
 export async function verifyLogOnThread(
   file: string,
   readPath: ReadPath,
   upTo: bigint,
-  onProgress?: (checked: number, through: bigint) => void,
+  options: LogCheckOptions = {},
 ): Promise<LogCheckOutcome> {
   const data: ReadAheadWorkerData = {
     kind: 'log-read-ahead',
@@ -107,6 +118,7 @@ export async function verifyLogOnThread(
     pageSize: 1_000,
     pagesAhead: 1,
     verifyOnly: true,
+    throttle: !options.flatOut,
   };
   const worker = new Worker(THREAD_MODULE, { workerData: data });
   let checked = 0;
@@ -115,9 +127,9 @@ export async function verifyLogOnThread(
     return await new Promise<LogCheckOutcome>((resolve, reject) => {
       worker.on('message', (message: ReadAheadMessage) => {
         if (message.kind === 'checked') {
-          checked += message.count;
+          checked = message.count;
           through = BigInt(message.through);
-          onProgress?.(checked, through);
+          options.onProgress?.(checked, through);
         } else if (message.kind === 'end') resolve({ checked, through });
         else if (message.kind === 'error') {
           const i = message.integrity;

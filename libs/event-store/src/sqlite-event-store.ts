@@ -3,7 +3,7 @@ import { AppendBatcher } from './append-batcher';
 import { prepareAppend, type PreparedEvent } from './append-preparation';
 import { RecentEvents } from './recent-events';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer';
-import { canReadLogAhead, readLogAhead, verifyLogOnThread, type LogCheckOutcome } from './log-read-ahead';
+import { canReadLogAhead, readLogAhead, verifyLogOnThread, type LogCheckOptions, type LogCheckOutcome } from './log-read-ahead';
 import { SubscriptionGroup, type CatchUpSource } from './catch-up-subscription';
 import { decodeEvent, type ReadPath } from './event-decoding';
 import { GENESIS_HASH, sqliteRowHash } from './event-hash';
@@ -26,7 +26,7 @@ import {
   type Subscription,
   type SubscriptionRetryOptions,
 } from './event-store.port';
-import { checkedRun, checkLogRun, predecessorLookups, selectChainColumns, selectEvents, type EventRow, type PredecessorLookups } from './sqlite-rows';
+import { checkedRun, LogChainCheck, predecessorLookups, selectChainColumns, selectEvents, type EventRow, type PredecessorLookups } from './sqlite-rows';
 import { EVENTS_AUTOCHECKPOINT_PAGES, openEventsDatabase } from './sqlite-schema';
 import { TypedReads } from './sqlite-typed-reads';
 import { expectationHolds, firstRevisionFits } from './expected-revision';
@@ -407,26 +407,28 @@ export class SqliteEventStore implements EventStore {
    * {@link EventStore.checkLog}: on a worker thread with its own read-only connection when the build has one
    * (log-read-ahead.ts), else here in pages with a turn of the event loop between them.
    */
-  async checkLog(onProgress?: (checked: number, through: bigint) => void): Promise<LogCheckOutcome> {
+  async checkLog(options: LogCheckOptions = {}): Promise<LogCheckOutcome> {
     this.assertOpen();
     const head = this.headSync();
     let outcome: LogCheckOutcome;
     if (this.file !== ':memory:' && canReadLogAhead()) {
-      outcome = await verifyLogOnThread(this.file, this.readPath, head, onProgress);
+      outcome = await verifyLogOnThread(this.file, this.readPath, head, options);
     } else {
-      outcome = { checked: 0, through: -1n };
       const page = this.db.prepare<[bigint, bigint, number], EventRow>(selectChainColumns('WHERE e.position > ? AND e.position <= ? ORDER BY e.position ASC LIMIT ?'));
-      let previous: unknown = null;
+      const chain = new LogChainCheck(null);
+      let after = -1n;
+      let fault: EventIntegrityError | undefined;
       for (;;) {
-        const rows = page.all(outcome.through, head, 1_000);
+        const rows = page.all(after, head, 1_000);
         if (rows.length === 0) break;
-        const { good, fault } = checkLogRun(rows, previous);
-        outcome = { checked: outcome.checked + good, through: good > 0 ? BigInt(rows[good - 1]!.position) : outcome.through, fault };
+        fault = chain.feed(rows);
         if (fault) break;
-        onProgress?.(outcome.checked, outcome.through);
-        previous = rows[rows.length - 1]!.hash;
+        after = BigInt(rows[rows.length - 1]!.position);
+        options.onProgress?.(chain.checked, chain.through);
         await new Promise((resolve) => setImmediate(resolve));
       }
+      if (!fault) chain.finish();
+      outcome = { checked: chain.checked, through: chain.through, fault };
     }
     if (outcome.fault) this.noteFault(outcome.fault);
     return outcome;

@@ -113,6 +113,13 @@ describe('SQLite tamper evidence', () => {
       expect(handled).toEqual([1n]);
       // The forged data is never served; the store keeps the fault for readiness.
       expect(store.integrityFaults()).toEqual([expect.objectContaining(expected)]);
+      // A subscription to the whole log meets the broken link at the next row: the forged row before it is in doubt
+      // too and is not applied.
+      const all: bigint[] = [];
+      const whole = store.subscribeToAll(async (e) => void all.push(e.position));
+      expect(await rejectionOf(whole.caughtUpTo(4n))).toMatchObject({ position: 3n, reason: 'broken_link' });
+      await whole.stop();
+      expect(all).toEqual([1n]);
       // A page of the log that ends at it checks the next row's link with one lookup.
       await refused(store.readAll({ maxCount: 2 }), expected);
       // A read of the log past it meets it at the next row, whose link no longer matches.

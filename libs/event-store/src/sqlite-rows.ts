@@ -136,7 +136,9 @@ export function checkedRun(
       checkSuccessorLink(row);
     }
   } catch (err) {
-    if (!descending && k > 0 && err instanceof EventIntegrityError) err.checkedBefore = out.slice(0, k);
+    // A broken link of the log at row k also puts row k - 1 in doubt: it may be the edited one, its hash recomputed.
+    const good = err instanceof EventIntegrityError && err.reason === 'broken_link' && link === 'log' && k < rows.length && out[k] === undefined ? k - 1 : k;
+    if (!descending && good > 0 && err instanceof EventIntegrityError) err.checkedBefore = out.slice(0, good);
     throw err;
   }
   return out;
@@ -160,23 +162,51 @@ export function checkSuccessorLink(row: EventRow): void {
 }
 
 /**
- * Checks adjacent rows of the log, in position order, by hash and link only ({@link checkRowChain}); `previous` is
- * the hash of the row before the first (null: it is the first of the log).
- * @returns how many rows passed before the first bad one, and that one's error if any.
+ * Checks adjacent rows of the log, in position order, by hash and link only ({@link checkRowChain}), page after page.
+ * A row counts as good once the row after it links to it (or it is the last row checked, {@link finish}): a row
+ * edited with its own hash recomputed shows only in the next row's link, so the row before a broken link is never
+ * counted.
  */
-export function checkLogRun(rows: readonly EventRow[], previous: unknown): { good: number; fault?: EventIntegrityError } {
-  let good = 0;
-  try {
+export class LogChainCheck {
+  /** Rows found good. */
+  checked = 0;
+  /** Position of the last row found good (`-1n`: none). */
+  through = -1n;
+  private pending: bigint | null = null;
+
+  /** @param previous the hash of the row before the first one fed (null: the first is the first of the log). */
+  constructor(private previous: unknown) {}
+
+  /** Checks the next rows. @returns the first fault (stop there), or undefined. */
+  feed(rows: readonly EventRow[]): EventIntegrityError | undefined {
     for (const row of rows) {
-      checkRowChain(row, 'log', previous);
-      previous = row.hash;
-      good++;
+      try {
+        checkRowChain(row, 'log', this.previous);
+      } catch (err) {
+        if (!(err instanceof EventIntegrityError)) throw err;
+        // A broken link puts the row before it in doubt too; a row whose own content fails leaves it be.
+        if (err.reason === 'broken_link') this.pending = null;
+        else this.confirmPending();
+        return err;
+      }
+      this.confirmPending();
+      this.pending = BigInt(row.position);
+      this.previous = row.hash;
     }
-  } catch (err) {
-    if (err instanceof EventIntegrityError) return { good, fault: err };
-    throw err;
+    return undefined;
   }
-  return { good };
+
+  /** The last row fed was the last to check: nothing after it vouches for it (README "Limits"). */
+  finish(): void {
+    this.confirmPending();
+  }
+
+  private confirmPending(): void {
+    if (this.pending === null) return;
+    this.checked++;
+    this.through = this.pending;
+    this.pending = null;
+  }
 }
 
 /** A stored hash (64 lowercase hex characters); anything else reads as missing. */
@@ -220,7 +250,8 @@ export function checkRowChain(row: EventRow, link: ChainLink, linkHash: unknown)
       key,
       'broken_link',
       `it links to ${claimed} but the event before it ${where} ` +
-        (linkHash === null ? 'does not exist' : `has hash ${actual ?? '(invalid)'}`),
+        (linkHash === null ? 'does not exist' : `has hash ${actual ?? '(invalid)'}`) +
+        ': this event was changed or inserted, an event before it removed, or the event before it changed with its hash recomputed',
     );
   }
   return key;

@@ -34,8 +34,10 @@ export class EventLogCheck implements OnApplicationBootstrap {
     this.current = { state: 'running', checked: 0, through: '-1' };
     const started = performance.now();
     this.eventStore
-      .checkLog((checked, through) => {
-        this.current = { state: 'running', checked, through: through.toString() };
+      .checkLog({
+        onProgress: (checked, through) => {
+          this.current = { state: 'running', checked, through: through.toString() };
+        },
       })
       .then(
         ({ checked, through, fault }) => {
