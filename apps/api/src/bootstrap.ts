@@ -120,6 +120,8 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
     fastify,
     { general: config.rateLimitGeneral, signIn: config.rateLimitSignIn, acceptance: config.rateLimitAcceptance, dnsCheck: config.rateLimitDnsCheck },
     readStore,
+    // The embedded ledger's JSON-RPC counts its calls itself (RATE_LIMIT_RPC_CALLS_PER_MINUTE, each call of a batch).
+    { exemptRoutes: config.ledgerRpcUrl ? [] : ['/rpc'] },
   );
   registerIdempotencyHooks(fastify, app.get(IdempotencyStore));
 

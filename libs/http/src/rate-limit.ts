@@ -65,10 +65,20 @@ export function rateHeadersOutsideLimiter(server: object, request: { ip?: string
  * Every response carries `x-ratelimit-limit`, `x-ratelimit-remaining`, `x-ratelimit-reset` (seconds, spec §8):
  * set by the limiter for the requests it counts, and for answers given before it runs (a CORS preflight, a body
  * refused by its content type, a URL the router cannot read) from the general bucket's state, without counting them.
- * A limited request gets 429 `rate_limited` with `retry-after` (seconds).
+ * A limited request gets 429 `rate_limited` with `retry-after` (seconds). `exemptRoutes` are left to count their own
+ * requests (they still carry the general bucket's headers, uncounted).
  * @returns the counters (stopped when the server closes).
  */
-export async function registerRateLimits(app: FastifyInstance, limits: RateLimits, store: ReadStore, options: { syncIntervalMs?: number } = {}): Promise<SharedRateCounters> {
+export async function registerRateLimits(
+  app: FastifyInstance,
+  limits: RateLimits,
+  store: ReadStore,
+  options: {
+    syncIntervalMs?: number;
+    /** Routes (as Fastify matched them) that count their requests themselves: the ledger's `/rpc`, per call. */
+    exemptRoutes?: readonly string[];
+  } = {},
+): Promise<SharedRateCounters> {
   const counters = new SharedRateCounters(store, { syncIntervalMs: options.syncIntervalMs });
   const bucketFor = (req: FastifyRequest) => bucketOf(req.method, req.routeOptions.url);
   /** The store interface of @fastify/rate-limit, answered by the shared counters. */
@@ -99,7 +109,15 @@ export async function registerRateLimits(app: FastifyInstance, limits: RateLimit
       return err;
     },
   });
-  app.addHook('onRequest', app.rateLimit());
+  const limit = app.rateLimit();
+  const exempt = new Set(options.exemptRoutes ?? []);
+  if (exempt.size === 0) app.addHook('onRequest', limit);
+  else {
+    app.addHook('onRequest', function (this: FastifyInstance, request, reply, done) {
+      if (request.routeOptions.url !== undefined && exempt.has(request.routeOptions.url)) return done();
+      return (limit as (this: FastifyInstance, req: FastifyRequest, rep: typeof reply, cb: typeof done) => void).call(this, request, reply, done);
+    });
+  }
   const outside = (ip: string): RateHeaders => {
     const { current, ttl } = counters.peek(`general|${ip}`, WINDOW_MS);
     return {

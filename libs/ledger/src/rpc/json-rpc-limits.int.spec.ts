@@ -121,3 +121,18 @@ describe('batches', () => {
     expect(seen).toEqual([3, 3, 1, 1, 1]);
   });
 });
+
+describe('a limiter in front of the endpoint', () => {
+  test('its refusal is answered as the endpoint refuses calls itself: HTTP 429, retry-after, error 429', async () => {
+    const app = Fastify();
+    apps.push(app);
+    app.addHook('onRequest', async (_request, reply) => {
+      void reply.header('retry-after', '17');
+      throw Object.assign(new Error('rate limit of 300 requests per minute exceeded'), { statusCode: 429 });
+    });
+    registerLedgerJsonRpc(app, ledger, { path: '/rpc' });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const res = await post(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}/rpc`, { jsonrpc: '2.0', id: 1, method: 'getSlot' });
+    expect(res).toEqual({ status: 429, retryAfter: '17', json: { jsonrpc: '2.0', error: { code: 429, message: 'Too many requests: retry in 17 s', data: { retryAfterSeconds: 17 } }, id: null } });
+  });
+});
