@@ -9,7 +9,7 @@ import fastifyCors from '@fastify/cors';
 import { Logger as PinoLogger } from 'nestjs-pino';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CLOCK, type Clock } from '@svc/application';
-import { claimDataDir, secureDataDir, type AppConfig } from '@svc/config';
+import { claimDataDir, refuseSecondProcessorRunner, secureDataDir, type AppConfig } from '@svc/config';
 import {
   ApiErrorFilter,
   DEFAULT_BODY_LIMIT,
@@ -50,6 +50,10 @@ export const API_VERSION = '1.0.0';
  */
 export async function createApp(config: AppConfig, options: { clock?: Clock } = {}): Promise<NestFastifyApplication> {
   secureDataDir(config.dataDir);
+  // Claimed before anything starts: offline tools (svc rebuild-projections) refuse a data directory a running
+  // service uses, and one process at a time may run the projections and processors on it.
+  const release = claimDataDir(config.dataDir, { processors: config.runProjections });
+  refuseSecondProcessorRunner(config, release);
   const adapter = new FastifyAdapter({
     trustProxy: config.trustProxy,
     bodyLimit: DEFAULT_BODY_LIMIT,
@@ -148,8 +152,6 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
   // The receipt pages live outside the /api prefix: their paths name the service's base URL as their server.
   for (const [path, item] of Object.entries(document.paths)) if (path.startsWith('/receipts/')) item.servers = [{ url: config.publicBaseUrl }];
   app.get(OpenApiDocument).set(document);
-  // Offline tools (svc rebuild-projections) refuse a data directory a running service uses.
-  const release = claimDataDir(config.dataDir);
   fastify.addHook('onClose', (_instance, done) => {
     release();
     done();

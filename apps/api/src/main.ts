@@ -1,4 +1,4 @@
-import { loadConfig } from '@svc/config';
+import { loadConfig, SecondProcessorRunnerError } from '@svc/config';
 import { createApp } from './bootstrap';
 
 async function main(): Promise<void> {
@@ -15,6 +15,11 @@ async function main(): Promise<void> {
 }
 
 void main().catch((err) => {
+  // A refusal that names its own remedy is a line, not a stack trace (README "Configuration").
+  if (err instanceof SecondProcessorRunnerError) {
+    process.stderr.write(`${err.message}\n`);
+    process.exit(2);
+  }
   process.stderr.write(`start-up failed: ${(err as Error).stack ?? String(err)}\n`);
   process.exit(1);
 });

@@ -3,7 +3,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { LoggerModule, Logger as PinoLogger } from 'nestjs-pino';
-import { claimDataDir, loadConfig, secureDataDir, type AppConfig } from '@svc/config';
+import { claimDataDir, loadConfig, refuseSecondProcessorRunner, secureDataDir, type AppConfig } from '@svc/config';
 import { InfrastructureModule, ProcessorsModule } from '@svc/application';
 
 /**
@@ -34,12 +34,19 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   secureDataDir(config.dataDir);
+  // Claimed before anything starts (released when the process exits): offline tools refuse a data directory in use,
+  // and one process at a time may run the projections and processors on it.
+  const release = claimDataDir(config.dataDir, { processors: true });
+  try {
+    refuseSecondProcessorRunner({ dataDir: config.dataDir, runProjections: true }, release);
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n`);
+    process.exit(2);
+  }
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { bufferLogs: true });
   app.useLogger(app.get(PinoLogger));
   app.enableShutdownHooks();
   await app.init();
-  // Released when the process exits (SIGTERM closes the app, then the process ends).
-  claimDataDir(config.dataDir);
   process.stdout.write(`worker running projections and process managers (data in ${config.dataDir})\n`);
 }
 

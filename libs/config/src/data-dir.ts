@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 
 /** Mode of the data directory: owner only (read, write, search). */
@@ -26,14 +26,16 @@ const PROCESSES_DIR = 'processes';
  * Records that this process uses `dataDir` (a file `processes/<pid>` inside it), so that offline tools such as
  * `svc rebuild-projections` can refuse to run beside it. The record is removed by the returned function (call it
  * when the service closes) and, as a fallback, when the process exits; one left by a killed process is recognised
- * as stale by {@link otherProcessesUsing}.
+ * as stale by {@link otherProcessesUsing}. `processors`: this process runs the projections and processors.
  * @returns the function that removes the record.
  */
-export function claimDataDir(dataDir: string): () => void {
+export function claimDataDir(dataDir: string, options: { processors?: boolean } = {}): () => void {
   const dir = path.join(dataDir, PROCESSES_DIR);
   mkdirSync(dir, { recursive: true, mode: DATA_DIR_MODE });
   const file = path.join(dir, String(process.pid));
-  writeFileSync(file, `${new Date().toISOString()}\n`);
+  // The second line says whether this process runs the projections and processors ({@link processorRunnersUsing}).
+  const role = options.processors || (existsSync(file) && readFileSync(file, 'utf8').split('\n')[1] === PROCESSORS_ROLE) ? PROCESSORS_ROLE : 'api';
+  writeFileSync(file, `${new Date().toISOString()}\n${role}\n`);
   claims.set(file, (claims.get(file) ?? 0) + 1);
   let released = false;
   return () => {
@@ -47,6 +49,22 @@ export function claimDataDir(dataDir: string): () => void {
       rmSync(file, { force: true });
     }
   };
+}
+
+const PROCESSORS_ROLE = 'processors';
+
+/**
+ * Pids of the other live processes that run the projections and processors on `dataDir` (claimed with
+ * `processors: true`). Two of them would each send every webhook and act on every event.
+ */
+export function processorRunnersUsing(dataDir: string): number[] {
+  return otherProcessesUsing(dataDir).filter((pid) => {
+    try {
+      return readFileSync(path.join(dataDir, PROCESSES_DIR, String(pid)), 'utf8').split('\n')[1] === PROCESSORS_ROLE;
+    } catch {
+      return false; // gone meanwhile
+    }
+  });
 }
 
 /** Records this process holds, with how many services hold each. */
@@ -77,4 +95,27 @@ export function otherProcessesUsing(dataDir: string): number[] {
     }
   }
   return live;
+}
+
+/** A second process would run the projections and processors on a data directory that one already runs them on. */
+export class SecondProcessorRunnerError extends Error {
+  override readonly name = 'SecondProcessorRunnerError';
+}
+
+/**
+ * Refuses to start a second process that runs the projections and processors on the data directory (the embedded
+ * default; README "Production topology"): two would each deliver every webhook and act on every event. Call it
+ * right after {@link claimDataDir}; on refusal the claim is released. Processes starting at the same moment may
+ * both be refused (start them again one after the other), never both admitted.
+ * @throws SecondProcessorRunnerError naming the other process.
+ */
+export function refuseSecondProcessorRunner(config: { dataDir: string; runProjections: boolean }, release: () => void): void {
+  if (!config.runProjections) return;
+  const others = processorRunnersUsing(config.dataDir);
+  if (others.length === 0) return;
+  release();
+  throw new SecondProcessorRunnerError(
+    `another process (pid ${others.join(', ')}) already runs the projections and processors on ${config.dataDir}: ` +
+      'run one per data directory (an API with RUN_PROJECTIONS=true, or apps/worker), API replicas beside it with RUN_PROJECTIONS=false',
+  );
 }
