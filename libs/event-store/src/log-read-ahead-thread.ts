@@ -11,7 +11,7 @@ import { constants, setPriority } from 'node:os';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { EventIntegrityError } from './event-store.port';
 import { EventSchemaRegistry, type EventSchemaSource } from './event-schema-registry';
-import { checkedRun, LogChainCheck, predecessorLookups, selectChainColumns, type EventRow } from './sqlite-rows';
+import { checkedRun, checkLogChain, predecessorLookups, selectChainColumns, type EventRow } from './sqlite-rows';
 import type { StoredEvent } from './event-store.port';
 
 /** What the starting thread hands the worker. Positions are decimal strings. */
@@ -107,33 +107,25 @@ function check(data: ReadAheadWorkerData): void {
     }
   }
   const db = new Database(data.file, { readonly: true, fileMustExist: true });
-  const page = db.prepare<[bigint, bigint, number], EventRow>(selectChainColumns('WHERE e.position > ? AND e.position <= ? ORDER BY e.position ASC LIMIT ?'));
-  const before = predecessorLookups(db).log;
-  const upTo = BigInt(data.upTo);
-  let after = BigInt(data.after);
   const pause = new Int32Array(new SharedArrayBuffer(4));
-  const chain = new LogChainCheck(before.get(after + 1n)?.hash ?? null);
-  const report = () => port.postMessage({ kind: 'checked', count: chain.checked, through: String(chain.through) } satisfies ReadAheadMessage);
+  const pages = checkLogChain(db, BigInt(data.upTo), data.pageSize);
   try {
     for (;;) {
       const started = performance.now();
-      const rows = page.all(after, upTo, data.pageSize);
-      if (rows.length === 0) break;
-      const fault = chain.feed(rows);
-      if (fault) {
-        report();
-        const integrity = { streamId: fault.streamId, position: fault.position, revision: fault.revision, eventId: fault.eventId, reason: fault.reason, detail: fault.detail };
-        port.postMessage({ kind: 'error', message: fault.message, integrity } satisfies ReadAheadMessage);
+      const step = pages.next();
+      if (step.done) {
+        const fault = step.value;
+        if (!fault) port.postMessage({ kind: 'end' } satisfies ReadAheadMessage);
+        else {
+          const integrity = { streamId: fault.streamId, position: fault.position, revision: fault.revision, eventId: fault.eventId, reason: fault.reason, detail: fault.detail };
+          port.postMessage({ kind: 'error', message: fault.message, integrity } satisfies ReadAheadMessage);
+        }
         return;
       }
-      report();
-      after = BigInt(rows[rows.length - 1]!.position);
+      port.postMessage({ kind: 'checked', count: step.value.checked, through: String(step.value.through) } satisfies ReadAheadMessage);
       // At most CHECK_DUTY of one core: the priority alone did not keep it from slowing the service's reads.
       if (data.throttle !== false) Atomics.wait(pause, 0, 0, ((performance.now() - started) * (1 - CHECK_DUTY)) / CHECK_DUTY);
     }
-    chain.finish();
-    report();
-    port.postMessage({ kind: 'end' } satisfies ReadAheadMessage);
   } finally {
     db.close();
   }

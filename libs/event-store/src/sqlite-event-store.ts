@@ -26,7 +26,7 @@ import {
   type Subscription,
   type SubscriptionRetryOptions,
 } from './event-store.port';
-import { checkedRun, LogChainCheck, predecessorLookups, selectChainColumns, selectEvents, type EventRow, type PredecessorLookups } from './sqlite-rows';
+import { checkedRun, checkLogChain, predecessorLookups, selectChainColumns, selectEvents, type EventRow, type PredecessorLookups } from './sqlite-rows';
 import { EVENTS_AUTOCHECKPOINT_PAGES, openEventsDatabase } from './sqlite-schema';
 import { TypedReads } from './sqlite-typed-reads';
 import { expectationHolds, firstRevisionFits } from './expected-revision';
@@ -410,25 +410,21 @@ export class SqliteEventStore implements EventStore {
   async checkLog(options: LogCheckOptions = {}): Promise<LogCheckOutcome> {
     this.assertOpen();
     const head = this.headSync();
-    let outcome: LogCheckOutcome;
+    let outcome: LogCheckOutcome = { checked: 0, through: -1n };
     if (this.file !== ':memory:' && canReadLogAhead()) {
       outcome = await verifyLogOnThread(this.file, this.readPath, head, options);
     } else {
-      const page = this.db.prepare<[bigint, bigint, number], EventRow>(selectChainColumns('WHERE e.position > ? AND e.position <= ? ORDER BY e.position ASC LIMIT ?'));
-      const chain = new LogChainCheck(null);
-      let after = -1n;
-      let fault: EventIntegrityError | undefined;
+      const pages = checkLogChain(this.db, head, 1_000);
       for (;;) {
-        const rows = page.all(after, head, 1_000);
-        if (rows.length === 0) break;
-        fault = chain.feed(rows);
-        if (fault) break;
-        after = BigInt(rows[rows.length - 1]!.position);
-        options.onProgress?.(chain.checked, chain.through);
+        const step = pages.next();
+        if (step.done) {
+          outcome = { ...outcome, fault: step.value };
+          break;
+        }
+        outcome = { checked: step.value.checked, through: step.value.through };
+        options.onProgress?.(outcome.checked, outcome.through);
         await new Promise((resolve) => setImmediate(resolve));
       }
-      if (!fault) chain.finish();
-      outcome = { checked: chain.checked, through: chain.through, fault };
     }
     if (outcome.fault) this.noteFault(outcome.fault);
     return outcome;

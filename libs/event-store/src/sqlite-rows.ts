@@ -209,6 +209,32 @@ export class LogChainCheck {
   }
 }
 
+/**
+ * Checks the chain of the log of `db` from its first row up to position `upTo`, a page of `pageSize` rows at a time
+ * ({@link LogChainCheck}), yielding the check after each page so that the caller paces it (a worker thread sleeps, the
+ * event loop takes a turn) and reports progress.
+ * @returns the first fault, or undefined once every row up to `upTo` is found good.
+ */
+export function* checkLogChain(db: Database.Database, upTo: bigint, pageSize: number): Generator<LogChainCheck, EventIntegrityError | undefined> {
+  const page = db.prepare<[bigint, bigint, number], EventRow>(selectChainColumns('WHERE e.position > ? AND e.position <= ? ORDER BY e.position ASC LIMIT ?'));
+  const chain = new LogChainCheck(null);
+  let after = -1n;
+  for (;;) {
+    const rows = page.all(after, upTo, pageSize);
+    if (rows.length === 0) break;
+    const fault = chain.feed(rows);
+    if (fault) {
+      yield chain; // how far it got, then the fault
+      return fault;
+    }
+    after = BigInt(rows[rows.length - 1]!.position);
+    yield chain;
+  }
+  chain.finish();
+  yield chain;
+  return undefined;
+}
+
 /** A stored hash (64 lowercase hex characters); anything else reads as missing. */
 function asHash(value: unknown): string | undefined {
   return typeof value === 'string' && value.length === 64 ? value : undefined;
