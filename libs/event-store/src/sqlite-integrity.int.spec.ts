@@ -139,13 +139,44 @@ describe('SQLite tamper evidence', () => {
       await store.append(s, [thing(0), thing(1), thing(2), thing(3)], 'no_stream');
       expect(await store.checkLog()).toEqual({ checked: 4, through: 4n });
       behindTheBack(file, 'UPDATE events SET data = ? WHERE position = 3', JSON.stringify({ thingId: 't-2', n: 7 }));
+      // Row 3 fails its hash, so its link no longer vouches for row 2 either: row 1 is the last one found good.
       const outcome = await store.checkLog();
-      expect(outcome).toMatchObject({ checked: 2, through: 2n, fault: { position: 3n, reason: 'hash_mismatch' } });
+      expect(outcome).toMatchObject({ checked: 1, through: 1n, fault: { position: 3n, reason: 'hash_mismatch' } });
       const handled: bigint[] = [];
       const sub = store.subscribeToAll(async (e) => void handled.push(e.position));
       await rejectionOf(sub.caughtUpTo(4n));
       await sub.stop();
-      expect(handled).toEqual([1n, 2n]);
+      expect(handled).toEqual([1n]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('an event edited with its hash recomputed and the next row re-pointed at it (that row’s hash left) is never served', async () => {
+    const file = fileFor('repoint');
+    const store = open(file);
+    try {
+      for (let i = 0; i < 6; i++) await store.append(streamId(`repoint-${i}`), [thing(i)], 'no_stream');
+      // Row 4 gets new data and a recomputed hash; row 5 is made to link to it, its own hash not recomputed.
+      const db = new Database(file);
+      const row = db.prepare('SELECT * FROM events WHERE position = 4').get() as EventRow;
+      const forged = { ...row, data: JSON.stringify({ thingId: 't-3', n: 999 }) };
+      const forgedHash = hashOfRow(forged, String(row.prev_hash), String(row.stream_prev_hash));
+      db.prepare('UPDATE events SET data = ?, hash = ? WHERE position = 4').run(forged.data, forgedHash);
+      db.prepare('UPDATE events SET prev_hash = ? WHERE position = 5').run(forgedHash);
+      db.close();
+      const served = (events: readonly StoredEvent[] | undefined) => (events ?? []).map((e) => e.data.n);
+      // A read of the log meets row 5's hash and hands back only what precedes row 4.
+      const err = (await rejectionOf(store.readAll())) as EventIntegrityError;
+      expect(err).toMatchObject({ position: 5n, reason: 'hash_mismatch' });
+      expect(served(err.checkedBefore)).toEqual([0, 1, 2]);
+      // So does a subscription by type (the typed read path), and the check of the whole log does not count row 4.
+      const handled: unknown[] = [];
+      const sub = store.subscribeToAll(async (e) => void handled.push(e.data.n), { eventTypes: ['ThingHappened'] });
+      expect(await rejectionOf(sub.caughtUpTo(6n))).toMatchObject({ position: 5n, reason: 'hash_mismatch' });
+      await sub.stop();
+      expect(handled).toEqual([0, 1, 2]);
+      expect(await store.checkLog()).toMatchObject({ checked: 3, through: 3n, fault: { position: 5n, reason: 'hash_mismatch' } });
     } finally {
       await store.close();
     }

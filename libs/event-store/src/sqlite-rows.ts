@@ -136,8 +136,10 @@ export function checkedRun(
       checkSuccessorLink(row);
     }
   } catch (err) {
-    // A broken link of the log at row k also puts row k - 1 in doubt: it may be the edited one, its hash recomputed.
-    const good = err instanceof EventIntegrityError && err.reason === 'broken_link' && link === 'log' && k < rows.length && out[k] === undefined ? k - 1 : k;
+    // A row k that fails its hash or its link also puts row k - 1 in doubt: k - 1 may be the edited one, its hash
+    // recomputed, and only k's link vouched for it (a link is worth nothing once k's own hash fails: it may have been
+    // rewritten to match). Only a schema fault, in a row whose hash and link hold, leaves k - 1 good.
+    const good = err instanceof EventIntegrityError && err.reason !== 'schema' && k < rows.length && out[k] === undefined ? k - 1 : k;
     if (!descending && good > 0 && err instanceof EventIntegrityError) err.checkedBefore = out.slice(0, good);
     throw err;
   }
@@ -184,9 +186,9 @@ export class LogChainCheck {
         checkRowChain(row, 'log', this.previous);
       } catch (err) {
         if (!(err instanceof EventIntegrityError)) throw err;
-        // A broken link puts the row before it in doubt too; a row whose own content fails leaves it be.
-        if (err.reason === 'broken_link') this.pending = null;
-        else this.confirmPending();
+        // A row failing its hash or its link puts the row before it in doubt too: only this row's link vouched for
+        // it, and that link is worth nothing now (checkedRun).
+        this.pending = null;
         return err;
       }
       this.confirmPending();

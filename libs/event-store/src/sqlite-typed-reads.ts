@@ -51,12 +51,21 @@ export class TypedReads {
       ? this.range(distinct.length).all(after, last, ...distinct)
       : positions.map((p) => this.rowAt.get(p)!);
     const out: StoredEvent[] = [];
+    let lastHash: unknown = null;
     for (const row of rows) {
       try {
         out.push(checkedRow(row, 'log', path));
         checkSuccessorLink(row);
+        lastHash = row.hash;
       } catch (err) {
-        if (err instanceof EventIntegrityError && out.length > 0) err.checkedBefore = out.slice(0, out.length - (out.at(-1)?.position === BigInt(row.position) ? 1 : 0));
+        if (err instanceof EventIntegrityError && out.length > 0) {
+          // Not good: the row itself when only its successor's link failed; its predecessor in the log when that one
+          // was read here and this row's hash or link failed (only this row's link vouched for it, as in checkedRun).
+          let good = out.length;
+          if (out.at(-1)!.position === BigInt(row.position)) good--;
+          else if (err.reason !== 'schema' && lastHash !== null && row.link_hash === lastHash) good--;
+          err.checkedBefore = out.slice(0, good);
+        }
         throw err;
       }
     }
