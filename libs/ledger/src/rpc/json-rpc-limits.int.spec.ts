@@ -114,11 +114,27 @@ describe('batches', () => {
     expect(Number(refused.retryAfter)).toBeGreaterThan(0);
     expect(refused.json).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: 429 } });
     expect(await ledger.getBalance(who.address)).toBe(0n);
-    // 3 + 2 single calls fit in 5; the sixth does not.
+    // Each request counts one before its body is read (the refused batch too), the rest of a batch once parsed:
+    // 3 + 1 spent, so one single call fits in 5 and the next does not.
     expect((await post(url, { jsonrpc: '2.0', id: 4, method: 'getSlot' })).status).toBe(200);
-    expect((await post(url, { jsonrpc: '2.0', id: 5, method: 'getSlot' })).status).toBe(200);
-    expect((await post(url, { jsonrpc: '2.0', id: 6, method: 'getSlot' })).status).toBe(429);
-    expect(seen).toEqual([3, 3, 1, 1, 1]);
+    expect((await post(url, { jsonrpc: '2.0', id: 5, method: 'getSlot' })).status).toBe(429);
+    expect(seen).toEqual([1, 2, 1, 2, 1, 1]);
+  });
+
+  test('bodies refused unparsed spend the budget too: invalid JSON, an empty batch, a batch over the limit', async () => {
+    const url = await serve({ maxBatch: 3, countCalls: callsPerMinutePerClient(3) });
+    const raw = (body: string) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const bad = await raw('{"jsonrpc": "2.0", "method": ');
+    expect(bad.status).toBe(200);
+    expect(await bad.json()).toMatchObject({ error: { code: -32700 } });
+    expect(await (await raw('[]')).json()).toMatchObject({ error: { code: -32600 } });
+    const calls = Array.from({ length: 4 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'getSlot' }));
+    expect((await post(url, calls)).json).toMatchObject({ error: { code: -32600 } });
+    const refused = await raw('not json at all');
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await refused.json()).toMatchObject({ id: null, error: { code: 429 } });
+    expect((await post(url, { jsonrpc: '2.0', id: 1, method: 'getSlot' })).status).toBe(429);
   });
 });
 

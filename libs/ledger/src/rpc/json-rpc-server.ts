@@ -39,8 +39,9 @@ export interface LedgerJsonRpcOptions {
   /** Request body limit in bytes (default 1 MiB). */
   bodyLimit?: number;
   /**
-   * Called before a request is executed with the number of calls it holds (1, or the batch
-   * length); a refusal answers HTTP 429 with `retry-after` and executes nothing. Default: no limit.
+   * Counts calls against the caller's budget: 1 for every request before its body is read (so a body refused
+   * unparsed counts too), then the rest of a batch (length - 1) once parsed; a refusal answers HTTP 429 with
+   * `retry-after` and executes nothing. Default: no limit.
    * `callsPerMinutePerClient(n)` (rpc-limits.ts) is a ready one.
    */
   countCalls?: (client: { ip: string }, calls: number) => CallAllowance;
@@ -99,10 +100,23 @@ export function registerLedgerJsonRpc(fastify: FastifyInstance, ledger: Ledger &
   const nothing = (reply: FastifyReply): FastifyReply => reply.code(200).header('content-type', 'application/json; charset=utf-8').send('');
   const fail = (reply: FastifyReply, code: number, message: string): FastifyReply => send(reply, { jsonrpc: '2.0', error: { code, message }, id: null });
 
+  const tooMany = (reply: FastifyReply, retryAfterSeconds: number | undefined): FastifyReply => {
+    const retry = retryAfterSeconds ?? 60;
+    reply.header('retry-after', String(retry));
+    return send(reply, { jsonrpc: '2.0', error: { code: 429, message: `Too many requests: retry in ${retry} s`, data: { retryAfterSeconds: retry } }, id: null }, 429);
+  };
+
   fastify.post(
     options.path,
     {
       bodyLimit: options.bodyLimit ?? 1024 * 1024,
+      // Every request counts one call before its body is read, so that bodies refused unparsed (invalid JSON, too
+      // large, an empty or oversized batch) still spend the budget; the other calls of a batch count once parsed.
+      onRequest: (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+        const allowance = options.countCalls?.(request, 1) ?? { allowed: true };
+        if (allowance.allowed) return done();
+        tooMany(reply, allowance.retryAfterSeconds);
+      },
       errorHandler: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
         const parse = error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError || error.statusCode === 400;
         if (parse) return fail(reply, -32700, 'Parse error');
@@ -129,16 +143,8 @@ export function registerLedgerJsonRpc(fastify: FastifyInstance, ledger: Ledger &
       const calls = batch ? (body as unknown[]).length : 1;
       if (batch && calls === 0) return fail(reply, -32600, 'Invalid request: empty batch');
       if (calls > maxBatch) return fail(reply, -32600, `Invalid request: batch of ${calls} calls is over the limit of ${maxBatch}`);
-      const allowance = options.countCalls?.(request, calls) ?? { allowed: true };
-      if (!allowance.allowed) {
-        const retry = allowance.retryAfterSeconds ?? 60;
-        reply.header('retry-after', String(retry));
-        return send(
-          reply,
-          { jsonrpc: '2.0', error: { code: 429, message: `Too many requests: retry in ${retry} s`, data: { retryAfterSeconds: retry } }, id: null },
-          429,
-        );
-      }
+      const allowance = calls > 1 ? (options.countCalls?.(request, calls - 1) ?? { allowed: true }) : { allowed: true };
+      if (!allowance.allowed) return tooMany(reply, allowance.retryAfterSeconds);
       const call: CallContext = { clientAddress: request.ip, localAddress: socketAddress(request.socket.localAddress, request.socket.localPort) };
       if (!batch) {
         const response = await handleOne(body, call);
