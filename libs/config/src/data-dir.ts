@@ -33,22 +33,42 @@ export function claimDataDir(dataDir: string, options: { processors?: boolean } 
   const dir = path.join(dataDir, PROCESSES_DIR);
   mkdirSync(dir, { recursive: true, mode: DATA_DIR_MODE });
   const file = path.join(dir, String(process.pid));
-  // The second line says whether this process runs the projections and processors ({@link processorRunnersUsing}).
-  const role = options.processors || (existsSync(file) && readFileSync(file, 'utf8').split('\n')[1] === PROCESSORS_ROLE) ? PROCESSORS_ROLE : 'api';
-  writeFileSync(file, `${new Date().toISOString()}\n${role}\n`);
-  claims.set(file, (claims.get(file) ?? 0) + 1);
+  // The second line says whether this process runs the projections and processors ({@link processorRunnersUsing});
+  // a role held by another service of this process is kept (a file left by an earlier process with this pid is not
+  // asked). The third says which process this is, beyond its pid ({@link processIdentity}).
+  const held = claims.get(file);
+  const role = options.processors || held?.role === PROCESSORS_ROLE ? PROCESSORS_ROLE : 'api';
+  writeFileSync(file, `${new Date().toISOString()}\n${role}\n${processIdentity(process.pid) ?? ''}\n`);
+  claims.set(file, { count: (held?.count ?? 0) + 1, role });
   let released = false;
   return () => {
     if (released) return;
     released = true;
     // Another service of this process (tests run several) may still hold the same data directory.
-    const left = (claims.get(file) ?? 1) - 1;
-    if (left > 0) claims.set(file, left);
+    const entry = claims.get(file);
+    if (entry && entry.count > 1) entry.count--;
     else {
       claims.delete(file);
       rmSync(file, { force: true });
     }
   };
+}
+
+/**
+ * Which process `pid` is, beyond its number (Linux): the boot it runs in and its start time in clock ticks since
+ * boot (`/proc/<pid>/stat`, field 22). A pid that names another process since (a reboot, pids wrapped around) shows
+ * a different identity. Null where `/proc` cannot tell.
+ */
+function processIdentity(pid: number): string | null {
+  try {
+    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (in parentheses, which may itself hold spaces and parentheses).
+    const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    return start ? `${boot}:${start}` : null;
+  } catch {
+    return null;
+  }
 }
 
 const PROCESSORS_ROLE = 'processors';
@@ -67,8 +87,8 @@ export function processorRunnersUsing(dataDir: string): number[] {
   });
 }
 
-/** Records this process holds, with how many services hold each. */
-const claims = new Map<string, number>();
+/** Records this process holds: how many of its services hold each, and the role written. */
+const claims = new Map<string, { count: number; role: string }>();
 process.once('exit', () => {
   for (const file of claims.keys()) rmSync(file, { force: true });
 });
@@ -85,16 +105,34 @@ export function otherProcessesUsing(dataDir: string): number[] {
     const pid = Number(name);
     if (!Number.isSafeInteger(pid) || pid <= 0) continue;
     if (pid === process.pid) continue;
+    const record = path.join(dir, name);
+    let alive: boolean;
     try {
       process.kill(pid, 0);
-      live.push(pid);
+      alive = true;
     } catch (err) {
       // ESRCH: no such process (a record left by a killed service). EPERM: alive, another user's.
-      if ((err as NodeJS.ErrnoException).code === 'EPERM') live.push(pid);
-      else rmSync(path.join(dir, name), { force: true });
+      alive = (err as NodeJS.ErrnoException).code === 'EPERM';
     }
+    // A live pid is the recorded process only if it is the same one (not a later process given the same number).
+    if (alive && !sameProcess(record, pid)) alive = false;
+    if (alive) live.push(pid);
+    else rmSync(record, { force: true });
   }
   return live;
+}
+
+/** Whether the record of `pid` was written by the process that has that pid now (true when either side cannot tell). */
+function sameProcess(record: string, pid: number): boolean {
+  let recorded: string | undefined;
+  try {
+    recorded = readFileSync(record, 'utf8').split('\n')[2];
+  } catch {
+    return true; // gone meanwhile: the caller's next look settles it
+  }
+  if (!recorded) return true; // written by a release that did not record it, or where /proc cannot tell
+  const now = processIdentity(pid);
+  return now === null || now === recorded;
 }
 
 /** A second process would run the projections and processors on a data directory that one already runs them on. */
