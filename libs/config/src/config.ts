@@ -83,6 +83,11 @@ export interface AppConfig {
   runProjections: boolean;
   /** Check every stored event of the log once after start-up, off the event loop (default true; SQLite only). */
   checkEventLogOnStart: boolean;
+  /**
+   * Milliseconds between the heartbeats the process running the projections and processors writes to the read store
+   * (default 5,000; 100 to 60,000); API replicas report that process absent after three intervals and a second.
+   */
+  runnerHeartbeatMs: number;
   /** Whether cookies carry the `Secure` attribute (default: when the public base URL is https). */
   secureCookies: boolean;
   /** Drafts an organization may have open (`open` or `prepared`) at once (default 50). */
@@ -246,6 +251,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       DRAFT_BYTES_PER_ORGANIZATION: num({ default: 100 * 1024 * 1024 }),
       RUN_PROJECTIONS: bool({ default: true }),
       CHECK_EVENT_LOG_ON_START: bool({ default: true }),
+      RUNNER_HEARTBEAT_MS: wholeNumber('RUNNER_HEARTBEAT_MS', 100, 60_000)({ default: 5_000 }),
       DNS_SERVERS: dnsServers({ default: undefined }),
     },
     {
@@ -315,6 +321,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     draftBytesPerOrganization: positiveInteger('DRAFT_BYTES_PER_ORGANIZATION', e.DRAFT_BYTES_PER_ORGANIZATION),
     runProjections: e.RUN_PROJECTIONS,
     checkEventLogOnStart: e.CHECK_EVENT_LOG_ON_START,
+    runnerHeartbeatMs: e.RUNNER_HEARTBEAT_MS,
     dnsServers: e.DNS_SERVERS,
     webhooks: webhookConfig(env, dataDir),
   };

@@ -148,12 +148,16 @@ export interface EventStore {
    * global chain).
    * @returns events found good (the event before a broken link is not: it may be the edited one), the last good
    *   position, and the first bad event if any.
+   * @throws Error when the log cannot be read at all (a damaged database page, an I/O error): no verdict on any
+   *   event, and not a pass; the signal's reason when `options.signal` aborts the check.
    */
   checkLog?(options?: {
     /** Called after each page with the events found good so far and the last one's position. */
     onProgress?: (checked: number, through: bigint) => void;
     /** Run flat out (an offline command) rather than as a background task that gives way to the service. */
     flatOut?: boolean;
+    /** Stops the check (at shutdown). */
+    signal?: AbortSignal;
   }): Promise<{ checked: number; through: bigint; fault?: EventIntegrityError }>;
   /**
    * Durable catch-up subscription: delivers every event after `options.after`,

@@ -42,9 +42,22 @@ export type ReadAheadMessage =
       integrity?: { streamId: string; position: bigint; revision: bigint; eventId: string; reason: EventIntegrityError['reason']; detail: string };
     };
 
+/** An error's text for the starting thread, with SQLite's code (a thrown SqliteError reaches it without its message). */
+function describe(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && !err.message.includes(code) ? `${code}: ${err.message}` : err.message;
+}
+
 function run(data: ReadAheadWorkerData): void {
   const port = parentPort!;
-  const db = new Database(data.file, { readonly: true, fileMustExist: true });
+  let db: Database.Database;
+  try {
+    db = new Database(data.file, { readonly: true, fileMustExist: true });
+  } catch (err) {
+    port.postMessage({ kind: 'error', message: `cannot open ${data.file}: ${describe(err)}` } satisfies ReadAheadMessage);
+    return;
+  }
   const path = { schemas: new EventSchemaRegistry(data.sources) };
   const lookups = predecessorLookups(db);
   const page = db.prepare<[number | bigint, number], EventRow>(selectChainColumns('WHERE e.position > ? ORDER BY e.position ASC LIMIT ?'));
@@ -67,7 +80,7 @@ function run(data: ReadAheadWorkerData): void {
           err instanceof EventIntegrityError
             ? { streamId: err.streamId, position: err.position, revision: err.revision, eventId: err.eventId, reason: err.reason, detail: err.detail }
             : undefined;
-        port.postMessage({ kind: 'error', message: err instanceof Error ? err.message : String(err), integrity } satisfies ReadAheadMessage);
+        port.postMessage({ kind: 'error', message: describe(err), integrity } satisfies ReadAheadMessage);
         break;
       }
       if (events.length === 0) {
@@ -106,10 +119,11 @@ function check(data: ReadAheadWorkerData): void {
       // not permitted here: the check runs at normal priority
     }
   }
-  const db = new Database(data.file, { readonly: true, fileMustExist: true });
   const pause = new Int32Array(new SharedArrayBuffer(4));
-  const pages = checkLogChain(db, BigInt(data.upTo), data.pageSize);
+  let db: Database.Database | undefined;
   try {
+    db = new Database(data.file, { readonly: true, fileMustExist: true });
+    const pages = checkLogChain(db, BigInt(data.upTo), data.pageSize);
     for (;;) {
       const started = performance.now();
       const step = pages.next();
@@ -126,8 +140,11 @@ function check(data: ReadAheadWorkerData): void {
       // At most CHECK_DUTY of one core: the priority alone did not keep it from slowing the service's reads.
       if (data.throttle !== false) Atomics.wait(pause, 0, 0, ((performance.now() - started) * (1 - CHECK_DUTY)) / CHECK_DUTY);
     }
+  } catch (err) {
+    // The file cannot be read (a damaged page, an I/O error): not a verdict on an event, but the check did not pass.
+    port.postMessage({ kind: 'error', message: describe(err) } satisfies ReadAheadMessage);
   } finally {
-    db.close();
+    db?.close();
   }
 }
 

@@ -3,7 +3,7 @@
  * store is taken from the build in `dist/` (`npm test` builds first); from the TypeScript sources `readAllAhead`
  * answers null, which the first case checks too.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
@@ -91,6 +91,34 @@ describe('SqliteEventStore.readAllAhead (built module, worker thread)', () => {
     expect(outcome.fault).toBeInstanceOf(built.EventIntegrityError);
     expect(outcome.fault).toMatchObject({ position: all[51]!.position, reason: 'broken_link' });
     expect(store.integrityFaults()).toEqual([outcome.fault]);
+  });
+
+  it('checkLog rejects, naming SQLite’s reason, when a page of the file cannot be read (no verdict, no pass)', async () => {
+    for (let i = 25; i < 400; i++) await store.append(`thing-${i}`, [thing(2 * i), thing(2 * i + 1), other(`o-${i}`)], 'no_stream');
+    const victim = (await store.readAll())[600]!;
+    await store.close(); // everything into the main file
+    const db = new Database(file, { readonly: true });
+    const pageSize = db.pragma('page_size', { simple: true }) as number;
+    // The row's own hash is stored in the table only (its id also sits in an index): this is a page of the log.
+    const hash = db.prepare('SELECT hash FROM events WHERE position = ?').pluck().get(victim.position) as string;
+    db.close();
+    const bytes = readFileSync(file);
+    const at = bytes.indexOf(Buffer.from(hash));
+    expect(at).toBeGreaterThan(0);
+    const page = Math.floor(at / pageSize);
+    bytes.fill(0x5a, page * pageSize, (page + 1) * pageSize);
+    writeFileSync(file, bytes);
+    store = new built.SqliteEventStore({ file, schemas: built.EventSchemaRegistry.fromDirectory(FIXTURE_SCHEMAS_DIR), upcast: fixtureUpcast });
+    await expect(store.checkLog({ flatOut: true })).rejects.toThrow(/SQLITE_CORRUPT/);
+    expect(store.integrityFaults()).toEqual([]);
+  });
+
+  it('checkLog stops when its signal aborts, rejecting with the reason', async () => {
+    const stop = new AbortController();
+    const reason = new Error('stopping');
+    const outcome = store.checkLog({ signal: stop.signal });
+    stop.abort(reason);
+    await expect(outcome).rejects.toBe(reason);
   });
 
   it('leaving the loop early stops the worker, and the store closes', async () => {

@@ -78,6 +78,8 @@ export interface LogCheckOptions {
   onProgress?: (checked: number, through: bigint) => void;
   /** Run flat out at normal priority (an offline command) instead of at most a quarter of a core at the lowest. */
   flatOut?: boolean;
+  /** Stops the check (its thread ends): the promise rejects with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 /** How far a check of the whole log went ({@link verifyLogOnThread}). */
@@ -101,7 +103,8 @@ export interface LogCheckOutcome {
  * thread) and uses at most a quarter of one core (it sleeps three times as long as each page took) unless
  * `flatOut`: a background check must not slow the service's reads (docs/performance.md). Reports only the outcome;
  * `onProgress` is called after each page of 1,000 events. 3,000,000 events (8.8 GB) take 67 s of CPU on the development machine.
- * @throws Error when the worker cannot open the file or dies.
+ * @throws Error when the worker cannot open or read the file (a damaged page: SQLite's code and message) or dies;
+ *   the signal's reason when `options.signal` aborts.
  */
 export async function verifyLogOnThread(
   file: string,
@@ -139,6 +142,9 @@ export async function verifyLogOnThread(
       });
       worker.on('error', (err) => reject(new Error(`the log checker thread failed: ${err.message}`)));
       worker.on('exit', (code) => reject(new Error(`the log checker thread exited (code ${code})`)));
+      const signal = options.signal;
+      if (signal?.aborted) reject(signal.reason);
+      signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
     });
   } finally {
     worker.removeAllListeners();

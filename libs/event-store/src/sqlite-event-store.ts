@@ -416,6 +416,7 @@ export class SqliteEventStore implements EventStore {
     } else {
       const pages = checkLogChain(this.db, head, 1_000);
       for (;;) {
+        options.signal?.throwIfAborted();
         const step = pages.next();
         if (step.done) {
           outcome = { ...outcome, fault: step.value };

@@ -4,7 +4,8 @@ import type { FastifyReply } from 'fastify';
 import { EVENT_STORE, type EventStore } from '@svc/event-store';
 import { LEDGER, type Ledger } from '@svc/ledger';
 import { READ_STORE, type ProjectionFault, type ProjectionRunner, type ReadStore } from '@svc/read-store';
-import { NetworkService, Processors, PROJECTION_RUNNER, type NetworkInfo, type ProcessorFault } from '@svc/application';
+import { hostname } from 'node:os';
+import { eventLogFaultRecord, INFRA_OPTIONS, NetworkService, Processors, PROJECTION_RUNNER, RunnerHeartbeat, type NetworkInfo, type ProcessorFault, type RunnerView } from '@svc/application';
 import { EventLogCheck } from './event-log-check.service';
 import { OpenApiDocument } from './openapi.document';
 import { HealthResponse, NetworkResponse, ReadyResponse } from './system.responses';
@@ -22,6 +23,8 @@ export class SystemController {
     private readonly openApi: OpenApiDocument,
     private readonly processors: Processors,
     private readonly logCheck: EventLogCheck,
+    private readonly heartbeat: RunnerHeartbeat,
+    @Inject(INFRA_OPTIONS) private readonly options: { runProjections: boolean },
   ) {}
 
   /** Liveness: the process answers. Body `{status: "ok"}`. */
@@ -37,7 +40,9 @@ export class SystemController {
    * or a persistently failing handler. 200 with every component `up`, otherwise 503 with the same body naming the
    * component that is `down`; `eventLogFaults`, `projectionFaults` and `processorFaults` list each refused event or
    * stopped component with the stream, log position (decimal string) and reason; `eventLogCheck` says how far the
-   * start-up check went (docs/api.md "Service endpoints").
+   * start-up check went; `runner` names the process running the projections and processors: `self`, or in an API
+   * replica (`RUN_PROJECTIONS=false`) that process as its heartbeat shows it (`up`, `stale`, `absent`: projections
+   * and processors are `down` unless `up`, and its faults are listed with this process's). docs/api.md "Service endpoints".
    */
   @Get('ready')
   @HttpCode(200)
@@ -46,20 +51,22 @@ export class SystemController {
   async ready(@Res({ passthrough: true }) reply: FastifyReply) {
     const check = (p: Promise<boolean>) =>
       Promise.race([p.catch(() => false), new Promise<boolean>((r) => setTimeout(() => r(false), 3_000).unref())]);
-    const [eventStore, readStore, ledger] = await Promise.all([check(this.eventStore.ping()), check(this.readStore.ping()), check(this.ledger.ping())]);
-    const projectionFaults: ProjectionFault[] = this.projections.faults();
-    const projections = projectionFaults.length === 0;
-    const processorFaults: ProcessorFault[] = this.processors.faults();
-    const processors = processorFaults.length === 0;
-    const eventLogFaults = this.logCheck.faults().map((f) => ({
-      streamId: f.streamId,
-      position: f.position.toString(),
-      revision: f.revision.toString(),
-      eventId: f.eventId,
-      reason: f.reason,
-      detail: f.detail,
-    }));
-    const eventLog = eventLogFaults.length === 0;
+    const [eventStore, readStore, ledger, remote] = await Promise.all([
+      check(this.eventStore.ping()),
+      check(this.readStore.ping()),
+      check(this.ledger.ping()),
+      this.options.runProjections ? Promise.resolve(undefined) : this.heartbeat.read().catch(() => undefined),
+    ]);
+    const projectionFaults: ProjectionFault[] = [...this.projections.faults(), ...(remote?.projectionFaults ?? [])];
+    const processorFaults: ProcessorFault[] = [...this.processors.faults(), ...(remote?.processorFaults ?? [])];
+    const runnerUp = this.options.runProjections || remote?.state === 'up';
+    const projections = runnerUp && projectionFaults.length === 0;
+    const processors = runnerUp && processorFaults.length === 0;
+    const eventLogFaults = this.logCheck.faults().map(eventLogFaultRecord);
+    for (const f of remote?.eventLogFaults ?? []) {
+      if (!eventLogFaults.some((g) => g.eventId === f.eventId && g.reason === f.reason)) eventLogFaults.push(f);
+    }
+    const eventLog = eventLogFaults.length === 0 && !this.logCheck.unreadable();
     const ok = eventStore && eventLog && readStore && ledger && projections && processors;
     if (!ok) void reply.status(503);
     const state = (b: boolean) => (b ? 'up' : 'down');
@@ -70,7 +77,14 @@ export class SystemController {
       eventLogFaults,
       projectionFaults,
       processorFaults,
+      runner: this.runner(remote),
     };
+  }
+
+  private runner(remote: RunnerView | undefined) {
+    if (this.options.runProjections) return { state: 'self', pid: process.pid, host: hostname(), beatAt: null, ageSeconds: null };
+    if (!remote) return { state: 'absent', pid: null, host: null, beatAt: null, ageSeconds: null };
+    return { state: remote.state, pid: remote.pid, host: remote.host, beatAt: remote.beatAt, ageSeconds: remote.ageSeconds };
   }
 
   /** Network info (spec §2.1). */

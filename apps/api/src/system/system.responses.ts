@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ADDR } from '@svc/http';
 
 /** `{status: "ok"}` */
@@ -28,9 +28,14 @@ export class EventLogFaultView {
 
 /** How far the check of the whole log made at start-up went. */
 export class EventLogCheckView {
-  @ApiProperty({ enum: ['off', 'running', 'passed', 'failed'] }) state!: string;
+  @ApiProperty({
+    enum: ['off', 'running', 'passed', 'failed', 'error'],
+    description: 'failed: an event failed its check (eventLogFaults); error: the log could not be read through (damaged file, I/O error), see `error`',
+  })
+  state!: string;
   @ApiProperty({ type: Number, description: 'Events checked and found good' }) checked!: number;
   @ApiProperty({ type: String, pattern: '^-?[0-9]+$', description: 'Position of the last good event checked, decimal (-1: none)' }) through!: string;
+  @ApiPropertyOptional({ type: String, description: 'With state error: why the log could not be read' }) error?: string;
 }
 
 /** A projection stopped on a stored event it cannot apply. */
@@ -49,6 +54,20 @@ export class ProcessorFaultView {
   @ApiProperty({ type: String }) reason!: string;
 }
 
+/** The process that runs the projections and processors, as readiness sees it. */
+export class ReadyRunnerView {
+  @ApiProperty({
+    enum: ['self', 'up', 'stale', 'absent'],
+    description:
+      'self: this process runs the projections and processors; otherwise (an API replica) that process as its heartbeat in the read store shows it: up (a beat within three intervals and a second), stale (older), absent (none: no process runs them, or it stopped)',
+  })
+  state!: string;
+  @ApiProperty({ type: Number, nullable: true }) pid!: number | null;
+  @ApiProperty({ type: String, nullable: true }) host!: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Time of the last heartbeat (null for self or absent)' }) beatAt!: string | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'Seconds since the last heartbeat' }) ageSeconds!: number | null;
+}
+
 /** Readiness: the same body with 200 (`ready`) and 503 (`not_ready`). */
 export class ReadyResponse {
   @ApiProperty({ enum: ['ready', 'not_ready'] }) status!: string;
@@ -57,6 +76,7 @@ export class ReadyResponse {
   @ApiProperty({ type: [EventLogFaultView] }) eventLogFaults!: EventLogFaultView[];
   @ApiProperty({ type: [ProjectionFaultView] }) projectionFaults!: ProjectionFaultView[];
   @ApiProperty({ type: [ProcessorFaultView] }) processorFaults!: ProcessorFaultView[];
+  @ApiProperty({ type: ReadyRunnerView }) runner!: ReadyRunnerView;
 }
 
 /** The ledger network the service records on (spec §2.1). */

@@ -12,6 +12,7 @@ import { AnchorBatchWhenClosed } from './anchor-batch-when-closed.processor';
 import { BatchAcceptanceWhenSubmitted } from './batch-acceptance-when-submitted.processor';
 import { RecordFinalityWhenRelayed } from './record-finality-when-relayed.processor';
 import { RelayAcceptanceWhenSubmitted } from './relay-acceptance-when-submitted.processor';
+import { RunnerHeartbeat } from './runner-heartbeat';
 
 /**
  * Every reaction of the service (docs/architecture.md "Processors"). Imported by the API (embedded default)
@@ -32,7 +33,8 @@ import { RelayAcceptanceWhenSubmitted } from './relay-acceptance-when-submitted.
     DeliverWebhookWhenDue,
     WebhookClient,
     Processors,
+    RunnerHeartbeat,
   ],
-  exports: [Processors, AuditAnchors],
+  exports: [Processors, AuditAnchors, RunnerHeartbeat],
 })
 export class ProcessorsModule {}
