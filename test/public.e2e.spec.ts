@@ -26,6 +26,8 @@ describe('service endpoints and public document reads', () => {
       eventLogFaults: [],
       projectionFaults: [],
       processorFaults: [],
+      // This process runs the projections and processors (the embedded default).
+      runner: { state: 'self', pid: process.pid, beatAt: null, ageSeconds: null },
     });
     const network = await client.request<Record<string, unknown>>('GET', '/v1/network');
     expect(network).toMatchObject({

@@ -15,7 +15,7 @@ const built = existsSync(workerMain);
 interface ReadyBody {
   status: string;
   components: Record<string, string>;
-  runner: { state: string; pid: number | null; host: string | null; beatAt: string | null; ageSeconds: number | null };
+  runner: { state: string; pid: number | null; beatAt: string | null; ageSeconds: number | null };
 }
 
 async function ready(service: TestService): Promise<{ status: number; body: ReadyBody }> {
@@ -74,7 +74,7 @@ const exited = (child: ChildProcess) => new Promise<void>((resolve) => (child.ex
     expect(status).toBe(503);
     expect(body.status).toBe('not_ready');
     expect(body.components).toMatchObject({ eventStore: 'up', readStore: 'up', ledger: 'up', projections: 'down', processors: 'down' });
-    expect(body.runner).toEqual({ state: 'absent', pid: null, host: null, beatAt: null, ageSeconds: null });
+    expect(body.runner).toEqual({ state: 'absent', pid: null, beatAt: null, ageSeconds: null });
   });
 
   it('is ready while a worker beats, naming it', async () => {

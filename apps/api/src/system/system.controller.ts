@@ -4,7 +4,6 @@ import type { FastifyReply } from 'fastify';
 import { EVENT_STORE, type EventStore } from '@svc/event-store';
 import { LEDGER, type Ledger } from '@svc/ledger';
 import { READ_STORE, type ProjectionFault, type ProjectionRunner, type ReadStore } from '@svc/read-store';
-import { hostname } from 'node:os';
 import { eventLogFaultRecord, INFRA_OPTIONS, NetworkService, Processors, PROJECTION_RUNNER, RunnerHeartbeat, type NetworkInfo, type ProcessorFault, type RunnerView } from '@svc/application';
 import { EventLogCheck } from './event-log-check.service';
 import { OpenApiDocument } from './openapi.document';
@@ -82,9 +81,10 @@ export class SystemController {
   }
 
   private runner(remote: RunnerView | undefined) {
-    if (this.options.runProjections) return { state: 'self', pid: process.pid, host: hostname(), beatAt: null, ageSeconds: null };
-    if (!remote) return { state: 'absent', pid: null, host: null, beatAt: null, ageSeconds: null };
-    return { state: remote.state, pid: remote.pid, host: remote.host, beatAt: remote.beatAt, ageSeconds: remote.ageSeconds };
+    // No host name: readiness is public, and the pid with the beat's age is enough to tell the worker by.
+    if (this.options.runProjections) return { state: 'self', pid: process.pid, beatAt: null, ageSeconds: null };
+    if (!remote) return { state: 'absent', pid: null, beatAt: null, ageSeconds: null };
+    return { state: remote.state, pid: remote.pid, beatAt: remote.beatAt, ageSeconds: remote.ageSeconds };
   }
 
   /** Network info (spec §2.1). */

@@ -63,7 +63,6 @@ export class ReadyRunnerView {
   })
   state!: string;
   @ApiProperty({ type: Number, nullable: true }) pid!: number | null;
-  @ApiProperty({ type: String, nullable: true }) host!: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Time of the last heartbeat (null for self or absent)' }) beatAt!: string | null;
   @ApiProperty({ type: Number, nullable: true, description: 'Seconds since the last heartbeat' }) ageSeconds!: number | null;
 }
