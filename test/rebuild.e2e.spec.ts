@@ -3,8 +3,8 @@
  * corrupted behind the service's back (checkpoints untouched, so only a real rebuild can repair them)
  * come back exactly; a tampered stored event makes the rebuild fail loudly and `/api/ready` answer 503.
  */
-import { execFile } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
@@ -175,6 +175,26 @@ async function stoppedServiceData() {
     }
     expect((await rebuild()).code).toBe(0);
     rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('a service is refused while an offline tool holds the data directory', async () => {
+    const dataDir = tempDataDir();
+    // A live process standing for a rebuild in progress: its record says it works offline on the stores.
+    const tool = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      mkdirSync(path.join(dataDir, 'processes'), { recursive: true });
+      writeFileSync(path.join(dataDir, 'processes', String(tool.pid)), `${new Date().toISOString()}\noffline\n\n`);
+      await expect(startTestService({ dataDir })).rejects.toThrow(
+        `an offline tool (pid ${tool.pid}) is rebuilding the read models on ${dataDir}: start the service once it has finished`,
+      );
+      // The refused start left no claim of its own behind.
+      expect(existsSync(path.join(dataDir, 'processes', String(process.pid)))).toBe(false);
+    } finally {
+      tool.kill('SIGKILL');
+    }
+    await new Promise((resolve) => tool.once('exit', resolve));
+    const service = await startTestService({ dataDir });
+    await service.destroy();
   });
 
   it('refuses a data directory without an event log instead of rebuilding from nothing', async () => {

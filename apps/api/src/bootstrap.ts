@@ -9,7 +9,7 @@ import fastifyCors from '@fastify/cors';
 import { Logger as PinoLogger } from 'nestjs-pino';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CLOCK, type Clock } from '@svc/application';
-import { claimDataDir, refuseSecondProcessorRunner, secureDataDir, type AppConfig } from '@svc/config';
+import { claimDataDir, refuseDuringOfflineWork, refuseSecondProcessorRunner, secureDataDir, type AppConfig } from '@svc/config';
 import {
   ApiErrorFilter,
   DEFAULT_BODY_LIMIT,
@@ -53,6 +53,7 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
   // Claimed before anything starts: offline tools (svc rebuild-projections) refuse a data directory a running
   // service uses, and one process at a time may run the projections and processors on it.
   const release = claimDataDir(config.dataDir, { processors: config.runProjections });
+  refuseDuringOfflineWork(config.dataDir, release);
   refuseSecondProcessorRunner(config, release);
   const adapter = new FastifyAdapter({
     trustProxy: config.trustProxy,

@@ -1,4 +1,4 @@
-import { loadConfig, SecondProcessorRunnerError } from '@svc/config';
+import { loadConfig, OfflineWorkRunningError, SecondProcessorRunnerError } from '@svc/config';
 import { createApp } from './bootstrap';
 
 async function main(): Promise<void> {
@@ -16,7 +16,7 @@ async function main(): Promise<void> {
 
 void main().catch((err) => {
   // A refusal that names its own remedy is a line, not a stack trace (README "Configuration").
-  if (err instanceof SecondProcessorRunnerError) {
+  if (err instanceof SecondProcessorRunnerError || err instanceof OfflineWorkRunningError) {
     process.stderr.write(`${err.message}\n`);
     process.exit(2);
   }

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { loadConfig, otherProcessesUsing } from '@svc/config';
+import { claimDataDir, loadConfig, otherProcessesUsing, type AppConfig } from '@svc/config';
 import { createEventStore, EventSchemaRegistry } from '@svc/event-store';
 import { createReadStore, ProjectionRunner } from '@svc/read-store';
 import { ALL_PROJECTIONS } from '@svc/projections';
@@ -25,7 +25,8 @@ export interface RebuiltProjection {
  * (`DATA_DIR`, `EVENTSTORE_URL`, `MONGODB_URL`): each chosen projection's collections are dropped and its
  * checkpoint deleted, then the log is read once and each page applied by all of them (with the embedded store, one
  * read-store transaction per 20,000 events; `ProjectionRunner.rebuildTogether`). Stop the service first: its own
- * projections would write the same read models.
+ * projections would write the same read models. The data directory is claimed while it runs, so a service or
+ * worker started meanwhile is refused.
  * @returns the rebuilt projections, the log position they were rebuilt through and the time it took.
  * Unless `skipLogCheck`, the chain of the whole embedded log is checked first (hashes and links, flat out on a
  * worker thread: about 67 s at 1,000,000 acceptances), and nothing is reset when it fails.
@@ -43,9 +44,22 @@ export async function rebuildProjections(names: string[], dataDir?: string, opti
   // A mistyped data directory would otherwise get a fresh, empty log and report a rebuild through position -1.
   const log = path.join(config.dataDir, 'events.sqlite');
   if (!config.eventStoreUrl && !existsSync(log)) throw new Error(`no event log at ${log}: is the data directory (--data-dir, DATA_DIR) right?`);
-  // A running service or worker would go on serving, and writing, the read models being rebuilt.
+  // A running service or worker would go on serving, and writing, the read models being rebuilt; one started
+  // meanwhile is refused by this claim (claimed before looking, so that the two can never both go ahead).
+  const release = claimDataDir(config.dataDir, { offline: true });
   const running = otherProcessesUsing(config.dataDir);
-  if (running.length > 0) throw new Error(`the service is running on ${config.dataDir} (pid ${running.join(', ')}): stop it first`);
+  if (running.length > 0) {
+    release();
+    throw new Error(`the service is running on ${config.dataDir} (pid ${running.join(', ')}): stop it first`);
+  }
+  try {
+    return await rebuildClaimed(config, chosen, options);
+  } finally {
+    release();
+  }
+}
+
+async function rebuildClaimed(config: AppConfig, chosen: string[], options: { skipLogCheck?: boolean }): Promise<RebuiltProjection[]> {
   const eventStore = createEventStore(config, EventSchemaRegistry.fromDirectory());
   // The service is stopped during a rebuild (nothing to answer): indexes are built on the command's own connection.
   const readStore = await createReadStore(config, { serving: false });

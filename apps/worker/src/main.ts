@@ -3,7 +3,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { LoggerModule, Logger as PinoLogger } from 'nestjs-pino';
-import { claimDataDir, loadConfig, refuseSecondProcessorRunner, secureDataDir, type AppConfig } from '@svc/config';
+import { claimDataDir, loadConfig, refuseDuringOfflineWork, refuseSecondProcessorRunner, secureDataDir, type AppConfig } from '@svc/config';
 import { InfrastructureModule, ProcessorsModule } from '@svc/application';
 
 /**
@@ -38,6 +38,7 @@ async function main(): Promise<void> {
   // and one process at a time may run the projections and processors on it.
   const release = claimDataDir(config.dataDir, { processors: true });
   try {
+    refuseDuringOfflineWork(config.dataDir, release);
     refuseSecondProcessorRunner({ dataDir: config.dataDir, runProjections: true }, release);
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n`);

@@ -26,10 +26,11 @@ const PROCESSES_DIR = 'processes';
  * Records that this process uses `dataDir` (a file `processes/<pid>` inside it), so that offline tools such as
  * `svc rebuild-projections` can refuse to run beside it. The record is removed by the returned function (call it
  * when the service closes) and, as a fallback, when the process exits; one left by a killed process is recognised
- * as stale by {@link otherProcessesUsing}. `processors`: this process runs the projections and processors.
+ * as stale by {@link otherProcessesUsing}. `processors`: this process runs the projections and processors;
+ * `offline`: an offline tool (`svc rebuild-projections`) works on the stores, and no service may start meanwhile.
  * @returns the function that removes the record.
  */
-export function claimDataDir(dataDir: string, options: { processors?: boolean } = {}): () => void {
+export function claimDataDir(dataDir: string, options: { processors?: boolean; offline?: boolean } = {}): () => void {
   const dir = path.join(dataDir, PROCESSES_DIR);
   mkdirSync(dir, { recursive: true, mode: DATA_DIR_MODE });
   const file = path.join(dir, String(process.pid));
@@ -37,7 +38,7 @@ export function claimDataDir(dataDir: string, options: { processors?: boolean } 
   // a role held by another service of this process is kept (a file left by an earlier process with this pid is not
   // asked). The third says which process this is, beyond its pid ({@link processIdentity}).
   const held = claims.get(file);
-  const role = options.processors || held?.role === PROCESSORS_ROLE ? PROCESSORS_ROLE : 'api';
+  const role = options.offline ? OFFLINE_ROLE : options.processors || held?.role === PROCESSORS_ROLE ? PROCESSORS_ROLE : 'api';
   writeFileSync(file, `${new Date().toISOString()}\n${role}\n${processIdentity(process.pid) ?? ''}\n`);
   claims.set(file, { count: (held?.count ?? 0) + 1, role });
   let released = false;
@@ -72,19 +73,25 @@ function processIdentity(pid: number): string | null {
 }
 
 const PROCESSORS_ROLE = 'processors';
+const OFFLINE_ROLE = 'offline';
+
+/** Pids of the other live processes using `dataDir` in `role`. */
+function othersInRole(dataDir: string, role: string): number[] {
+  return otherProcessesUsing(dataDir).filter((pid) => {
+    try {
+      return readFileSync(path.join(dataDir, PROCESSES_DIR, String(pid)), 'utf8').split('\n')[1] === role;
+    } catch {
+      return false; // gone meanwhile
+    }
+  });
+}
 
 /**
  * Pids of the other live processes that run the projections and processors on `dataDir` (claimed with
  * `processors: true`). Two of them would each send every webhook and act on every event.
  */
 export function processorRunnersUsing(dataDir: string): number[] {
-  return otherProcessesUsing(dataDir).filter((pid) => {
-    try {
-      return readFileSync(path.join(dataDir, PROCESSES_DIR, String(pid)), 'utf8').split('\n')[1] === PROCESSORS_ROLE;
-    } catch {
-      return false; // gone meanwhile
-    }
-  });
+  return othersInRole(dataDir, PROCESSORS_ROLE);
 }
 
 /** Records this process holds: how many of its services hold each, and the role written. */
@@ -133,6 +140,25 @@ function sameProcess(record: string, pid: number): boolean {
   if (!recorded) return true; // written by a release that did not record it, or where /proc cannot tell
   const now = processIdentity(pid);
   return now === null || now === recorded;
+}
+
+/** A service would start while an offline tool rebuilds its read models. */
+export class OfflineWorkRunningError extends Error {
+  override readonly name = 'OfflineWorkRunningError';
+}
+
+/**
+ * Refuses to start a service (API or worker) on a data directory an offline tool is working on (`svc
+ * rebuild-projections` resets and refills the read models: a service would serve, and write, them half-built). Call
+ * it right after {@link claimDataDir}; on refusal the claim is released. A service and the tool starting at the same
+ * moment may both be refused, never both admitted (the tool claims before it looks for services).
+ * @throws OfflineWorkRunningError naming the tool's process.
+ */
+export function refuseDuringOfflineWork(dataDir: string, release: () => void): void {
+  const tools = othersInRole(dataDir, OFFLINE_ROLE);
+  if (tools.length === 0) return;
+  release();
+  throw new OfflineWorkRunningError(`an offline tool (pid ${tools.join(', ')}) is rebuilding the read models on ${dataDir}: start the service once it has finished`);
 }
 
 /** A second process would run the projections and processors on a data directory that one already runs them on. */
