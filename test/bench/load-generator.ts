@@ -98,7 +98,9 @@ async function acceptanceLoad(job: AcceptanceLoadJob): Promise<AcceptanceLoadRes
   const loop = async () => {
     while (process.hrtime.bigint() < deadline) {
       const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-      const signer = bytesToBase58(new Uint8Array(publicKey.export({ format: 'der', type: 'spki' }).subarray(-32)));
+      // The raw key from its JWK (RFC 8037 `x`): node:crypto exports that about 20 times faster than DER, and this
+      // process shares the machine's cores with the service it measures.
+      const signer = bytesToBase58(new Uint8Array(Buffer.from(publicKey.export({ format: 'jwk' }).x as string, 'base64url')));
       const t0 = process.hrtime.bigint();
       try {
         const challenge = await jsonRequest(agent, job.origin, 'POST', '/api/v1/acceptance/challenges', { organization: job.organization, document: job.document, signer }, headers);
