@@ -48,13 +48,14 @@ export class SystemController {
   @ApiOkResponse({ type: ReadyResponse, description: 'Every component `up`' })
   @ApiResponse({ status: 503, type: ReadyResponse, description: 'A component is `down`' })
   async ready(@Res({ passthrough: true }) reply: FastifyReply) {
-    const check = (p: Promise<boolean>) =>
-      Promise.race([p.catch(() => false), new Promise<boolean>((r) => setTimeout(() => r(false), 3_000).unref())]);
+    // Each answer within 3 seconds, or taken as failed (a hanging store must not hang the probe).
+    const within = <T>(p: Promise<T>, failed: T) => Promise.race([p.catch(() => failed), new Promise<T>((r) => setTimeout(() => r(failed), 3_000).unref())]);
+    const check = (p: Promise<boolean>) => within(p, false);
     const [eventStore, readStore, ledger, remote] = await Promise.all([
       check(this.eventStore.ping()),
       check(this.readStore.ping()),
       check(this.ledger.ping()),
-      this.options.runProjections ? Promise.resolve(undefined) : this.heartbeat.read().catch(() => undefined),
+      this.options.runProjections ? undefined : within<RunnerView | undefined>(this.heartbeat.read(), undefined),
     ]);
     const projectionFaults: ProjectionFault[] = [...this.projections.faults(), ...(remote?.projectionFaults ?? [])];
     const processorFaults: ProcessorFault[] = [...this.processors.faults(), ...(remote?.processorFaults ?? [])];
