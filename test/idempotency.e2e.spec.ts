@@ -1,4 +1,6 @@
+import { connect } from 'node:net';
 import { generateKeyPairSigner } from '@solana/kit';
+import { AdjustableClock } from '@svc/application';
 import { EVENT_STORE, type EventStore } from '@svc/event-store';
 import { ApiClient } from '../apps/cli/src/api-client';
 import { signIn, signText } from '../apps/cli/src/operations';
@@ -171,6 +173,41 @@ describe('Idempotency-Key on authenticated writes', () => {
     expect([outcome(replay), replay.headers.get('idempotent-replayed'), replay.text]).toEqual(['409 draft_closed', 'true', refused.text]);
   });
 
+  it('takes a UUID in the path in either case, and no body, null or {}, as the same request', async () => {
+    const created = await withKey('case-1', 'POST', drafts(), draftBody('i'));
+    const id = (created.json as { draft: { id: string } }).draft.id;
+    const upper = await withKey('case-1', 'POST', `/v1/documents/${fixture.document.id.toUpperCase()}/drafts`, draftBody('i'));
+    expect([outcome(upper), upper.headers.get('idempotent-replayed'), upper.text]).toEqual(['200 ok', 'true', created.text]);
+    const abandoned = await withKey('empty-1', 'POST', `/v1/drafts/${id}/abandon`);
+    expect(outcome(abandoned)).toBe('200 ok');
+    for (const body of ['{}', 'null']) {
+      const again = await withKey('empty-1', 'POST', `/v1/drafts/${id}/abandon`, body);
+      expect([body, outcome(again), again.headers.get('idempotent-replayed')]).toEqual([body, '200 ok', 'true']);
+    }
+  });
+
+  it('refuses the header sent twice with 400 invalid_idempotency_key rather than reading both as one key', async () => {
+    const cookie = `svc_session=${fixture.session.session}; svc_csrf=${fixture.session.csrf}`;
+    const body = draftBody('j');
+    const { host, port } = new URL(service.baseUrl);
+    // Raw HTTP: fetch joins repeated headers before they leave.
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), host.split(':')[0]!, () => {
+        socket.end(
+          `POST /api${drafts()} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+            `Cookie: ${cookie}\r\nOrigin: ${new URL(service.baseUrl).origin}\r\nx-csrf-token: ${fixture.session.csrf}\r\n` +
+            `Idempotency-Key: dup-1\r\nIdempotency-Key: dup-2\r\nConnection: close\r\n\r\n${body}`,
+        );
+      });
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk.toString()));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).toContain('"code":"invalid_idempotency_key"');
+  });
+
   it('runs one of three concurrent requests with one key; the others wait for it and replays its response', async () => {
     const created = await withKey('to-edit', 'POST', drafts(), draftBody('h'));
     const id = (created.json as { draft: { id: string } }).draft.id;
@@ -182,5 +219,33 @@ describe('Idempotency-Key on authenticated writes', () => {
     expect(new Set(answers.map((a) => a.text)).size).toBe(1);
     // One edit, one event.
     expect(await events.headPosition()).toBe(head + 1n);
+  });
+});
+
+describe('Idempotency-Key and the fresh-signature window', () => {
+  const clock = new AdjustableClock();
+  let service: TestService;
+  let fixture: DashboardFixture;
+  beforeAll(async () => {
+    service = await startTestService({ clock, env: { RATE_LIMIT_SIGNIN_PER_MINUTE: '1000' } });
+    fixture = await dashboardFixture(service);
+  });
+  afterAll(() => service.destroy());
+
+  it('does not store 403 reauthentication_required: after re-authenticating, the same key makes the change', async () => {
+    const settings = `/v1/organizations/${fixture.organization.id}/settings`;
+    const change = JSON.stringify({ requireAcceptanceSessions: true });
+    const patch = () => send(service.baseUrl, 'PATCH', settings, { body: change, session: fixture.session, headers: { 'idempotency-key': 'settings-1' } });
+    clock.advance(11 * 60);
+    expect(outcome(await patch())).toBe('403 reauthentication_required');
+    const dashboard = new ApiClient(service.baseUrl).useSession(fixture.session);
+    const challenge = await dashboard.request<{ message: string }>('POST', '/v1/auth/reauthenticate/challenge');
+    await dashboard.request('POST', '/v1/auth/reauthenticate', { signedMessage: challenge.message, signature: await signText(fixture.owner, challenge.message) });
+    const done = await patch();
+    expect([outcome(done), done.headers.get('idempotent-replayed')]).toEqual(['200 ok', null]);
+    expect((done.json as { organization: { settings: { requireAcceptanceSessions: boolean } } }).organization.settings.requireAcceptanceSessions).toBe(true);
+    // That answer is the one stored now.
+    const replay = await patch();
+    expect([outcome(replay), replay.headers.get('idempotent-replayed'), replay.text]).toEqual(['200 ok', 'true', done.text]);
   });
 });

@@ -63,18 +63,61 @@ function withoutSecrets(body: string, fields: readonly string[]): string {
 }
 
 /**
- * The request's identity for its key: SHA-256 of the canonical JSON of method, matched route, path parameters,
- * query and body (the body as parsed JSON, so key order and spacing do not matter).
+ * The request's identity for its key: SHA-256 of the canonical JSON of method, matched route, path parameters (UUIDs
+ * in lower case), query and body (the body as parsed JSON, so key order and spacing do not matter; none, `null` and
+ * `{}` alike).
  */
 export function requestFingerprint(request: FastifyRequest): string {
   const text = canonicalize({
     method: request.method,
     route: request.routeOptions.url ?? request.url,
-    params: request.params ?? {},
+    params: sameResourceParams(request.params),
     query: request.query ?? {},
-    body: request.body ?? null,
+    body: sameBody(request.body),
   });
   return createHash('sha256').update(text ?? '').digest('hex');
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Path parameters as they name resources: a UUID in either case names the same one (docs/api.md "Errors and limits"). */
+function sameResourceParams(params: unknown): unknown {
+  if (typeof params !== 'object' || params === null) return {};
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(params)) out[name] = typeof value === 'string' && UUID.test(value) ? value.toLowerCase() : value;
+  return out;
+}
+
+/** No body, `null` and `{}` are the same request (an absent body is validated as `{}`: docs/api.md "Input limits"). */
+function sameBody(body: unknown): unknown {
+  if (body === undefined || body === null) return null;
+  if (typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0) return null;
+  return body;
+}
+
+/**
+ * Whether the request carried the header more than once (Node joins repeated headers with `, `, which would
+ * otherwise read as one key made of both).
+ */
+function repeatedKeyHeader(request: FastifyRequest): boolean {
+  let seen = 0;
+  const raw = request.raw.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === IDEMPOTENCY_HEADER && ++seen > 1) return true;
+  return false;
+}
+
+/**
+ * Whether an answer depends on the caller's state when it was given rather than on the request, and so is not
+ * stored: `403 reauthentication_required` (the signature was not fresh; the documented remedy is to re-authenticate
+ * and retry, which a stored refusal would defeat for 24 hours).
+ */
+function dependsOnCallerState(status: number, body: string): boolean {
+  if (status !== 403) return false;
+  try {
+    return (JSON.parse(body) as { error?: { code?: unknown } }).error?.code === 'reauthentication_required';
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -83,7 +126,8 @@ export function requestFingerprint(request: FastifyRequest): string {
  * request with a key runs and its response is stored by {@link registerIdempotencyHooks}; a later one with the
  * same key and the same request gets that response again with `idempotent-replayed: true`; one sent while the
  * first runs waits for it.
- * @throws DomainError invalid_idempotency_key (400) for a key that is not 1 to 255 printable ASCII characters;
+ * @throws DomainError invalid_idempotency_key (400) for a key that is not 1 to 255 printable ASCII characters, or a
+ *   header sent more than once;
  *   idempotency_key_reused (422) for a key used with another request.
  */
 @Injectable()
@@ -102,6 +146,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {
       throw new DomainError('invalid_idempotency_key', 'Idempotency-Key: must be 1 to 255 printable ASCII characters');
     }
+    if (key.includes(',') && repeatedKeyHeader(request)) throw new DomainError('invalid_idempotency_key', 'Idempotency-Key: send the header once');
     if (this.reflector.get<boolean | undefined>(SESSION_STATE, context.getHandler())) return next.handle();
     const reply = context.switchToHttp().getResponse<FastifyReply>();
     return from(this.store.begin(callerScope(caller), key, requestFingerprint(request))).pipe(
@@ -122,7 +167,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
 /**
  * Stores the response of a request that claimed a key, as it is sent (status, the headers of `REPLAYED_HEADERS`,
- * the body's text), before it leaves; a 5xx, or a body that is not text, releases the key instead. A response
+ * the body's text), before it leaves; a 5xx, a `403 reauthentication_required`, or a body that is not text, releases
+ * the key instead. A response
  * that ends without passing `onSend` releases it too. A request whose client went away still runs to its end
  * and keeps the key meanwhile, so a retry waits for it rather than running it twice.
  */
@@ -139,7 +185,7 @@ export function registerIdempotencyHooks(app: FastifyInstance, store: Idempotenc
   const save = async ({ claim, secretFields }: StoredClaim, reply: FastifyReply, payload: unknown): Promise<void> => {
     const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
     try {
-      if (reply.statusCode >= 500 || body === undefined) {
+      if (reply.statusCode >= 500 || body === undefined || dependsOnCallerState(reply.statusCode, body)) {
         await store.release(claim);
       } else {
         const headers: Record<string, string> = {};
