@@ -28,6 +28,8 @@ describe('rate limits of /rpc', () => {
     for (let id = 1; id <= 3; id++) {
       const res = await getSlot(id);
       expect({ id, status: res.status }).toEqual({ id, status: 200 });
+      // Not the general bucket's figures: /rpc has a budget of its own.
+      expect(res.headers.get('x-ratelimit-limit')).toBeNull();
       expect(await res.json()).toMatchObject({ jsonrpc: '2.0', id, result: expect.any(Number) });
     }
     const refused = await getSlot(4);

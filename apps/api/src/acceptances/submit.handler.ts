@@ -1,6 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { APP_CONFIG, type AppConfig } from '@svc/config';
+import { LedgerError } from '@svc/ledger';
 import {
   acceptanceDecider,
   acceptanceSessionDecider,
@@ -63,7 +64,8 @@ export class SubmitAcceptanceHandler implements ICommandHandler<SubmitAcceptance
    * issued in `MERKLE_BATCHED` mode is answered at once with `pending_batch`: the batcher anchors it within 10 s.
    * @throws DomainError not_found (404), forbidden (403: wrong clientBinding), challenge_not_open (409),
    * challenge_expired (409), version_superseded (409), invalid_request / invalid_signature (400),
-   * already_accepted (409), relay_failed (502: refused by the ledger, or no outcome within 30 s); with an acceptance
+   * already_accepted (409), relay_failed (502: refused by the ledger, no outcome within 30 s, or no recent blockhash
+   * from the ledger, nothing recorded); with an acceptance
    * session, forbidden (403) when another submission used it up first.
    */
   async execute(cmd: SubmitAcceptance): Promise<SubmitResult> {
@@ -180,7 +182,11 @@ export class SubmitAcceptanceHandler implements ICommandHandler<SubmitAcceptance
     // A batched acceptance has no transaction of its own: its leaf is anchored with its batch's root.
     const transaction = batched
       ? { transactionSignature: null, transactionWire: null, lastValidBlockHeight: null }
-      : await this.relay.sign({ signer: issued.signer, signature, message: issued.message, acceptanceId, versionAddress: issued.versionAddress });
+      : await this.relay.sign({ signer: issued.signer, signature, message: issued.message, acceptanceId, versionAddress: issued.versionAddress }).catch((err: unknown) => {
+          // No recent blockhash (the ledger unreachable, or its RPC refusing this process's calls): nothing recorded.
+          if (err instanceof LedgerError) throw new DomainError('relay_failed', `the ledger gave no recent blockhash to sign with (${err.message}); nothing was recorded: submit again`);
+          throw err;
+        });
     return {
       acceptanceId,
       challengeId: issued.challengeId,

@@ -121,13 +121,15 @@ describe('batches', () => {
     expect(seen).toEqual([1, 2, 1, 2, 1, 1]);
   });
 
-  test('bodies refused unparsed spend the budget too: invalid JSON, an empty batch, a batch over the limit', async () => {
-    const url = await serve({ maxBatch: 3, countCalls: callsPerMinutePerClient(3) });
+  test('bodies refused unparsed spend the budget too: invalid JSON, an empty batch, another content type, a batch over the limit', async () => {
+    const url = await serve({ maxBatch: 3, countCalls: callsPerMinutePerClient(4) });
     const raw = (body: string) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     const bad = await raw('{"jsonrpc": "2.0", "method": ');
     expect(bad.status).toBe(200);
     expect(await bad.json()).toMatchObject({ error: { code: -32700 } });
     expect(await (await raw('[]')).json()).toMatchObject({ error: { code: -32600 } });
+    const form = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1' });
+    expect([form.status, await form.json()]).toEqual([200, expect.objectContaining({ error: expect.objectContaining({ code: -32700 }) })]);
     const calls = Array.from({ length: 4 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'getSlot' }));
     expect((await post(url, calls)).json).toMatchObject({ error: { code: -32600 } });
     const refused = await raw('not json at all');

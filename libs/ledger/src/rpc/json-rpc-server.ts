@@ -121,6 +121,7 @@ export function registerLedgerJsonRpc(fastify: FastifyInstance, ledger: Ledger &
         const parse = error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError || error.statusCode === 400;
         if (parse) return fail(reply, -32700, 'Parse error');
         if (error.statusCode === 413) return fail(reply, -32600, 'Request too large');
+        if (error.statusCode === 415) return fail(reply, -32700, 'Parse error: the body must be application/json');
         if (error.statusCode === 429) {
           // Refused by a limiter in front of this route: as this server refuses calls itself (HTTP 429, error 429).
           const retry = Number(reply.getHeader('retry-after')) || 60;
