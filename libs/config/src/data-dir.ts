@@ -121,12 +121,23 @@ export function otherProcessesUsing(dataDir: string): number[] {
       // ESRCH: no such process (a record left by a killed service). EPERM: alive, another user's.
       alive = (err as NodeJS.ErrnoException).code === 'EPERM';
     }
-    // A live pid is the recorded process only if it is the same one (not a later process given the same number).
-    if (alive && !sameProcess(record, pid)) alive = false;
+    // A live pid is the recorded process only if it is the same one (not a later process given the same number), and
+    // a process that has exited but not been reaped yet (a zombie, just after SIGKILL) no longer uses anything.
+    if (alive && (!sameProcess(record, pid) || exitedUnreaped(pid))) alive = false;
     if (alive) live.push(pid);
     else rmSync(record, { force: true });
   }
   return live;
+}
+
+/** Whether `pid` has exited and waits to be reaped by its parent (Linux: state `Z` in `/proc/<pid>/stat`). */
+function exitedUnreaped(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+  } catch {
+    return false;
+  }
 }
 
 /** Whether the record of `pid` was written by the process that has that pid now (true when either side cannot tell). */

@@ -2,6 +2,7 @@
  * Claims on a data directory (`processes/<pid>` records): who uses it, and who runs the projections and processors
  * (README "Production topology").
  */
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -55,5 +56,27 @@ describe('data directory claims', () => {
     // A record that does not say which process wrote it is taken at its pid's word.
     record(process.ppid, [new Date().toISOString(), 'processors', '']);
     expect(processorRunnersUsing(dataDir)).toEqual([process.ppid]);
+  });
+});
+
+describe('data directory claims of exited processes', () => {
+  (existsSync('/proc/self/stat') ? it : it.skip)(`forgets the record of a process that exited but is not reaped yet${existsSync('/proc/self/stat') ? '' : ' (skipped: needs /proc)'}`, async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-claims-'));
+    mkdirSync(path.join(dataDir, 'processes'));
+    // A child that exits at once; its parent (this process) does not reap it while the event loop is held.
+    const child = spawn('sh', ['-c', 'exit 0'], { stdio: 'ignore' });
+    try {
+      const pid = child.pid!;
+      writeFileSync(path.join(dataDir, 'processes', String(pid)), `${new Date().toISOString()}\nprocessors\n\n`);
+      const until = Date.now() + 5_000;
+      while (Date.now() < until && !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ')) {
+        // wait (synchronously) for the exit; the zombie stays until the loop turns
+      }
+      expect(readFileSync(`/proc/${pid}/stat`, 'utf8')).toContain(') Z ');
+      expect(processorRunnersUsing(dataDir)).toEqual([]);
+    } finally {
+      await new Promise((resolve) => (child.exitCode !== null ? resolve(undefined) : child.once('exit', resolve)));
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
