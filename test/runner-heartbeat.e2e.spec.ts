@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { projectRoot } from '../apps/cli/src/paths';
+import { freePort } from '../apps/cli/src/service-process';
 import { startTestService, tempDataDir, type TestService } from './support/test-service';
 
 const workerMain = path.join(projectRoot(), 'dist', 'apps', 'worker', 'src', 'main.js');
@@ -113,5 +114,15 @@ const exited = (child: ChildProcess) => new Promise<void>((resolve) => (child.ex
     // Its claim on the data directory went with it (offline tools and the next worker need not wait for a sweep).
     expect(existsSync(path.join(dataDir, 'processes', String(worker.pid)))).toBe(false);
     expect(worker.signalCode).toBe('SIGTERM');
+  }, 30_000);
+
+  it('a worker started before the ledger owner says so in one line and exits 2', async () => {
+    const nobody = `http://127.0.0.1:${await freePort()}/rpc`;
+    const child = spawn(process.execPath, [workerMain], { env: { ...process.env, DATA_DIR: tempDataDir('svc-early-worker-'), LEDGER_RPC_URL: nobody, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(2);
+    expect(stderr.trim().split('\n')).toEqual([expect.stringMatching(/^worker start-up failed: ledger RPC unreachable: .*: start the process that owns the ledger first, or check LEDGER_RPC_URL$/)]);
   }, 30_000);
 });

@@ -1,4 +1,5 @@
 import { loadConfig, OfflineWorkRunningError, SecondProcessorRunnerError } from '@svc/config';
+import { LedgerError, LedgerErrorCode } from '@svc/ledger';
 import { createApp } from './bootstrap';
 
 async function main(): Promise<void> {
@@ -18,6 +19,10 @@ void main().catch((err) => {
   // A refusal that names its own remedy is a line, not a stack trace (README "Configuration").
   if (err instanceof SecondProcessorRunnerError || err instanceof OfflineWorkRunningError) {
     process.stderr.write(`${err.message}\n`);
+    process.exit(2);
+  }
+  if (err instanceof LedgerError && err.code === LedgerErrorCode.Unavailable) {
+    process.stderr.write(`start-up failed: ${err.message}: start the process that owns the ledger first, or check LEDGER_RPC_URL\n`);
     process.exit(2);
   }
   process.stderr.write(`start-up failed: ${(err as Error).stack ?? String(err)}\n`);

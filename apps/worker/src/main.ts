@@ -5,6 +5,7 @@ import { CqrsModule } from '@nestjs/cqrs';
 import { LoggerModule, Logger as PinoLogger } from 'nestjs-pino';
 import { claimDataDir, loadConfig, refuseDuringOfflineWork, refuseSecondProcessorRunner, secureDataDir, type AppConfig } from '@svc/config';
 import { InfrastructureModule, ProcessorsModule } from '@svc/application';
+import { LedgerError, LedgerErrorCode } from '@svc/ledger';
 
 /**
  * The worker of the scaled-out topology: runs the projections and the process managers alone, with no HTTP
@@ -61,6 +62,11 @@ async function main(): Promise<void> {
 }
 
 void main().catch((err) => {
+  // The ledger out of reach is an operator's matter, said in a line: start its owner first, or fix the address.
+  if (err instanceof LedgerError && err.code === LedgerErrorCode.Unavailable) {
+    process.stderr.write(`worker start-up failed: ${err.message}: start the process that owns the ledger first, or check LEDGER_RPC_URL\n`);
+    process.exit(2);
+  }
   process.stderr.write(`worker start-up failed: ${(err as Error).stack ?? String(err)}\n`);
   process.exit(1);
 });

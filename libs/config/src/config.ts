@@ -165,17 +165,18 @@ const trustProxyValidator = makeValidator<boolean | string>((input: string) => {
   if (v === '' || v === 'false') return false;
   if (v === 'true') return true;
   if (/^\d+$/.test(v)) {
-    throw new EnvError(`TRUST_PROXY no longer takes a hop count ("${input}"): list the proxies' addresses or CIDRs instead (for example 10.0.0.0/8)`);
+    throw new EnvError(`no longer takes a hop count ("${input}"): list the proxies' addresses or CIDRs instead (for example 10.0.0.0/8)`);
   }
   if (/^[0-9a-fA-F:.,/\s]+$/.test(v)) return v;
-  throw new EnvError(`TRUST_PROXY must be false, true or a list of addresses or CIDRs, got "${input}"`);
+  throw new EnvError(`must be false, true or a list of addresses or CIDRs, got "${input}"`);
 });
 
 /** A whole number from `min` to `max`. */
-const wholeNumber = (name: string, min: number, max: number) =>
+const wholeNumber = (min: number, max: number) =>
   makeValidator<number>((input: string) => {
     const n = Number(input.trim());
-    if (!Number.isInteger(n) || n < min || n > max) throw new EnvError(`${name} must be a whole number from ${min} to ${max}, got "${input}"`);
+    // The reporter puts the variable's name in front.
+    if (!Number.isInteger(n) || n < min || n > max) throw new EnvError(`must be a whole number from ${min} to ${max}, got "${input}"`);
     return n;
   });
 
@@ -190,9 +191,9 @@ const lamports = makeValidator<string>((input: string) => {
  */
 const dnsServers = makeValidator<string[]>((input: string) => {
   const entries = input.split(',').map((s) => s.trim()).filter(Boolean);
-  if (entries.length === 0) throw new EnvError('DNS_SERVERS must list at least one server address');
+  if (entries.length === 0) throw new EnvError('must list at least one server address');
   for (const entry of entries) {
-    if (!isDnsServer(entry)) throw new EnvError(`DNS_SERVERS entries must be host[:port] with an IPv4 address or a bracketed IPv6 address ("[::1]:5353"), got "${entry}"`);
+    if (!isDnsServer(entry)) throw new EnvError(`entries must be host[:port] with an IPv4 address or a bracketed IPv6 address ("[::1]:5353"), got "${entry}"`);
   }
   return entries;
 });
@@ -232,8 +233,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       SIGNIN_NONCE_TTL_SECONDS: num({ default: 600 }),
       FRESH_SIGNATURE_SECONDS: num({ default: 600 }),
       AUDIT_ANCHOR_SECONDS: num({ default: 3600 }),
-      BATCH_WINDOW_MS: wholeNumber('BATCH_WINDOW_MS', 10, 3_600_000)({ default: 10_000 }),
-      BATCH_LANES: wholeNumber('BATCH_LANES', 1, 256)({ default: 4 }),
+      BATCH_WINDOW_MS: wholeNumber(10, 3_600_000)({ default: 10_000 }),
+      BATCH_LANES: wholeNumber(1, 256)({ default: 4 }),
       RATE_LIMIT_GENERAL_PER_MINUTE: num({ default: 300 }),
       RATE_LIMIT_SIGNIN_PER_MINUTE: num({ default: 20 }),
       RATE_LIMIT_ACCEPTANCE_PER_MINUTE: num({ default: 30 }),
@@ -251,7 +252,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       DRAFT_BYTES_PER_ORGANIZATION: num({ default: 100 * 1024 * 1024 }),
       RUN_PROJECTIONS: bool({ default: true }),
       CHECK_EVENT_LOG_ON_START: bool({ default: true }),
-      RUNNER_HEARTBEAT_MS: wholeNumber('RUNNER_HEARTBEAT_MS', 100, 60_000)({ default: 5_000 }),
+      RUNNER_HEARTBEAT_MS: wholeNumber(100, 60_000)({ default: 5_000 }),
       DNS_SERVERS: dnsServers({ default: undefined }),
     },
     {

@@ -26,7 +26,7 @@ describe('configuration', () => {
 
   it('parses TRUST_PROXY as a flag or a list of addresses, and refuses a hop count', () => {
     expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
-    expect(() => loadConfig({ TRUST_PROXY: '2' })).toThrow(/TRUST_PROXY no longer takes a hop count/);
+    expect(() => loadConfig({ TRUST_PROXY: '2' })).toThrow(/TRUST_PROXY: no longer takes a hop count/);
     expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy).toBe('10.0.0.0/8, 127.0.0.1');
   });
 
@@ -62,5 +62,13 @@ describe('configuration', () => {
     } finally {
       process.env.NODE_ENV = previous;
     }
+  });
+});
+
+describe('RUNNER_HEARTBEAT_MS', () => {
+  it('defaults to 5,000 ms and is refused outside 100 to 60,000, named once', () => {
+    expect(loadConfig({}).runnerHeartbeatMs).toBe(5_000);
+    expect(loadConfig({ RUNNER_HEARTBEAT_MS: '200' }).runnerHeartbeatMs).toBe(200);
+    expect(() => loadConfig({ RUNNER_HEARTBEAT_MS: '50' })).toThrow('invalid configuration: RUNNER_HEARTBEAT_MS: must be a whole number from 100 to 60000, got "50"');
   });
 });

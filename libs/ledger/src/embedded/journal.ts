@@ -149,7 +149,10 @@ export class Journal {
     } catch (e) {
       this.db.close();
       if ((e as { code?: string }).code === 'SQLITE_BUSY') {
-        throw new Error(`Ledger journal ${path} is in use by another process`);
+        throw new Error(
+          `Ledger journal ${path} is in use by another process: one process at a time owns the embedded ledger; ` +
+            'start the others with LEDGER_RPC_URL set to its JSON-RPC endpoint (<base>/rpc)',
+        );
       }
       throw e;
     }

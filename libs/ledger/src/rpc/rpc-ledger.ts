@@ -4,6 +4,7 @@
  * Every failure is a {@link LedgerError} with a {@link LedgerErrorCode} (see rpc-errors.ts and
  * libs/ledger/README.md, "Errors").
  */
+import { setMaxListeners } from 'node:events';
 import {
   createDefaultRpcTransport,
   createSolanaRpcFromTransport,
@@ -110,6 +111,8 @@ export class RpcLedger implements Ledger, LedgerInspector {
     this.maxPollMs = options.maxPollIntervalMs ?? 1_000;
     this.resendMs = options.resendIntervalMs ?? 2_000;
     this.timeoutMs = options.timeoutMs ?? 120_000;
+    // Every request in flight listens to the one closing signal: a busy relay has more than Node's default of 10.
+    setMaxListeners(0, this.abort.signal);
   }
 
   private get signal(): AbortSignal {
