@@ -82,9 +82,19 @@ describe('a replica whose ledger RPC refuses it', () => {
     expect(refused).toBeInstanceOf(ApiError);
     expect(refused).toMatchObject({ status: 502, code: 'relay_failed', message: expect.stringContaining('nothing was recorded') });
 
+    // Readiness says the ledger is down, and why, without the endpoint's URL.
+    const notReady = await fetch(`${replica.baseUrl}/api/ready`);
+    const notReadyBody = (await notReady.json()) as { status: string; components: { ledger: string }; ledgerProblem: unknown };
+    expect(notReady.status).toBe(503);
+    expect(notReadyBody).toMatchObject({ status: 'not_ready', components: { ledger: 'down' }, ledgerProblem: { code: 'Unavailable', message: expect.stringContaining('HTTP 429') } });
+    expect(JSON.stringify(notReadyBody)).not.toContain(proxy.url);
+
     // Nothing was recorded: the same challenge is still open and goes through once the ledger answers.
     proxy.refuse(false);
     const accepted = await submit();
     expect(accepted).toMatchObject({ status: 'confirmed', transactionSignature: expect.any(String) });
+    const ready = await fetch(`${replica.baseUrl}/api/ready`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ components: { ledger: 'up' }, ledgerProblem: null });
   }, 60_000);
 });

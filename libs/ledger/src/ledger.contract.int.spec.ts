@@ -285,7 +285,7 @@ function ledgerContract(name: string, open: () => Promise<Harness>): void {
       expect(await ledger.getFeeForMessage(b64(one.messageBytes))).toBe(5_000n);
       expect(await ledger.getFeeForMessage(b64(two.messageBytes))).toBe(10_000n);
       expect(await ledger.getMinimumBalanceForRentExemption(0)).toBe(890_880n);
-      expect(await ledger.ping()).toBe(true);
+      expect(await ledger.health()).toEqual({ up: true });
     });
 
     t('restart: state, history and genesis survive; new transactions still land', async () => {

@@ -8,7 +8,7 @@
  * (bigint).
  */
 import type { Address, Signature } from '@solana/kit';
-import { LedgerError } from './ledger-error';
+import { LedgerError, type LedgerErrorCode } from './ledger-error';
 
 export type { Address, Signature };
 
@@ -100,10 +100,17 @@ export interface Ledger {
   /** Fee in lamports for a compiled message (base64 of message bytes). */
   getFeeForMessage(messageBase64: string): Promise<bigint | null>;
   getMinimumBalanceForRentExemption(bytes: number): Promise<bigint>;
-  /** Whether the ledger answers (readiness). */
-  ping(): Promise<boolean>;
+  /**
+   * Whether the ledger answers and is healthy (readiness): `{up: true}`, or `{up: false}` with the
+   * {@link LedgerErrorCode} of the failure (`Unavailable` for an unreachable endpoint, an HTTP refusal or a node
+   * that says it is unhealthy) and a message for people that never holds the endpoint's URL. Never rejects.
+   */
+  health(): Promise<LedgerHealth>;
   close(): Promise<void>;
 }
+
+/** What {@link Ledger.health} finds: up, or down with the failure's code and a message (no endpoint URL in it). */
+export type LedgerHealth = { up: true } | { up: false; code: LedgerErrorCode; message: string };
 
 /** Injection token of the ledger port. */
 export const LEDGER = Symbol('LEDGER');

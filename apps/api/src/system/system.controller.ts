@@ -2,7 +2,7 @@ import { Controller, Get, HttpCode, Inject, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { EVENT_STORE, type EventStore } from '@svc/event-store';
-import { LEDGER, type Ledger } from '@svc/ledger';
+import { LEDGER, LedgerErrorCode, type Ledger, type LedgerHealth } from '@svc/ledger';
 import { READ_STORE, type ProjectionFault, type ProjectionRunner, type ReadStore } from '@svc/read-store';
 import { eventLogFaultRecord, INFRA_OPTIONS, NetworkService, Processors, PROJECTION_RUNNER, RunnerHeartbeat, type NetworkInfo, type ProcessorFault, type RunnerView } from '@svc/application';
 import { EventLogCheck } from './event-log-check.service';
@@ -41,7 +41,9 @@ export class SystemController {
    * stopped component with the stream, log position (decimal string) and reason; `eventLogCheck` says how far the
    * start-up check went; `runner` names the process running the projections and processors: `self`, or in an API
    * replica (`RUN_PROJECTIONS=false`) that process as its heartbeat shows it (`up`, `stale`, `absent`: projections
-   * and processors are `down` unless `up`, and its faults are listed with this process's). docs/api.md "Service endpoints".
+   * and processors are `down` unless `up`, and its faults are listed with this process's); `ledgerProblem` says why the
+   * ledger is `down` (`{code, message}`: a ledger error code such as `Unavailable` or `Timeout`, and the failure in
+   * words, never the endpoint's URL), null while it is up. docs/api.md "Service endpoints".
    */
   @Get('ready')
   @HttpCode(200)
@@ -51,10 +53,11 @@ export class SystemController {
     // Each answer within 3 seconds, or taken as failed (a hanging store must not hang the probe).
     const within = <T>(p: Promise<T>, failed: T) => Promise.race([p.catch(() => failed), new Promise<T>((r) => setTimeout(() => r(failed), 3_000).unref())]);
     const check = (p: Promise<boolean>) => within(p, false);
-    const [eventStore, readStore, ledger, remote] = await Promise.all([
+    const noLedgerAnswer: LedgerHealth = { up: false, code: LedgerErrorCode.Timeout, message: 'the ledger did not answer within 3 s' };
+    const [eventStore, readStore, ledgerHealth, remote] = await Promise.all([
       check(this.eventStore.ping()),
       check(this.readStore.ping()),
-      check(this.ledger.ping()),
+      within(this.ledger.health(), noLedgerAnswer),
       this.options.runProjections ? undefined : within<RunnerView | undefined>(this.heartbeat.read(), undefined),
     ]);
     const projectionFaults: ProjectionFault[] = [...this.projections.faults(), ...(remote?.projectionFaults ?? [])];
@@ -67,6 +70,7 @@ export class SystemController {
       if (!eventLogFaults.some((g) => g.eventId === f.eventId && g.reason === f.reason)) eventLogFaults.push(f);
     }
     const eventLog = eventLogFaults.length === 0 && !this.logCheck.unreadable();
+    const ledger = ledgerHealth.up;
     const ok = eventStore && eventLog && readStore && ledger && projections && processors;
     if (!ok) void reply.status(503);
     const state = (b: boolean) => (b ? 'up' : 'down');
@@ -77,6 +81,7 @@ export class SystemController {
       eventLogFaults,
       projectionFaults,
       processorFaults,
+      ledgerProblem: ledgerHealth.up ? null : { code: ledgerHealth.code, message: ledgerHealth.message },
       runner: this.runner(remote),
     };
   }

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ADDR } from '@svc/http';
+import { LedgerErrorCode } from '@svc/ledger';
 
 /** `{status: "ok"}` */
 export class HealthResponse {
@@ -67,6 +68,18 @@ export class ReadyRunnerView {
   @ApiProperty({ type: Number, nullable: true, description: 'Seconds since the last heartbeat' }) ageSeconds!: number | null;
 }
 
+/** Why the ledger is `down`. */
+export class LedgerProblemView {
+  @ApiProperty({
+    enum: Object.values(LedgerErrorCode),
+    description:
+      'A ledger error code (libs/ledger/README.md "Errors"); in practice Unavailable (the endpoint cannot be reached, refused the call with an HTTP status, or says it is unhealthy), Timeout (no answer within 3 s) or RpcError (another JSON-RPC error)',
+  })
+  code!: string;
+  @ApiProperty({ type: String, description: "The failure in words (the node's own message where it gave one); never the endpoint's URL", example: 'Node is unhealthy; behind by 42 slots' })
+  message!: string;
+}
+
 /** Readiness: the same body with 200 (`ready`) and 503 (`not_ready`). */
 export class ReadyResponse {
   @ApiProperty({ enum: ['ready', 'not_ready'] }) status!: string;
@@ -75,6 +88,7 @@ export class ReadyResponse {
   @ApiProperty({ type: [EventLogFaultView] }) eventLogFaults!: EventLogFaultView[];
   @ApiProperty({ type: [ProjectionFaultView] }) projectionFaults!: ProjectionFaultView[];
   @ApiProperty({ type: [ProcessorFaultView] }) processorFaults!: ProcessorFaultView[];
+  @ApiProperty({ type: LedgerProblemView, nullable: true, description: 'Why the ledger is down; null while it is up' }) ledgerProblem!: LedgerProblemView | null;
   @ApiProperty({ type: ReadyRunnerView }) runner!: ReadyRunnerView;
 }
 

@@ -38,6 +38,7 @@ import {
   type Commitment,
   type LatestBlockhash,
   type Ledger,
+  type LedgerHealth,
   type LedgerTransaction,
   type SendOptions,
   type Signature,
@@ -251,8 +252,8 @@ export class EmbeddedLedger implements Ledger, LedgerInspector {
     return this.getSlot(commitment);
   }
 
-  async ping(): Promise<boolean> {
-    return !this.closed;
+  async health(): Promise<LedgerHealth> {
+    return this.closed ? { up: false, code: LedgerErrorCode.Unavailable, message: 'the embedded ledger is closed' } : { up: true };
   }
 
   // ---------------------------------------------------------------- Ledger: transactions

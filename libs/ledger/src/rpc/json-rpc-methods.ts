@@ -147,7 +147,7 @@ export function createLedgerRpcMethods(ledger: Ledger & LedgerInspector, options
     ...createAccountRpcMethods(ledger, context),
     ...createNodeRpcMethods(ledger, { apiVersion, context }),
     getHealth: async () => {
-      if (!(await ledger.ping())) throw new JsonRpcFailure(-32005, 'Node is unhealthy');
+      if (!(await ledger.health()).up) throw new JsonRpcFailure(-32005, 'Node is unhealthy');
       return 'ok';
     },
     getVersion: async () => ({ 'solana-core': apiVersion, 'feature-set': 0 }),

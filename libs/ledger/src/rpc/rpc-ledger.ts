@@ -25,6 +25,7 @@ import {
   type Commitment,
   type LatestBlockhash,
   type Ledger,
+  type LedgerHealth,
   type SendOptions,
   type SignaturesForAddressOptions,
   type SignatureStatus,
@@ -146,11 +147,13 @@ export class RpcLedger implements Ledger, LedgerInspector {
     return this.call(this.rpc.getBlockHeight({ commitment: commitment ?? this.commitment }));
   }
 
-  async ping(): Promise<boolean> {
+  async health(): Promise<LedgerHealth> {
     try {
-      return (await this.call(this.rpc.getHealth())) === 'ok';
-    } catch {
-      return false;
+      const answer = await this.call(this.rpc.getHealth());
+      return answer === 'ok' ? { up: true } : { up: false, code: LedgerErrorCode.Unavailable, message: `getHealth answered ${JSON.stringify(answer)}` };
+    } catch (e) {
+      // The adapter's messages name the failure (HTTP status, transport error, the node's own words), never the URL.
+      return e instanceof LedgerError ? { up: false, code: e.code, message: e.message } : { up: false, code: LedgerErrorCode.Unavailable, message: 'ledger RPC unreachable' };
     }
   }
 

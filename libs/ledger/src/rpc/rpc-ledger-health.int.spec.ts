@@ -1,0 +1,75 @@
+/**
+ * `RpcLedger.health()` against endpoints that fail in the ways a readiness probe meets: nothing listening, an HTTP
+ * refusal (a spent budget, a wrong key), and a node that answers `getHealth` with Solana's "behind" error. The message
+ * must say which, and must never repeat the endpoint's URL (providers put API keys in it).
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { RpcLedger } from './rpc-ledger';
+
+type Answer = { status: number; body: unknown };
+
+function endpoint(answer: (method: string, id: unknown) => Answer): Promise<{ server: Server; url: string }> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const call = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { method: string; id: unknown };
+      const { status, body } = answer(call.method, call.id);
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/?api-key=SECRET-KEY` })));
+}
+
+describe('RpcLedger.health', () => {
+  const servers: Server[] = [];
+  afterAll(() => servers.forEach((s) => s.close()));
+
+  const healthAt = async (url: string) => {
+    const ledger = new RpcLedger({ url });
+    try {
+      return await ledger.health();
+    } finally {
+      await ledger.close();
+    }
+  };
+
+  it('is up when the node answers "ok"', async () => {
+    const { server, url } = await endpoint((_m, id) => ({ status: 200, body: { jsonrpc: '2.0', id, result: 'ok' } }));
+    servers.push(server);
+    expect(await healthAt(url)).toEqual({ up: true });
+  });
+
+  it('says the node is behind, in its own words', async () => {
+    const { server, url } = await endpoint((_m, id) => ({
+      status: 200,
+      body: { jsonrpc: '2.0', id, error: { code: -32005, message: 'Node is behind by 42 slots', data: { numSlotsBehind: 42 } } },
+    }));
+    servers.push(server);
+    const health = await healthAt(url);
+    expect(health).toMatchObject({ up: false, code: 'Unavailable' });
+    expect(health.up === false && health.message).toMatch(/behind by 42 slots/);
+    expect(JSON.stringify(health)).not.toContain('SECRET-KEY');
+  });
+
+  it('names an HTTP refusal by its status', async () => {
+    const { server, url } = await endpoint(() => ({ status: 429, body: { jsonrpc: '2.0', id: null, error: { code: 429, message: 'Too many requests' } } }));
+    servers.push(server);
+    const health = await healthAt(url);
+    expect(health).toMatchObject({ up: false, code: 'Unavailable' });
+    expect(health.up === false && health.message).toMatch(/429/);
+    expect(JSON.stringify(health)).not.toContain('SECRET-KEY');
+  });
+
+  it('says the endpoint is unreachable when nothing listens', async () => {
+    const { server, url } = await endpoint(() => ({ status: 200, body: {} }));
+    await new Promise((r) => server.close(r));
+    const health = await healthAt(url);
+    expect(health).toMatchObject({ up: false, code: 'Unavailable' });
+    expect(health.up === false && health.message).toMatch(/unreachable/);
+    expect(JSON.stringify(health)).not.toContain('SECRET-KEY');
+    expect(JSON.stringify(health)).not.toContain('127.0.0.1');
+  });
+});
