@@ -86,8 +86,10 @@ export const acceptancesProjection = defineProjection({
       // A batched acceptance keeps the search position of its submission.
       await acceptances(store).updateOne({ _id: d.acceptanceId }, { $set: d.batch === null ? { ...outcome, confirmedSeq: Number(position) } : outcome });
     },
+    // A batched acceptance that failed (its anchor landed outside the message's validity window) leaves the search:
+    // it was listed from its submission on. A direct one was never listed before its landing.
     AcceptanceRelayFailed: async ({ data: d }, store) => {
-      await acceptances(store).updateOne({ _id: d.acceptanceId }, { $set: { status: 'failed', failureReason: d.reason } });
+      await acceptances(store).updateOne({ _id: d.acceptanceId }, { $set: { status: 'failed', failureReason: d.reason, confirmedSeq: null } });
     },
     AcceptanceFinalized: async ({ data: d }, store) => {
       await acceptances(store).updateOne({ _id: d.acceptanceId }, { $set: { commitment: 'finalized' } });

@@ -18,6 +18,7 @@ export * from './signatures';
 export * from './sign-in-message';
 export * from './receipt';
 export * from './verifier';
+export { landingAgainstWindow, lastValidLandingTime, validityWindowOf, type ValidityWindow } from './validity-window';
 export * from './verifier-memo';
 export * from './acceptance-wire';
 export * from './audit-chain';

@@ -20,6 +20,7 @@ import { describeSignatureRefusal, ed25519SignatureProblem } from './signatures'
 import { parseEvidenceTransaction, type EvidenceTransaction } from './transactions';
 import { checkRegistrations, creationOf, LedgerUnavailable, mismatches } from './verifier-registrations';
 import { isIsoUtc, isoToUnixSeconds } from './validation';
+import { CLOCK_TOLERANCE_SECONDS, landingAgainstWindow } from './validity-window';
 
 /** The ledger reads the verifier needs; any `Ledger` adapter satisfies it. */
 export type LedgerReader = Pick<Ledger, 'getTransaction' | 'getSignaturesForAddress' | 'getGenesisHash'>;
@@ -55,8 +56,7 @@ export interface VerifyOptions {
   memo?: VerifierMemo;
 }
 
-/** Allowed difference between block times and the times written in messages and receipts, in seconds. */
-export const CLOCK_TOLERANCE_SECONDS = 120;
+export { CLOCK_TOLERANCE_SECONDS } from './validity-window';
 
 /** The checks the verifier runs, in report order. */
 export const VERIFIER_CHECKS = [
@@ -446,11 +446,10 @@ function checkLanding(
   else set('transaction.fee-payer', 'warn', feeProblems.join('; '));
 
   if (message) {
-    const from = isoToUnixSeconds(message.issuedAt);
-    const to = isoToUnixSeconds(message.expiresAt);
-    if (tx.blockTime === null) {
+    const landing = landingAgainstWindow(message, tx.blockTime);
+    if (tx.blockTime === null || landing === 'unknown') {
       set('message.validity-window', 'warn', 'the ledger does not know the block time; the window cannot be checked');
-    } else if (tx.blockTime < from - CLOCK_TOLERANCE_SECONDS || tx.blockTime > to + CLOCK_TOLERANCE_SECONDS) {
+    } else if (landing !== 'within') {
       set(
         'message.validity-window',
         'fail',

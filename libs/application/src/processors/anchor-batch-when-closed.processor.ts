@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { KeyPairSigner } from '@solana/kit';
 import { acceptanceDecider, batchDecider, type BatchAnchoredData, type BatchState, type EventOf } from '@svc/domain';
-import { batchFeeShare, buildBatchAnchorTransaction } from '@svc/evidence';
+import { batchFeeShare, buildBatchAnchorTransaction, landingAgainstWindow, validityWindowOf } from '@svc/evidence';
 import { LEDGER, toSignature, type Ledger } from '@svc/ledger';
 import { reactionContext, type CommandContext } from '../infrastructure/command-context';
 import { NetworkService } from '../infrastructure/network.service';
@@ -21,7 +21,9 @@ type Closed = EventOf<'BatchClosed'>;
  * each acceptance's stream `AcceptanceRelayed` with the transaction, slot, its leaf's place and its fee share (the
  * fee divided by the size, the remainder one lamport each to the first leaves; docs/protocol.md §7.7). Each step is a
  * no-op when done, so a crash anywhere is resumed from the log; a refused anchor (an unfunded relayer…) is retried with backoff: the acceptances were answered 200 and must be
- * anchored.
+ * anchored. An acceptance whose message's validity window the anchor landed outside of (the anchor was held up, by an
+ * outage or a long stop, past `expires-at` and the verifier's 120 s tolerance) is recorded as failed
+ * (`AcceptanceRelayFailed`) instead: its receipt could never verify, and its signer can accept again.
  */
 @Injectable()
 export class AnchorBatchWhenClosed implements Processor<Closed> {
@@ -80,8 +82,20 @@ export class AnchorBatchWhenClosed implements Processor<Closed> {
     const landed = await this.ledger.getTransaction(toSignature(anchored.transactionSignature));
     const commitment = landed?.confirmationStatus === 'finalized' ? 'finalized' : 'confirmed';
     await Promise.all(
-      closed.leaves.map((leaf, leafIndex) =>
-        this.decisions.handle(
+      closed.leaves.map((leaf, leafIndex) => {
+        const window = validityWindowOf(leaf.message);
+        const landing = landingAgainstWindow(window, anchored.blockTime);
+        if (landing === 'before' || landing === 'after') {
+          const at = new Date((anchored.blockTime ?? 0) * 1000).toISOString();
+          const reason = `the batch anchor landed at ${at}, outside the message's validity window (${window.issuedAt} .. ${window.expiresAt}, give or take 120 s), so its receipt could not verify; accept again with a new challenge`;
+          return this.decisions.handle(
+            leaf.acceptanceStream,
+            acceptanceDecider,
+            { kind: 'RecordRelayFailed', failed: { acceptanceId: leaf.acceptanceId, transactionSignature: anchored.transactionSignature, reason, logs: [] }, batch: { lane: closed.lane, sequence: closed.sequence } },
+            ctx,
+          );
+        }
+        return this.decisions.handle(
           leaf.acceptanceStream,
           acceptanceDecider,
           {
@@ -97,8 +111,8 @@ export class AnchorBatchWhenClosed implements Processor<Closed> {
             },
           },
           ctx,
-        ),
-      ),
+        );
+      }),
     );
   }
 }

@@ -1,6 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { acceptanceDecider, type AcceptanceEvent, type AcceptanceState, type EventOf, type RelayTransaction } from '@svc/domain';
+import { landingAgainstWindow, lastValidLandingTime, validityWindowOf } from '@svc/evidence';
 import { LEDGER, toSignature, type Ledger } from '@svc/ledger';
+import { CLOCK, type Clock } from '../infrastructure/clock';
 import { AcceptanceRelay } from '../shared/acceptance-relay.service';
 import { reactionContext, type CommandContext } from '../infrastructure/command-context';
 import { Decisions, type Decided } from '../shared/decisions.service';
@@ -26,6 +28,11 @@ const MAX_RESIGNS = 3;
  * - refused by the ledger (unfunded fee payer, forged signature…) → `AcceptanceRelayFailed` (the submit answers
  *   502 relay_failed, and the signer may try again);
  * - ledger unreachable → the handler rejects and the runner retries with backoff.
+ *
+ * An acceptance is recorded as relayed only when its transaction landed within the message's validity window
+ * (`landingAgainstWindow`, the verifier's own rule): one that lands later (after an outage or a long stop of the
+ * service) is recorded as failed, since its receipt could never verify, and a transaction whose window has closed is
+ * not re-signed. The signer can then accept again with a new challenge.
  */
 @Injectable()
 export class RelayAcceptanceWhenSubmitted implements Processor<Submitted> {
@@ -39,6 +46,7 @@ export class RelayAcceptanceWhenSubmitted implements Processor<Submitted> {
     private readonly relay: AcceptanceRelay,
     private readonly outcomes: RelayOutcomes,
     @Inject(LEDGER) private readonly ledger: Ledger,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   key(event: StoredDomainEvent<Submitted>): string {
@@ -56,6 +64,11 @@ export class RelayAcceptanceWhenSubmitted implements Processor<Submitted> {
       if (sent === 'landed') return this.recordLanded(event, transaction, ctx);
       if (sent !== 'expired') return this.recordFailed(event, transaction, sent, ctx);
       if (resigns >= MAX_RESIGNS) return this.recordFailed(event, transaction, { reason: 'the blockhash kept expiring before the transaction landed', logs: [] }, ctx);
+      const window = validityWindowOf(event.data.message);
+      if (this.clock.now().getTime() / 1000 > lastValidLandingTime(window)) {
+        const reason = `the message's validity window (${window.issuedAt} .. ${window.expiresAt}, give or take 120 s) closed before the transaction landed; accept again with a new challenge`;
+        return this.recordFailed(event, transaction, { reason, logs: [] }, ctx);
+      }
       const fresh = await this.relay.resign(event.data);
       const decided = await this.decisions.handle(
         event.streamId,
@@ -78,6 +91,13 @@ export class RelayAcceptanceWhenSubmitted implements Processor<Submitted> {
     if (!landed) throw new Error(`the ledger confirmed ${transaction.transactionSignature} but cannot return it yet`);
     if (landed.err !== null) {
       return this.recordFailed(event, transaction, { reason: `the acceptance transaction failed on the ledger: ${JSON.stringify(landed.err)}`, logs: [] }, ctx);
+    }
+    const window = validityWindowOf(event.data.message);
+    const landing = landingAgainstWindow(window, landed.blockTime);
+    if (landing === 'before' || landing === 'after') {
+      const at = new Date(landed.blockTime! * 1000).toISOString();
+      const reason = `the transaction landed at ${at}, outside the message's validity window (${window.issuedAt} .. ${window.expiresAt}, give or take 120 s), so its receipt could not verify; accept again with a new challenge`;
+      return this.recordFailed(event, transaction, { reason, logs: [] }, ctx);
     }
     const decided = await this.decisions.handle(
       event.streamId,
@@ -126,4 +146,3 @@ export class RelayAcceptanceWhenSubmitted implements Processor<Submitted> {
 function waiting(state: AcceptanceState, acceptanceId: string): boolean {
   return state.status === 'submitted' && state.submitted?.acceptanceId === acceptanceId && state.transaction !== null;
 }
-

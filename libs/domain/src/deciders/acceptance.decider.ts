@@ -72,7 +72,12 @@ export type AcceptanceCommand =
   | SubmitAcceptanceCommand
   | { kind: 'ResignAcceptance'; resigned: AcceptanceResignedData }
   | { kind: 'RecordRelayed'; relayed: AcceptanceRelayedData }
-  | { kind: 'RecordRelayFailed'; failed: AcceptanceRelayFailedData }
+  | {
+      kind: 'RecordRelayFailed';
+      failed: AcceptanceRelayFailedData;
+      /** For a batched acceptance: the batch whose anchor it failed in (it must be placed there). */
+      batch?: { lane: number; sequence: number };
+    }
   | { kind: 'RecordFinalized'; finalized: AcceptanceFinalizedData }
   | {
       kind: 'PlaceInBatch';
@@ -146,15 +151,13 @@ function checkSubmission(command: SubmitAcceptanceCommand, state: AcceptanceStat
 
 /** A batch's anchoring is recorded only for the acceptance placed in that batch, once. */
 function anchoredInBatch(state: AcceptanceState, relayed: AcceptanceRelayedData): boolean {
+  return relayed.batch !== null && placedIn(state, relayed.acceptanceId, relayed.batch);
+}
+
+/** Whether the acceptance awaits its outcome, placed in this batch. */
+function placedIn(state: AcceptanceState, acceptanceId: string, batch: { lane: number; sequence: number }): boolean {
   const placed = state.batched;
-  return (
-    state.status === 'submitted' &&
-    state.submitted?.acceptanceId === relayed.acceptanceId &&
-    placed !== null &&
-    relayed.batch !== null &&
-    placed.lane === relayed.batch.lane &&
-    placed.sequence === relayed.batch.sequence
-  );
+  return state.status === 'submitted' && state.submitted?.acceptanceId === acceptanceId && placed !== null && placed.lane === batch.lane && placed.sequence === batch.sequence;
 }
 
 export const acceptanceDecider: Decider<AcceptanceCommand, AcceptanceEvent, AcceptanceState> = {
@@ -185,7 +188,8 @@ export const acceptanceDecider: Decider<AcceptanceCommand, AcceptanceEvent, Acce
    * Outcomes (relayed, failed, re-signed, finalized) for an acceptance that is not waiting for them, or for a
    * transaction that is no longer the one in force, are no-ops: the relay processor is at-least-once. A batched
    * acceptance is placed in one recorded batch only (a placement in a batch never recorded moves, any other is a
-   * no-op) and its anchoring is recorded only for the batch it is placed in.
+   * no-op) and its anchoring, or its failure (an anchor that landed outside the message's validity window), is
+   * recorded only for the batch it is placed in.
    * @throws DomainError for a submission: not_found (404), forbidden (403: wrong clientBinding), challenge_not_open
    *   (409), challenge_expired (409), invalid_request (400: passkey assertion, missing signature), invalid_signature
    *   (400), version_superseded (409), already_accepted (409); internal_error (500) for a verified submission
@@ -206,9 +210,11 @@ export const acceptanceDecider: Decider<AcceptanceCommand, AcceptanceEvent, Acce
         const placed = placement(state, command.batched, command.recordedUpTo);
         return placed ? [{ type: 'AcceptanceBatched', data: placed }] : [];
       }
-      case 'RecordRelayFailed':
-        if (!awaitsOutcome(state, command.failed.acceptanceId, command.failed.transactionSignature)) return [];
-        return [{ type: 'AcceptanceRelayFailed', data: command.failed }];
+      case 'RecordRelayFailed': {
+        const recordable =
+          command.batch !== undefined ? placedIn(state, command.failed.acceptanceId, command.batch) : awaitsOutcome(state, command.failed.acceptanceId, command.failed.transactionSignature);
+        return recordable ? [{ type: 'AcceptanceRelayFailed', data: command.failed }] : [];
+      }
       case 'RecordFinalized':
         if (state.status !== 'relayed' || state.finalized || state.submitted?.acceptanceId !== command.finalized.acceptanceId) return [];
         return [{ type: 'AcceptanceFinalized', data: command.finalized }];

@@ -265,6 +265,26 @@ describe('acceptance decider: batched evidence', () => {
     expect(given(acceptanceDecider, [batchedSubmitted, placed]).when({ kind: 'RecordRelayFailed', failed: failed.data })).toEqual(decided());
   });
 
+  it("records a failure (an anchor landed outside the message's window) for the acceptance's own batch only, once; the signer may then accept again", () => {
+    const late: EventOf<'AcceptanceRelayFailed'> = {
+      type: 'AcceptanceRelayFailed',
+      data: { acceptanceId: HEX.acceptance1, transactionSignature: SIG.acc2, reason: "the batch anchor landed outside the message's validity window", logs: [] },
+    };
+    const fail = (sequence = 4): AcceptanceCommand => ({ kind: 'RecordRelayFailed', failed: late.data, batch: { lane: 1, sequence } });
+    expect(given(acceptanceDecider, [batchedSubmitted, placed]).when(fail())).toEqual(decided(late));
+    expect(given(acceptanceDecider, [batchedSubmitted, placed, late]).when(fail())).toEqual(decided());
+    expect(given(acceptanceDecider, [batchedSubmitted, placed]).when(fail(5))).toEqual(decided());
+    expect(given(acceptanceDecider, [batchedSubmitted]).when(fail())).toEqual(decided());
+    expect(given(acceptanceDecider, [batchedSubmitted, placed, anchored()]).when(fail())).toEqual(decided());
+    // A direct-mode acceptance is never failed through a batch.
+    expect(given(acceptanceDecider, [submitted]).when(fail())).toEqual(decided());
+    const again = batchedSubmission(HEX.acceptance2, A.otherChallengeId);
+    const other = { issued: challengeIssued(A.otherChallengeId), completedBy: null };
+    expect(given(acceptanceDecider, [batchedSubmitted, placed, late]).when(submit({ challenge: other, submission: again }))).toEqual(
+      decided({ type: 'AcceptanceSubmitted', data: again }),
+    );
+  });
+
   it('refuses a second submission while the batched one waits for its batch', () => {
     const other = { ...open, issued: { ...open.issued!, challengeId: 'b3a0c6de-5f34-4c1e-9d7a-2f8e1b6c4a90' } };
     expect(given(acceptanceDecider, [batchedSubmitted, placed]).when(submit({ challenge: other }))).toEqual(refused('already_accepted'));
