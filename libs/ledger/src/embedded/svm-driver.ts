@@ -43,27 +43,30 @@ export interface RawAccount {
 
 const txDecoder = getTransactionDecoder();
 
+const INNER_METHODS = [
+  'sendLegacyTransaction',
+  'sendVersionedTransaction',
+  'simulateLegacyTransaction',
+  'simulateVersionedTransaction',
+  'getBalance',
+  'getAccount',
+  'setAccount',
+] as const satisfies readonly (keyof InnerSvm)[];
+
+/** Whether LiteSVM's native binding has every method this driver calls on it (else the typed API is used). */
+function isInnerSvm(value: unknown): value is InnerSvm {
+  return typeof value === 'object' && value !== null && INNER_METHODS.every((m) => typeof Reflect.get(value, m) === 'function');
+}
+
 const rawOf = (a: Account): RawAccount => ({ lamports: a.lamports(), data: a.data(), owner: a.owner(), executable: a.executable(), rentEpoch: a.rentEpoch() });
 
 export class SvmDriver {
   private readonly inner: InnerSvm | null;
 
   constructor(readonly svm: LiteSVM) {
-    const inner = (svm as unknown as { inner?: Partial<InnerSvm> }).inner;
-    const ok =
-      inner !== undefined &&
-      (
-        [
-          'sendLegacyTransaction',
-          'sendVersionedTransaction',
-          'simulateLegacyTransaction',
-          'simulateVersionedTransaction',
-          'getBalance',
-          'getAccount',
-          'setAccount',
-        ] as const
-      ).every((m) => typeof inner[m] === 'function');
-    this.inner = ok ? (inner as InnerSvm) : null;
+    // LiteSVM keeps its native binding in a field its typings do not declare.
+    const inner: unknown = Reflect.get(svm, 'inner');
+    this.inner = isInnerSvm(inner) ? inner : null;
   }
 
   /** Executes and commits the transaction. */
