@@ -28,6 +28,7 @@ import {
   createTransactionMessage,
   fetchEncodedAccounts,
   generateKeyPairSigner,
+  getBase58Decoder,
   getSignatureFromTransaction,
   lamports,
   pipe,
@@ -348,6 +349,35 @@ describe('@solana/web3.js 1.x: account, simulation and node methods', () => {
     while (seen.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     await connection.removeAccountChangeListener(id);
     expect(seen).toEqual([3_000_000]);
+  });
+
+  test('preflight as a cluster runs it: a failing transaction is refused -32002 and leaves no trace; without preflight it lands, fee charged', async () => {
+    const sender = Keypair.generate();
+    const airdrop = await connection.requestAirdrop(sender.publicKey, LAMPORTS_PER_SOL / 10);
+    await connection.confirmTransaction({ signature: airdrop, ...(await connection.getLatestBlockhash('confirmed')) }, 'confirmed');
+    const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash('confirmed');
+    const tx = new Transaction({ blockhash, lastValidBlockHeight, feePayer: sender.publicKey }).add(
+      SystemProgram.transfer({ fromPubkey: sender.publicKey, toPubkey: Keypair.generate().publicKey, lamports: LAMPORTS_PER_SOL }),
+    );
+    tx.sign(sender);
+    const refused = await connection.sendRawTransaction(tx.serialize()).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(Error);
+    expect(String((refused as Error).message)).toMatch(/Transaction simulation failed/);
+    const sig58 = getBase58Decoder().decode(tx.signature!);
+    // Nothing was sent: no fee, no status.
+    expect(await connection.getBalance(sender.publicKey, 'processed')).toBe(LAMPORTS_PER_SOL / 10);
+    expect((await connection.getSignatureStatus(sig58, { searchTransactionHistory: true })).value).toBeNull();
+
+    // Without preflight the leader executes it: it lands with its error and the fee is charged; the same bytes sent
+    // again without preflight are answered with the signature (a cluster does not refuse them either).
+    const landed = await connection.sendRawTransaction(tx.serialize(), { skipPreflight: true });
+    const outcome = await connection.confirmTransaction({ signature: landed, blockhash, lastValidBlockHeight }, 'confirmed');
+    expect(outcome.value.err).toEqual({ InstructionError: [0, { Custom: 1 }] });
+    expect(await connection.getBalance(sender.publicKey, 'confirmed')).toBe(LAMPORTS_PER_SOL / 10 - 5_000);
+    expect(landed).toBe(sig58);
+    expect(await connection.sendRawTransaction(tx.serialize(), { skipPreflight: true })).toBe(landed);
+    // With preflight, a resend of what already landed is refused as already processed.
+    await expect(connection.sendRawTransaction(tx.serialize())).rejects.toThrow(/already been processed|AlreadyProcessed/);
   });
 
   test('node methods: identity and leaders, epoch schedule, cluster nodes, blocks kept, samples, prioritization fees', async () => {

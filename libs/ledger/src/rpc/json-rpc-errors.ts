@@ -46,12 +46,12 @@ export const invalidRequest = (message = 'Invalid request'): JsonRpcFailure => n
 export const methodNotFound = (): JsonRpcFailure => new JsonRpcFailure(-32601, 'Method not found');
 
 /** -32002 "Transaction simulation failed" with the preflight result shape, carrying `err` and `logs`. */
-export function preflightFailure(err: unknown, logs: readonly string[]): JsonRpcFailure {
+export function preflightFailure(err: unknown, logs: readonly string[], unitsConsumed = 0): JsonRpcFailure {
   return new JsonRpcFailure(-32002, `Transaction simulation failed: ${describeTransactionError(err)}`, {
     err: err ?? null,
     logs: [...logs],
     accounts: null,
-    unitsConsumed: 0,
+    unitsConsumed,
     returnData: null,
     innerInstructions: null,
     replacementBlockhash: null,

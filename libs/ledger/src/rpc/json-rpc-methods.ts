@@ -13,18 +13,22 @@
  * and `getSignaturesForAddress` refuse `processed`. Transactions come in the `json`, `jsonParsed`
  * (json-rpc-parsed.ts), `base58` and `base64` encodings, with `preBalances`/`postBalances`.
  *
- * Preflight: the embedded ledger executes atomically, so `sendTransaction` runs the transaction
- * for real. A transaction that fails during execution is on the ledger with its error (fee
- * charged); with `skipPreflight: true` its signature is returned (as a cluster would), otherwise
- * the -32002 error is. Methods throw {@link JsonRpcFailure}s or ledger errors; the endpoint maps
- * the latter with `toJsonRpcFailure`.
+ * Preflight, as a cluster's RPC node does it: unless `skipPreflight`, `sendTransaction` first simulates the
+ * transaction (signatures verified) against the current state, and a failing simulation is answered -32002 with
+ * its error, logs and units (-32003 for a bad signature) while nothing is sent: no fee, no history. A transaction
+ * that passes and then fails during execution (the state changed in between) is on the ledger with its error,
+ * fee charged. With `skipPreflight: true` the signature is returned whatever becomes of the transaction (as a
+ * cluster forwards it to the leader): one that fails during execution lands with its error; one refused before
+ * execution (already processed, unknown blockhash, unfunded fee payer, bad signature) is dropped. Methods throw
+ * {@link JsonRpcFailure}s or ledger errors; the endpoint maps the latter with `toJsonRpcFailure`.
  */
 import { TransactionFailedError, type Ledger } from '../ledger.port';
+import { LedgerErrorCode } from '../ledger-error';
 import type { Commitment } from '../ledger.port';
 import type { AddressSignatureWithMemo, DetailedLedgerTransaction, LedgerInspector } from '../ledger-inspector';
-import { encodeBase58 } from '../internal/base58';
+import { encodeBase58, toSignature } from '../internal/base58';
 import { parseWireTransaction } from '../internal/wire';
-import { invalidParams, JsonRpcFailure, malformedParams, methodNotFound } from './json-rpc-errors';
+import { invalidParams, JsonRpcFailure, malformedParams, methodNotFound, preflightFailure } from './json-rpc-errors';
 import {
   addressParam,
   base58Fixed,
@@ -302,11 +306,23 @@ export function createLedgerRpcMethods(ledger: Ledger & LedgerInspector, options
       const c = config(p, 1);
       const wire = decodeWire(stringParam(p, 0, 'transaction'), c.encoding);
       await context(c);
+      const skipPreflight = c.skipPreflight === true;
+      if (!skipPreflight && ledger.simulateTransaction) {
+        // As a cluster's preflight: the status cache first (a transaction that landed is not run again), then the run.
+        const signature = toSignature(encodeBase58(parseWireTransaction(wire).signatures[0]!));
+        if ((await ledger.getSignatureStatuses([signature]))[0]) throw preflightFailure('AlreadyProcessed', []);
+        const preflight = await ledger.simulateTransaction(wire, { sigVerify: true, replaceRecentBlockhash: false });
+        if (preflight.err === 'SignatureFailure') throw new JsonRpcFailure(-32003, 'Transaction signature verification failure');
+        if (preflight.err !== null) throw preflightFailure(preflight.err, preflight.logs, Number(preflight.unitsConsumed));
+      }
       try {
-        return await ledger.sendTransaction(wire, { skipPreflight: c.skipPreflight === true, commitment: 'processed' });
+        return await ledger.sendTransaction(wire, { skipPreflight, commitment: 'processed' });
       } catch (e) {
-        // Without preflight a cluster returns the signature of a transaction that landed with an error.
-        if (c.skipPreflight === true && e instanceof TransactionFailedError && e.landed && e.signature !== null) return e.signature;
+        // Without preflight a cluster hands the transaction on and returns its signature: it lands with its error,
+        // or the leader drops it. Undecodable bytes are refused all the same.
+        if (skipPreflight && e instanceof TransactionFailedError && e.code !== LedgerErrorCode.InvalidTransaction) {
+          return e.signature ?? encodeBase58(parseWireTransaction(wire).signatures[0]!);
+        }
         throw e;
       }
     },

@@ -144,6 +144,16 @@ describe('registerLedgerJsonRpc with @solana/kit createSolanaRpc', () => {
     const context = (err as { context: { __code: number; logs: string[] } }).context;
     expect(Number(context.__code)).toBe(-32002);
     expect(context.logs.join('\n')).toContain('insufficient lamports');
+    // The preflight refused it: nothing was sent (no status, no fee).
+    expect((await rpc.getSignatureStatuses([a.signature as Signature], { searchTransactionHistory: true }).send()).value).toEqual([null]);
+
+    // Without preflight, one the leader would drop (an unknown blockhash) is answered with its signature and never lands.
+    const stale = await buildTransaction({ blockhash: '11111111111111111111111111111111' as never, lastValidBlockHeight: 1n }, payer, [transfer(1n)]);
+    const dropped = await rpc
+      .sendTransaction(Buffer.from(stale.wire).toString('base64') as Base64EncodedWireTransaction, { encoding: 'base64', skipPreflight: true })
+      .send();
+    expect(dropped).toBe(stale.signature);
+    expect((await rpc.getSignatureStatuses([dropped], { searchTransactionHistory: true }).send()).value).toEqual([null]);
 
     const b = await buildTransaction(lifetime, payer, [transfer(200n * SOL)]);
     const sig = await rpc
