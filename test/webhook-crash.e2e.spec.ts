@@ -87,4 +87,44 @@ const stripe = new Stripe('sk_test_unused');
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
+
+  it('stopped gracefully (SIGTERM) while a receiver has not answered yet: no failed attempt is recorded, the delivery is sent again as attempt 1', async () => {
+    const slow = await webhookReceiver({ answerAfterMs: 3_000 });
+    const dataDir = tempDataDir('svc-webhook-sigterm-');
+    let first: RunningService | undefined;
+    let second: RunningService | undefined;
+    try {
+      const slowEnv = { ...env, ...slow.env };
+      first = await startService({ dataDir, env: slowEnv });
+      const port = Number(new URL(first.baseUrl).port);
+      const doc = await publishedDocument(first, [1]);
+      const { webhook } = await doc.dashboard.request<{ webhook: { id: string } }>('POST', `/v1/organizations/${doc.organization.id}/webhooks`, {
+        url: `${slow.base}/hooks`,
+        events: ['agreement.accepted'],
+      });
+      await doc.dashboard.request('POST', `/v1/organizations/${doc.organization.id}/webhooks/${webhook.id}/test`);
+      // The request reached the receiver, which holds its answer back; the service is stopped meanwhile.
+      await eventually(async () => (slow.received.length >= 1 ? true : undefined), 15_000);
+      await first.stop();
+      expect(first.process.signalCode ?? first.process.exitCode).not.toBe('SIGKILL');
+
+      second = await startService({ dataDir, port, env: slowEnv });
+      type Deliveries = { deliveries: { status: string; attempts: { attempt: number; statusCode: number | null; error: string | null; succeeded: boolean }[] }[] };
+      const { deliveries } = await eventually(async () => {
+        // Same port: the dashboard session of the first process goes on (it is in the stores).
+        const log = await doc.dashboard.request<Deliveries>('GET', `/v1/organizations/${doc.organization.id}/webhooks/${webhook.id}/deliveries`);
+        return log.deliveries[0]?.status === 'delivered' ? log : undefined;
+      }, 30_000);
+      expect(deliveries).toHaveLength(1);
+      expect(deliveries[0]!.attempts).toEqual([expect.objectContaining({ attempt: 1, statusCode: 200, error: null, succeeded: true })]);
+      // Sent twice under one event id (at least once), recorded once.
+      expect(slow.received.length).toBe(2);
+      expect(new Set(slow.received.map((d) => d.eventId)).size).toBe(1);
+    } finally {
+      if (first && first.process.exitCode === null && first.process.signalCode === null) first.process.kill('SIGKILL');
+      await second?.stop();
+      await slow.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
 });

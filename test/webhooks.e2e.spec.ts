@@ -143,6 +143,15 @@ describe('webhooks', () => {
     expect((await org.dashboard.request<{ webhooks: Webhook[] }>('GET', hooks())).webhooks).toEqual([]);
   });
 
+  it('takes the scheme in any case (stored lower-case) and folds repeated event types, up to 36 entries', async () => {
+    const upper = `${receiverBase.replace(/^https/, 'HTTPS')}/upper`;
+    const created = await org.dashboard.request<{ webhook: Webhook }>('POST', hooks(), { url: upper, events: Array.from({ length: 36 }, () => 'agreement.accepted') });
+    expect(created.webhook).toMatchObject({ url: `${receiverBase}/upper`, events: ['agreement.accepted'] });
+    expect(await codeOf(org.dashboard.request('POST', hooks(), { url: `${receiverBase}/more`, events: Array.from({ length: 37 }, () => 'agreement.accepted') }))).toBe('400 invalid_request');
+    await org.dashboard.request('DELETE', `${hooks()}/${created.webhook.id}`);
+    expect((await org.dashboard.request<{ webhooks: Webhook[] }>('GET', hooks())).webhooks).toEqual([]);
+  });
+
   it('delivers a published version to subscribed endpoints: signed (verified with Stripe), retried on the schedule, never redirected, nothing to a disabled one', async () => {
     const ok = await add('/ok', ['document.version_published', 'agreement.accepted']);
     const flaky = await add('/flaky');
@@ -289,6 +298,8 @@ describe('webhooks', () => {
     const fresh = new ApiClient(service.baseUrl).useSession(await signIn(new ApiClient(service.baseUrl), org.owner));
     expect((await add('/ok', ['agreement.accepted'], fresh)).webhook.status).toBe('active');
     org.dashboard = fresh;
+    // Back in step with the ledger's clock: an acceptance must land within its message's validity window.
+    clock.advance(-601);
   });
 
   it('sends agreement.accepted with every field of spec §6.1, its fee shaped as spec §4.4 gives a fee', async () => {
@@ -336,5 +347,32 @@ describe('webhooks', () => {
     const downArrivals = arrivals('/down');
     expect(downArrivals.map((r) => r.headers['svc-event-id'])).toEqual([test.eventId, test.eventId]);
     expect(stripe.webhooks.constructEvent(downArrivals[1]!.body, downArrivals[1]!.headers['svc-signature'] as string, hook.secret).id).toBe(test.eventId);
+  });
+
+  it("after the webhook secrets key changed, a delivery records why nothing was sent, and goes through once the secret is rotated", async () => {
+    const hook = await add('/ok', ['agreement.accepted']);
+    await stopChecked();
+    const port = Number(new URL(service.baseUrl).port);
+    // Another deployment key: the endpoint's sealed secret no longer opens.
+    const otherKey = { ...env, WEBHOOK_RETRY_SCALE: '0.05', WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 7).toString('base64') };
+    service = await startTestService({ clock, env: otherKey, dataDir: service.dataDir, port, checkResponses: true });
+    const before = arrivals('/ok').length;
+    const test = await org.dashboard.request<{ eventId: string; deliveryId: string }>('POST', `${hooks()}/${hook.webhook.id}/test`);
+    const stuck = await eventually(async () => {
+      const d = (await deliveries(hook.webhook.id)).find((x) => x.id === test.deliveryId);
+      return d && d.attempts.length >= 1 ? d : undefined;
+    }, 20_000, 50);
+    expect(stuck).toMatchObject({ status: 'pending', attempts: [{ attempt: 1, statusCode: null, succeeded: false, error: expect.stringContaining('rotate the secret') }] });
+    expect(arrivals('/ok').length).toBe(before);
+
+    const fresh = new ApiClient(service.baseUrl).useSession(await signIn(new ApiClient(service.baseUrl), org.owner));
+    const { secret } = await fresh.request<{ secret: string }>('POST', `${hooks()}/${hook.webhook.id}/rotate-secret`);
+    const done = await eventually(async () => {
+      const d = (await deliveries(hook.webhook.id)).find((x) => x.id === test.deliveryId);
+      return d && d.status !== 'pending' ? d : undefined;
+    }, 20_000, 50);
+    expect(done.status).toBe('delivered');
+    const arrival = arrivals('/ok').find((r) => r.headers['svc-delivery-id'] === test.deliveryId)!;
+    expect(stripe.webhooks.constructEvent(arrival.body, arrival.headers['svc-signature'] as string, secret).id).toBe(test.eventId);
   });
 });

@@ -296,8 +296,8 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
-/** Starts a {@link WebhookReceiver} on a free loopback port, with a fresh test CA. */
-export async function webhookReceiver(): Promise<WebhookReceiver> {
+/** Starts a {@link WebhookReceiver} on a free loopback port, with a fresh test CA; it answers 200 at once, or `answerAfterMs` after each request arrived. */
+export async function webhookReceiver(options: { answerAfterMs?: number } = {}): Promise<WebhookReceiver> {
   const certs = await testCertificates();
   const received: ReceivedWebhook[] = [];
   const server = createServer({ key: certs.key, cert: certs.cert }, (req, res) => {
@@ -305,7 +305,11 @@ export async function webhookReceiver(): Promise<WebhookReceiver> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       received.push({ eventId: String(req.headers['svc-event-id']), signature: String(req.headers['svc-signature']), body: Buffer.concat(chunks).toString('utf8') });
-      res.writeHead(200).end('ok');
+      const answer = () => {
+        if (!res.destroyed) res.writeHead(200).end('ok');
+      };
+      if (options.answerAfterMs) setTimeout(answer, options.answerAfterMs);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -7,20 +7,30 @@ import { B64URL, DisplayTextField, EnumField, PageSizeQuery, PatternField } from
 export const WEBHOOK_URL_MAX = 2048;
 export const WEBHOOK_DESCRIPTION_MAX = 200;
 
+/** Most entries of `events`, repeats included (four per subscribable type). */
+export const WEBHOOK_EVENTS_MAX_ENTRIES = SUBSCRIBABLE_WEBHOOK_EVENTS.length * 4;
+
 /** `events`: at least one of the nine subscribable types (spec §6.1); repeats are folded. */
 const EventsField = (required: boolean) => (target: object, key: string) => {
-  const doc: ApiPropertyOptions = { type: [String], enum: [...SUBSCRIBABLE_WEBHOOK_EVENTS], minItems: 1, description: 'Event types to receive (every §6.1 type but webhook.test)' };
+  const doc: ApiPropertyOptions = {
+    type: [String],
+    enum: [...SUBSCRIBABLE_WEBHOOK_EVENTS],
+    minItems: 1,
+    maxItems: WEBHOOK_EVENTS_MAX_ENTRIES,
+    description: 'Event types to receive (every §6.1 type but webhook.test); repeats are folded',
+  };
   (required ? ApiProperty(doc) : ApiPropertyOptional(doc))(target, key);
   if (!required) ValidateIf((_, v) => v !== undefined)(target, key);
   IsArray({ message: 'events: must be an array of event types' })(target, key);
   ArrayMinSize(1, { message: 'events: at least one event type' })(target, key);
-  ArrayMaxSize(SUBSCRIBABLE_WEBHOOK_EVENTS.length * 4, { message: 'events: too many entries' })(target, key);
+  ArrayMaxSize(WEBHOOK_EVENTS_MAX_ENTRIES, { message: `events: at most ${WEBHOOK_EVENTS_MAX_ENTRIES} entries, repeats included` })(target, key);
   IsIn(SUBSCRIBABLE_WEBHOOK_EVENTS, { each: true, message: `events: each must be one of ${SUBSCRIBABLE_WEBHOOK_EVENTS.join(', ')}` })(target, key);
 };
 
 /** `POST /v1/organizations/{orgId}/webhooks` (spec §4.10, §8): url and events required, no other keys. */
 export class CreateWebhookRequest {
-  @PatternField(/^https:\/\/\S+$/, 9, WEBHOOK_URL_MAX, `url: must be an HTTPS URL of at most ${WEBHOOK_URL_MAX} characters`, 'invalid_url', {
+  // The scheme is case-insensitive (RFC 3986 §3.1): `HTTPS://…` is stored as `https://…`.
+  @PatternField(/^[Hh][Tt][Tt][Pp][Ss]:\/\/\S+$/, 9, WEBHOOK_URL_MAX, `url: must be an HTTPS URL of at most ${WEBHOOK_URL_MAX} characters`, 'invalid_url', {
     description: 'HTTPS URL whose host resolves to public addresses only',
   })
   url!: string;

@@ -22,7 +22,9 @@ const MAX_SLEEP_MS = 1_000;
  * (by the service clock), sends, and records the attempt (`WebhookDeliveryAttempted`), whose own event then
  * schedules the next. The checkpoint stays below the oldest pending delivery, so after a restart every pending
  * retry is read again and sent at its due time. At least once: a crash after sending and before recording sends
- * again, with the same event id (receivers de-duplicate on it). A disabled or deleted endpoint receives nothing:
+ * again, with the same event id (receivers de-duplicate on it). An attempt cut short by the service's own shutdown
+ * (SIGTERM while the receiver had not answered yet) is not recorded either: it is no failure of the receiver, and it
+ * would use up one of the ten attempts and put the next a whole retry delay away. A disabled or deleted endpoint receives nothing:
  * its pending deliveries are cancelled instead.
  */
 @Injectable()
@@ -70,8 +72,23 @@ export class DeliverWebhookWhenDue implements Processor<Due> {
       return;
     }
     const body = JSON.stringify(scheduled.payload);
-    const secret = this.secrets.open(endpoint.sealedSecret, scheduled.webhookId);
     const attempt = state.attempts + 1;
+    let secret: string;
+    try {
+      secret = this.secrets.open(endpoint.sealedSecret, scheduled.webhookId);
+    } catch {
+      // Sealed under another key (WEBHOOK_SECRETS_KEY changed): nothing can be signed. A failed attempt says so in the
+      // delivery log and keeps the retry schedule, so that rotating the endpoint's secret meanwhile lets it through.
+      const error = "the endpoint's signing secret cannot be opened with this deployment's WEBHOOK_SECRETS_KEY: rotate the secret; nothing was sent";
+      this.logger.warn(`delivery ${scheduled.deliveryId} attempt ${attempt}: ${error}`);
+      await this.decisions.handle(
+        streamId,
+        webhookDeliveryDecider,
+        { kind: 'RecordAttempt', attempt, attemptedAt: now.toISOString(), durationMs: 0, statusCode: null, error, retryScale: this.config.webhooks.retryScale },
+        ctx,
+      );
+      return;
+    }
     faultPoint('webhook:before-send');
     const answer = await this.client.post(endpoint.created.url, body, {
       'svc-event': scheduled.payload.type,
@@ -81,6 +98,11 @@ export class DeliverWebhookWhenDue implements Processor<Due> {
       'user-agent': 'Svc-Webhooks/1.0',
     });
     faultPoint('webhook:after-send');
+    // Cut short by this service's own shutdown: not the receiver's failure, so no attempt is recorded (the checkpoint
+    // stays below the delivery, and it is sent again as the same attempt after the restart).
+    if (answer.statusCode === null && (answer.interrupted || this.stopped)) {
+      throw new Error(`delivery ${scheduled.deliveryId} attempt ${attempt} interrupted by the shutdown; sent again after the restart`);
+    }
     if (answer.error) this.logger.debug(`delivery ${scheduled.deliveryId} attempt ${attempt}: ${answer.error}`);
     await this.decisions.handle(
       streamId,

@@ -17,6 +17,11 @@ export interface WebhookResponse {
   durationMs: number;
   /** Why no answer came (refused address, TLS, connection, time limit), or null. */
   error: string | null;
+  /**
+   * True when the attempt was cut short by this service shutting down, not by the receiver: it is no attempt to
+   * record (the delivery is sent again, as the same attempt, after the restart).
+   */
+  interrupted?: boolean;
 }
 
 /** Longest error text recorded for an attempt. */
@@ -48,7 +53,11 @@ export class WebhookClient implements OnApplicationShutdown {
     });
   }
 
+  /** Set when the service shuts down: requests still in flight are cut, and their answers say so. */
+  private closing = false;
+
   onApplicationShutdown(): void {
+    this.closing = true;
     this.agent.destroy();
   }
 
@@ -67,6 +76,10 @@ export class WebhookClient implements OnApplicationShutdown {
       // The agent checks every address with its own ranges; the project's rule (public-address.ts) is checked here
       // too, on an address in the URL and on every address DNS gives at connection time.
       const literal = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
+      if (this.closing) {
+        resolve({ statusCode: null, durationMs: 0, error: 'the service is shutting down', interrupted: true });
+        return;
+      }
       const refused = isIP(literal) !== 0 ? this.refusal(literal) : null;
       if (refused !== null) {
         resolve({ statusCode: null, durationMs: elapsed(), error: refused });
@@ -96,7 +109,7 @@ export class WebhookClient implements OnApplicationShutdown {
         // The body is not read: only the status counts.
         setImmediate(() => res.destroy());
       });
-      req.on('error', (err) => finish({ statusCode: null, durationMs: elapsed(), error: err.message.slice(0, MAX_ERROR) }));
+      req.on('error', (err) => finish({ statusCode: null, durationMs: elapsed(), error: err.message.slice(0, MAX_ERROR), ...(this.closing ? { interrupted: true } : {}) }));
       req.end(body);
     });
   }
