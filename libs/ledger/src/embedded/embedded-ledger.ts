@@ -529,14 +529,20 @@ export class EmbeddedLedger implements Ledger, LedgerInspector {
   }
 
   /**
-   * The identity, `limit` times: it leads every slot. The schedule is known up to the epoch of the
-   * current slot + the leader schedule offset, like a validator's.
+   * The identity, `limit` times: it leads every slot. The schedule is known up to the leader-schedule epoch of the
+   * current slot, as a validator's (Agave's `get_leader_schedule_epoch`): during the warmup epochs the next epoch,
+   * afterwards the epoch of the current slot + the leader schedule offset.
    * @throws LedgerInputError `Invalid slot range: leader schedule for epoch <n> is unavailable` past it.
    */
   async getSlotLeaders(startSlot: bigint, limit: number): Promise<string[]> {
     const slot = this.chain.sync();
     if (limit === 0) return [];
-    const known = this.state.epochAt(slot + Number(this.state.driver.svm.getEpochSchedule().leaderScheduleSlotOffset));
+    const schedule = this.state.driver.svm.getEpochSchedule();
+    const current = this.state.epochAt(slot);
+    const known =
+      schedule.warmup && slot < Number(schedule.firstNormalSlot)
+        ? this.state.epochAt(current.firstSlot + current.slotsInEpoch)
+        : this.state.epochAt(slot + Number(schedule.leaderScheduleSlotOffset));
     const lastKnown = BigInt(known.firstSlot + known.slotsInEpoch - 1);
     const last = startSlot + BigInt(limit) - 1n;
     if (last > lastKnown) {

@@ -198,6 +198,11 @@ describe('registerLedgerJsonRpc over raw HTTP', () => {
     expect(await post({ jsonrpc: '2.0', id: 3, method: 'getBalance', params: ['not-an-address'] })).toMatchObject({ id: 3, error: { code: -32602 } });
     expect(await post({ jsonrpc: '2.0', id: 4, method: 'getBlockTime', params: [10 ** 12] })).toMatchObject({ id: 4, error: { code: -32004 } });
     expect(await post([])).toMatchObject({ error: { code: -32600 } });
+    // An empty body is not JSON: -32700, as Agave answers.
+    expect(await post('')).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
+    // Another content type is refused, whatever the body (docs/api.md "Service endpoints").
+    const plain = await fetch(url, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'getSlot' }) });
+    expect([plain.status, await plain.json()]).toEqual([200, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body must be application/json' } }]);
 
     const batch = (await post([
       { jsonrpc: '2.0', id: 'a', method: 'getGenesisHash' },
@@ -397,6 +402,14 @@ describe('registerLedgerJsonRpc: accounts, simulation, rent, node methods', () =
     expect((await call('getSlotLeaders', [10 ** 12, 1])).error).toMatchObject({
       code: -32602,
       message: expect.stringMatching(/^Invalid slot range: leader schedule for epoch \d+ is unavailable$/),
+    });
+    // During the warmup epochs (32, 64, 128… slots) a validator knows the schedule up to the next epoch only.
+    const info = await rpc.getEpochInfo().send();
+    const nextEpochEnd = Number(info.absoluteSlot - info.slotIndex + info.slotsInEpoch) + Number(info.slotsInEpoch) * 2 - 1;
+    expect(await rpc.getSlotLeaders(BigInt(nextEpochEnd), 1).send()).toEqual([identity]);
+    expect((await call('getSlotLeaders', [nextEpochEnd + 1, 1])).error).toEqual({
+      code: -32602,
+      message: `Invalid slot range: leader schedule for epoch ${Number(info.epoch) + 2} is unavailable`,
     });
     expect(await rpc.getEpochSchedule().send()).toEqual({
       slotsPerEpoch: 432_000n,

@@ -132,14 +132,9 @@ export function registerLedgerJsonRpc(fastify: FastifyInstance, ledger: Ledger &
       },
     },
     async (request: FastifyRequest, reply: FastifyReply) => {
-      let body: unknown = request.body;
-      if (typeof body === 'string') {
-        try {
-          body = JSON.parse(body);
-        } catch {
-          return fail(reply, -32700, 'Parse error');
-        }
-      }
+      const body: unknown = request.body;
+      // A text body (text/plain) reached the route unparsed: only application/json is taken, as Agave takes it.
+      if (typeof body === 'string') return fail(reply, -32700, 'Parse error: the body must be application/json');
       const batch = Array.isArray(body);
       const calls = batch ? (body as unknown[]).length : 1;
       if (batch && calls === 0) return fail(reply, -32600, 'Invalid request: empty batch');
