@@ -7,6 +7,7 @@
 import { createServer } from 'node:net';
 import { generateKeyPairSync, sign } from 'node:crypto';
 import {
+  AddressLookupTableProgram,
   Connection,
   Ed25519Program,
   Keypair,
@@ -15,6 +16,8 @@ import {
   SystemProgram,
   Transaction,
   TransactionInstruction,
+  TransactionMessage,
+  VersionedTransaction,
   sendAndConfirmTransaction,
   type ParsedInstruction,
   type ParsedTransaction,
@@ -378,6 +381,38 @@ describe('@solana/web3.js 1.x: account, simulation and node methods', () => {
     expect(await connection.sendRawTransaction(tx.serialize(), { skipPreflight: true })).toBe(landed);
     // With preflight, a resend of what already landed is refused as already processed.
     await expect(connection.sendRawTransaction(tx.serialize())).rejects.toThrow(/already been processed|AlreadyProcessed/);
+  });
+
+  test('address lookup tables: created with the finalized slot as recentSlot, extended, then used by a v0 transfer', async () => {
+    const authority = Keypair.generate();
+    const airdrop = await connection.requestAirdrop(authority.publicKey, LAMPORTS_PER_SOL);
+    await connection.confirmTransaction({ signature: airdrop, ...(await connection.getLatestBlockhash('confirmed')) }, 'confirmed');
+    const recentSlot = await connection.getSlot('finalized');
+    const [create, table] = AddressLookupTableProgram.createLookupTable({ authority: authority.publicKey, payer: authority.publicKey, recentSlot });
+    await sendAndConfirmTransaction(connection, new Transaction().add(create), [authority], { commitment: 'confirmed' });
+    const to = Keypair.generate().publicKey;
+    const extend = AddressLookupTableProgram.extendLookupTable({ lookupTable: table, authority: authority.publicKey, payer: authority.publicKey, addresses: [to] });
+    await sendAndConfirmTransaction(connection, new Transaction().add(extend), [authority], { commitment: 'confirmed' });
+    // A table is usable from the slot after its extension.
+    const extendedAt = await connection.getSlot('confirmed');
+    while ((await connection.getSlot('confirmed')) <= extendedAt) await new Promise((r) => setTimeout(r, SLOT_MS));
+
+    const lookup = (await connection.getAddressLookupTable(table, { commitment: 'confirmed' })).value!;
+    expect(lookup.state.addresses.map((a) => a.toBase58())).toEqual([to.toBase58()]);
+    const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash('confirmed');
+    const message = new TransactionMessage({
+      payerKey: authority.publicKey,
+      recentBlockhash: blockhash,
+      instructions: [SystemProgram.transfer({ fromPubkey: authority.publicKey, toPubkey: to, lamports: 2_000_000 })],
+    }).compileToV0Message([lookup]);
+    expect(message.addressTableLookups).toHaveLength(1);
+    const tx = new VersionedTransaction(message);
+    tx.sign([authority]);
+    const signature = await connection.sendTransaction(tx);
+    await connection.confirmTransaction({ signature, blockhash, lastValidBlockHeight }, 'confirmed');
+    expect(await connection.getBalance(to, 'confirmed')).toBe(2_000_000);
+    const landed = await connection.getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 });
+    expect(landed!.meta!.loadedAddresses).toEqual({ writable: [to], readonly: [] });
   });
 
   test('node methods: identity and leaders, epoch schedule, cluster nodes, blocks kept, samples, prioritization fees', async () => {

@@ -7,8 +7,9 @@ import { generateKeyPairSync, sign } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateKeyPairSigner, lamports, type KeyPairSigner } from '@solana/kit';
+import { address, generateKeyPairSigner, lamports, type KeyPairSigner } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
+import { AddressLookupTableProgram, Keypair, Transaction, type TransactionInstruction } from '@solana/web3.js';
 import { EmbeddedLedger, type EmbeddedLedgerOptions } from './embedded-ledger';
 import { TransactionFailedError } from '../ledger.port';
 import { LedgerErrorCode } from '../ledger-error';
@@ -89,6 +90,34 @@ describe('EmbeddedLedger', () => {
     expect(ledger.replayDivergences).toBe(0);
     expect(await ledger.getBalance(payer.address)).toBe(2n * SOL - 5_000n);
     expect((await ledger.getTransaction(toSignature(signature)))!.err).toEqual({ InstructionError: [0, { Custom: 1 }] });
+    await ledger.close();
+  });
+
+  test('an address lookup table created with a recent slot (SlotHashes), extended, and replayed identically', async () => {
+    const dataDir = tempDir();
+    let ledger = await openLedger(dataDir, { snapshots: false });
+    const authority = Keypair.generate();
+    await ledger.requestAirdrop(address(authority.publicKey.toBase58()), 2n * SOL);
+    const send = async (ix: TransactionInstruction) => {
+      const { blockhash } = await ledger.getLatestBlockhash();
+      const tx = new Transaction({ recentBlockhash: blockhash, feePayer: authority.publicKey }).add(ix);
+      tx.sign(authority);
+      return ledger.sendTransaction(tx.serialize());
+    };
+    await waitFor('slot 4', 10_000, async () => (await ledger.getSlot('processed')) > 3n);
+    const recentSlot = Number(await ledger.getSlot('processed')) - 1;
+    const [create, table] = AddressLookupTableProgram.createLookupTable({ authority: authority.publicKey, payer: authority.publicKey, recentSlot });
+    await send(create);
+    const member = Keypair.generate().publicKey;
+    await send(AddressLookupTableProgram.extendLookupTable({ lookupTable: table, authority: authority.publicKey, payer: authority.publicKey, addresses: [member] }));
+    const before = await ledger.getAccountInfo(table.toBase58(), 'processed');
+    expect(before).not.toBeNull();
+    expect(before!.data.length).toBe(56 + 32);
+
+    await ledger.close();
+    ledger = await openLedger(dataDir, { snapshots: false });
+    expect(ledger.replayDivergences).toBe(0);
+    expect(Buffer.from((await ledger.getAccountInfo(table.toBase58(), 'processed'))!.data)).toEqual(Buffer.from(before!.data));
     await ledger.close();
   });
 

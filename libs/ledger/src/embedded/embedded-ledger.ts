@@ -181,6 +181,7 @@ export class EmbeddedLedger implements Ledger, LedgerInspector {
       faucetPubkey: this.faucet.pubkey,
       genesisCreatedAtMs: this.genesis.createdAtMs,
       slotStartMs: (slot) => this.chain.slotStartMs(slot),
+      slotHashOf: (slot) => this.chain.blockhashOf(slot),
     });
     this.state.rebuild();
     this.executor = new TransactionExecutor(this.journal, this.chain, this.state, this.logger, (rows) => this.announceTransactions(rows));

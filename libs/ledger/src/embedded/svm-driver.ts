@@ -30,6 +30,7 @@ interface InnerSvm {
   getBalance(pubkey: Uint8Array): bigint | null;
   getAccount(pubkey: Uint8Array): Account | null;
   setAccount(pubkey: Uint8Array, account: Account): void;
+  setSlotHashes(hashes: { slot: bigint; hash: string }[]): void;
 }
 
 export interface RawAccount {
@@ -51,6 +52,7 @@ const INNER_METHODS = [
   'getBalance',
   'getAccount',
   'setAccount',
+  'setSlotHashes',
 ] as const satisfies readonly (keyof InnerSvm)[];
 
 /** Whether LiteSVM's native binding has every method this driver calls on it (else the typed API is used). */
@@ -67,6 +69,14 @@ export class SvmDriver {
     // LiteSVM keeps its native binding in a field its typings do not declare.
     const inner: unknown = Reflect.get(svm, 'inner');
     this.inner = isInnerSvm(inner) ? inner : null;
+  }
+
+  /**
+   * Overwrites the SlotHashes sysvar (newest first: slot and base58 hash). A no-op on the typed fallback, whose
+   * `SlotHash` entries cannot be made from JavaScript.
+   */
+  setSlotHashes(hashes: { slot: bigint; hash: string }[]): void {
+    this.inner?.setSlotHashes(hashes);
   }
 
   /** Executes and commits the transaction. */

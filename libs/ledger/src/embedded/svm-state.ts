@@ -46,6 +46,8 @@ export interface SvmStateOptions {
   genesisCreatedAtMs: number;
   /** Start of a slot in unix ms (for the epoch start of the clock sysvar). */
   slotStartMs: (slot: number) => number;
+  /** Base58 hash of a past `slot` (the SlotHashes sysvar's entries). */
+  slotHashOf: (slot: number) => string;
 }
 
 export const SYSTEM_PROGRAM_BYTES = decodeBase58(SYSTEM_PROGRAM_ADDRESS);
@@ -65,6 +67,11 @@ function sha256FileSync(path: string): string {
 }
 
 /** Epoch, its first slot and its length under a (possibly warming-up) epoch schedule. */
+/** The Address Lookup Table program (`AddressLookupTab1e1111111111111111111111111`). */
+const ADDRESS_LOOKUP_TABLE_PROGRAM = Buffer.from(decodeBase58('AddressLookupTab1e1111111111111111111111111'));
+/** Entries of the SlotHashes sysvar, as on a cluster. */
+const MAX_SLOT_HASHES = 512;
+
 function epochOf(slot: number, schedule: EpochSchedule): { epoch: number; firstSlot: number; slotsInEpoch: number } {
   if (schedule.warmup && slot < schedule.firstNormalSlot) {
     let epoch = 0;
@@ -149,6 +156,7 @@ export class SvmState {
       let ok: boolean;
       try {
         const parsed = parseWireTransaction(row.wire);
+        this.prepareSlotHashes(parsed.message.accountKeys, row.slot);
         ok = !(this.driver.send(row.wire, parsed.message.version) instanceof FailedTransactionMetadata);
       } catch {
         ok = false;
@@ -179,6 +187,18 @@ export class SvmState {
     this.driver.svm.setClock(
       new Clock(BigInt(slot), BigInt(Math.max(0, epochStart)), BigInt(epoch), BigInt(epoch + 1), BigInt(Math.floor(startMs / 1000))),
     );
+  }
+
+  /**
+   * Before a transaction that invokes the Address Lookup Table program (which checks a table's `recent_slot` against
+   * the SlotHashes sysvar): SlotHashes as at `slot`, the 512 slots before it, newest first. Only then, since building
+   * them costs more than most transactions; a replay calls it the same way, so the outcome is the same.
+   */
+  prepareSlotHashes(accountKeys: readonly Uint8Array[], slot: number): void {
+    if (!accountKeys.some((k) => Buffer.from(k.buffer, k.byteOffset, k.byteLength).equals(ADDRESS_LOOKUP_TABLE_PROGRAM))) return;
+    const entries: { slot: bigint; hash: string }[] = [];
+    for (let s = slot - 1; s >= 0 && s >= slot - MAX_SLOT_HASHES; s--) entries.push({ slot: BigInt(s), hash: this.options.slotHashOf(s) });
+    this.driver.setSlotHashes(entries);
   }
 
   /** Credits `lamports` back to `payer` (creating a System account when it has none). */

@@ -114,6 +114,7 @@ export class TransactionExecutor {
     const { addresses, loadedJson } = this.accountKeysOf(msg);
     const driver = this.state.driver;
     const pre = addresses.map((a) => driver.balance(a));
+    this.state.prepareSlotHashes(msg.accountKeys, slot);
     let outcome: SvmOutcome;
     try {
       outcome = driver.send(wire, msg.version);
@@ -247,8 +248,9 @@ export class TransactionExecutor {
    * @throws TransactionFailedError `InvalidTransaction` when the bytes are not a transaction.
    */
   simulate(wire: Uint8Array, options?: SimulateOptions): SimulationResult {
-    this.chain.sync();
+    const slot = this.chain.sync();
     const tx = parseOrRefuse(wire);
+    this.state.prepareSlotHashes(tx.message.accountKeys, slot);
     const replace = options?.replaceRecentBlockhash === true;
     const fail = (err: unknown): SimulationResult => ({ err, logs: [], unitsConsumed: 0n, fee: null, replacementBlockhash: null, postAccounts: new Map() });
     if (!replace && !this.chain.isBlockhashValid(tx.message.recentBlockhash)) return fail('BlockhashNotFound');
