@@ -26,6 +26,8 @@ describe('service endpoints and public document reads', () => {
       eventLogFaults: [],
       projectionFaults: [],
       processorFaults: [],
+      // The ledger is up: nothing to explain.
+      ledgerProblem: null,
       // This process runs the projections and processors (the embedded default).
       runner: { state: 'self', pid: process.pid, beatAt: null, ageSeconds: null },
     });
