@@ -55,3 +55,31 @@ describe('per-organization draft quotas (docs/api.md "Quotas")', () => {
     await doc.dashboard.request('PATCH', `/v1/drafts/${open[0]}`, { title: 'Terms of Service (edited)' });
   });
 });
+
+describe('per-organization webhook endpoint limit (docs/api.md "Webhooks")', () => {
+  let service: TestService;
+  let doc: PublishedDocument;
+  const head = () => service.app.get<EventStore>(EVENT_STORE).headPosition();
+  const hooks = () => `/v1/organizations/${doc.organization.id}/webhooks`;
+  const add = (path: string) => doc.dashboard.request<{ webhook: { id: string } }>('POST', hooks(), { url: `https://127.0.0.1:9/${path}`, events: ['agreement.accepted'] });
+
+  beforeAll(async () => {
+    service = await startTestService({ env: { WEBHOOKS_PER_ORGANIZATION: '2', NODE_ENV: 'test', WEBHOOK_ALLOW_LOOPBACK: 'true' } });
+    doc = await publishedDocument(service, []);
+  });
+  afterAll(() => service.destroy());
+
+  it('refuses an endpoint beyond the limit with 409 and stores nothing; a deleted one frees its place', async () => {
+    const first = await add('a');
+    await add('b');
+    const before = await head();
+    const third = await refusal(add('c'));
+    expect(third).toMatchObject({ status: 409, code: 'chain_state' });
+    expect(third.message).toMatch(/at most 2 per organization/);
+    expect(await head()).toBe(before);
+
+    await doc.dashboard.request('DELETE', `${hooks()}/${first.webhook.id}`);
+    await add('c');
+    expect((await doc.dashboard.request<{ webhooks: unknown[] }>('GET', hooks())).webhooks).toHaveLength(2);
+  });
+});

@@ -92,6 +92,8 @@ export interface AppConfig {
   secureCookies: boolean;
   /** Drafts an organization may have open (`open` or `prepared`) at once (default 50). */
   draftsOpenPerOrganization: number;
+  /** `WEBHOOKS_PER_ORGANIZATION`: webhook endpoints an organization may keep (not deleted); default 20. */
+  webhooksPerOrganization: number;
   /**
    * Acceptance challenges one signer may have open for one document (default 10): each counts as open for the
    * challenge validity window, used or not (docs/api.md "Signing an acceptance"); beyond, 429 too_many_open_challenges.
@@ -248,6 +250,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       LOG_LEVEL: str({ default: 'info', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] }),
       SECURE_COOKIES: bool({ default: undefined }),
       DRAFTS_OPEN_PER_ORGANIZATION: num({ default: 50 }),
+      WEBHOOKS_PER_ORGANIZATION: num({ default: 20 }),
       OPEN_CHALLENGES_PER_SIGNER: num({ default: 10 }),
       DRAFT_BYTES_PER_ORGANIZATION: num({ default: 100 * 1024 * 1024 }),
       RUN_PROJECTIONS: bool({ default: true }),
@@ -318,6 +321,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel: e.LOG_LEVEL,
     secureCookies: e.SECURE_COOKIES ?? publicBaseUrl.startsWith('https://'),
     draftsOpenPerOrganization: positiveInteger('DRAFTS_OPEN_PER_ORGANIZATION', e.DRAFTS_OPEN_PER_ORGANIZATION),
+    webhooksPerOrganization: positiveInteger('WEBHOOKS_PER_ORGANIZATION', e.WEBHOOKS_PER_ORGANIZATION),
     openChallengesPerSigner: positiveInteger('OPEN_CHALLENGES_PER_SIGNER', e.OPEN_CHALLENGES_PER_SIGNER),
     draftBytesPerOrganization: positiveInteger('DRAFT_BYTES_PER_ORGANIZATION', e.DRAFT_BYTES_PER_ORGANIZATION),
     runProjections: e.RUN_PROJECTIONS,

@@ -99,13 +99,17 @@ export class CreateWebhookHandler implements ICommandHandler<CreateWebhook, { we
   /**
    * Checks the URL (HTTPS, every resolved address public), seals a new secret and records the endpoint.
    * @throws DomainError invalid_url (400), not_found (404: unknown organization or not a member), forbidden (403:
-   *   neither owner nor admin), reauthentication_required (403: no wallet signature within the window).
+   *   neither owner nor admin), reauthentication_required (403: no wallet signature within the window), chain_state
+   *   (409: the organization keeps `WEBHOOKS_PER_ORGANIZATION` endpoints already).
    */
   async execute({ organizationId, input, session, ctx }: CreateWebhook): Promise<{ webhook: WebhookView; secret: string }> {
     const organization = await organizationOf(this.facts, organizationId);
     const webhookId = randomUUID();
     const url = await checkWebhookUrl(input.url, this.config.webhooks.allowLoopback);
     const { secret, sealed, prefix } = this.secrets.create(webhookId);
+    // A hint from the read model (docs/api.md "Quotas"): the organization's endpoints not deleted.
+    const listed = await this.readStore.collection<WebhookDoc>(COLLECTIONS.webhooks).find({ organizationId }, { sort: { createdAt: -1 } });
+    const endpoints = { count: listed.filter((w) => !w.deleted).length, limit: this.config.webhooksPerOrganization };
     const { appended } = await this.decisions.handle(
       streams.webhook(webhookId),
       webhookDecider,
@@ -115,6 +119,7 @@ export class CreateWebhookHandler implements ICommandHandler<CreateWebhook, { we
         wallet: session.address,
         now: ctx.now.toISOString(),
         signatureFresh: signatureFresh(session, this.clock.now(), this.config.freshSignatureSeconds),
+        endpoints,
         endpoint: {
           webhookId,
           organizationId,

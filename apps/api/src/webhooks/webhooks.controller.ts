@@ -52,14 +52,14 @@ export class WebhooksController {
     return { webhooks: docs.map(webhookView) };
   }
 
-  /** Adds an endpoint (owner or admin, fresh signature): `{webhook, secret}`, the `whsec_…` secret shown this once. */
+  /** Adds an endpoint (owner or admin, fresh signature): `{webhook, secret}`, the `whsec_…` secret shown this once; `409 chain_state` beyond `WEBHOOKS_PER_ORGANIZATION`. */
   @Post()
   @UseGuards(FreshSignatureGuard)
   @HttpCode(200)
   @OneTimeSecret('secret')
   @ApiBody({ type: CreateWebhookRequest })
   @ApiOkResponse({ type: WebhookWithSecretResponse })
-  @ApiErrors('invalid_request', 'invalid_url', 'forbidden', 'reauthentication_required', 'not_found')
+  @ApiErrors('invalid_request', 'invalid_url', 'forbidden', 'reauthentication_required', 'not_found', 'chain_state')
   create(@Param('orgId', UuidParam('orgId')) orgId: string, @Body() body: CreateWebhookRequest, @CurrentSession() session: DashboardSession, @Req() req: FastifyRequest) {
     return this.commands.execute(new CreateWebhook(orgId, body, session, this.ctx(session, req)));
   }

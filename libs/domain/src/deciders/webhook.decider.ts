@@ -37,6 +37,12 @@ export type WebhookCommand =
       endpoint: WebhookEndpointCreatedData;
       /** Whether the wallet signed within the fresh-signature window (spec §5 rule 3). */
       signatureFresh: boolean;
+      /**
+       * The organization's endpoints that are not deleted, and how many it may keep (`WEBHOOKS_PER_ORGANIZATION`).
+       * Counted from the read model: a hint, so that requests racing each other may pass the limit by the few in
+       * flight (as the draft quotas, docs/api.md "Quotas").
+       */
+      endpoints: { count: number; limit: number };
     })
   | (Caller & { kind: 'UpdateWebhook'; status?: 'active' | 'disabled'; events?: SubscribableWebhookEventType[] })
   | (Caller & { kind: 'RotateWebhookSecret'; sealedSecret: string; secretPrefix: string; signatureFresh: boolean })
@@ -72,7 +78,8 @@ export const webhookDecider: Decider<WebhookCommand, WebhookEvent, WebhookState>
    * An update that changes nothing and a second delete decide nothing.
    * @throws DomainError not_found (404: not a member, or no such endpoint in the organization), forbidden (403:
    *   neither owner nor admin), reauthentication_required (403: creating or rotating without a fresh signature),
-   *   chain_state (409: a test of a disabled endpoint, which receives nothing), internal_error (a new endpoint's id
+   *   chain_state (409: a test of a disabled endpoint, which receives nothing; a new endpoint beyond the
+   *   organization's limit), internal_error (a new endpoint's id
    *   is taken: random UUIDs).
    */
   decide(command, state) {
@@ -81,6 +88,9 @@ export const webhookDecider: Decider<WebhookCommand, WebhookEvent, WebhookState>
     switch (command.kind) {
       case 'CreateWebhook':
         if (!command.signatureFresh) throw new DomainError('reauthentication_required', 'adding a webhook endpoint needs a fresh wallet signature: re-authenticate first');
+        if (command.endpoints.count >= command.endpoints.limit) {
+          throw new DomainError('chain_state', `webhook endpoints: at most ${command.endpoints.limit} per organization (WEBHOOKS_PER_ORGANIZATION); delete one first`);
+        }
         if (state.created) throw new DomainError('internal_error', 'webhook id already in use');
         return [{ type: 'WebhookEndpointCreated', data: command.endpoint }];
       case 'UpdateWebhook': {

@@ -31,7 +31,13 @@ const disabled: EventOf<'WebhookEndpointUpdated'> = {
 const deleted: EventOf<'WebhookEndpointDeleted'> = { type: 'WebhookEndpointDeleted', data: { webhookId: HOOK_ID, organizationId: A.orgId, deletedAt: NOW, deletedBy: A.authority } };
 
 const caller = (wallet: string = A.authority, organization = ORG) => ({ organization, wallet, now: NOW });
-const create = (wallet?: string, signatureFresh = true): WebhookCommand => ({ kind: 'CreateWebhook', ...caller(wallet), endpoint: ENDPOINT, signatureFresh });
+const create = (wallet?: string, signatureFresh = true, endpoints = { count: 0, limit: 20 }): WebhookCommand => ({
+  kind: 'CreateWebhook',
+  ...caller(wallet),
+  endpoint: ENDPOINT,
+  signatureFresh,
+  endpoints,
+});
 const rotate = (wallet?: string, signatureFresh = true, organization = ORG): WebhookCommand => ({
   kind: 'RotateWebhookSecret',
   ...caller(wallet, organization),
@@ -41,8 +47,9 @@ const rotate = (wallet?: string, signatureFresh = true, organization = ORG): Web
 });
 
 describe('webhook endpoint decider', () => {
-  it('adds an endpoint for the owner with a fresh signature', () => {
+  it('adds an endpoint for the owner with a fresh signature, up to the last one the limit allows', () => {
     expect(given(webhookDecider).when(create())).toEqual(decided(created));
+    expect(given(webhookDecider).when(create(A.authority, true, { count: 19, limit: 20 }))).toEqual(decided(created));
     expect(given(webhookDecider, [created]).state).toMatchObject({ status: 'active', events: ENDPOINT.events, secretPrefix: 'whsec_Ab3d' });
   });
 
@@ -50,6 +57,9 @@ describe('webhook endpoint decider', () => {
     ['a wallet that is not a member', create(A.stranger), 'not_found'],
     ['a publisher', create(PUBLISHER), 'forbidden'],
     ['a stale signature', create(A.authority, false), 'reauthentication_required'],
+    ['an organization at its limit of endpoints', create(A.authority, true, { count: 20, limit: 20 }), 'chain_state'],
+    ['a publisher of an organization at its limit (the role first)', create(PUBLISHER, true, { count: 20, limit: 20 }), 'forbidden'],
+    ['a stale signature at the limit (the signature first)', create(A.authority, false, { count: 20, limit: 20 }), 'reauthentication_required'],
   ])('refuses adding by %s with %s', (_what, command, code) => {
     expect(given(webhookDecider).when(command)).toEqual(refused(code as never));
   });
