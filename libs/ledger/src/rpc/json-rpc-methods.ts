@@ -64,11 +64,14 @@ function transactionEncoding(c: Record<string, unknown>): TransactionEncoding {
   return encoding;
 }
 
-/** `maxSupportedTransactionVersion`: absent (legacy only) or 0. */
+/**
+ * `maxSupportedTransactionVersion`: absent (legacy only), or any version a client supports (a u8, as Agave reads it):
+ * every transaction here is legacy or v0, so any number lets v0 through.
+ */
 function maxVersionOf(c: Record<string, unknown>): 0 | undefined {
   const v = c.maxSupportedTransactionVersion;
   if (v === undefined || v === null) return undefined;
-  if (v !== 0) throw invalidParams(`unsupported maxSupportedTransactionVersion ${String(v)}`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 255) throw malformedParams(`invalid value: ${JSON.stringify(v)}, expected u8`);
   return 0;
 }
 

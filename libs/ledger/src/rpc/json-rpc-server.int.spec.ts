@@ -122,6 +122,10 @@ describe('registerLedgerJsonRpc with @solana/kit createSolanaRpc', () => {
     expect(isSolanaError(unsupported) && Number((unsupported.context as { __code: number }).__code)).toBe(-32015);
     // Legacy transactions are served without it.
     expect((await rpc.getTransaction(legacy.signature as Signature, { encoding: 'json' }).send())!.transaction.signatures).toEqual([legacy.signature]);
+    // A client supporting later versions (any u8, as Agave reads it) gets the v0 transaction; a non-u8 is -32602.
+    const versioned = (max: number) => post({ jsonrpc: '2.0', id: 1, method: 'getTransaction', params: [signature, { encoding: 'json', commitment: 'confirmed', maxSupportedTransactionVersion: max }] });
+    expect(await versioned(1)).toMatchObject({ result: { version: 0 } });
+    expect(await versioned(256)).toMatchObject({ error: { code: -32602 } });
 
     const history = await rpc.getSignaturesForAddress(payer.address, { limit: 2 }).send();
     expect(history.map((h) => h.signature)).toEqual([legacy.signature, signature]);
