@@ -202,6 +202,10 @@ describe('registerLedgerJsonRpc over raw HTTP', () => {
     expect(await post({ jsonrpc: '2.0', id: 3, method: 'getBalance', params: ['not-an-address'] })).toMatchObject({ id: 3, error: { code: -32602 } });
     expect(await post({ jsonrpc: '2.0', id: 4, method: 'getBlockTime', params: [10 ** 12] })).toMatchObject({ id: 4, error: { code: -32004 } });
     expect(await post([])).toMatchObject({ error: { code: -32600 } });
+    // Bytes that are no transaction: -32602, with the preflight and without it.
+    for (const skipPreflight of [false, true]) {
+      expect(await post({ jsonrpc: '2.0', id: 6, method: 'sendTransaction', params: ['AQID', { encoding: 'base64', skipPreflight }] })).toMatchObject({ id: 6, error: { code: -32602 } });
+    }
     // An empty body is not JSON: -32700, as Agave answers.
     expect(await post('')).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
     // Another content type is refused, whatever the body (docs/api.md "Service endpoints").
