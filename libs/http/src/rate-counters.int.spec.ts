@@ -59,6 +59,35 @@ describe('SharedRateCounters', () => {
     expect(await count(counters, 'signIn|c', 20)).toEqual({ current: 1, ttl: 60_000 });
   });
 
+  it('keeps a longer window counting to its end, while minute counters on the same store are cleaned up', async () => {
+    let now = 1_700_000_100_000 - (1_700_000_100_000 % 300_000);
+    const store = open();
+    const challenges = new SharedRateCounters(store, { now: () => now });
+    const minutes = new SharedRateCounters(store, { now: () => now });
+    const claim = () =>
+      new Promise<RateCount>((resolve, reject) => challenges.incr('open-challenges|s|d', 300_000, 10, (err, r) => (err ? reject(err) : resolve(r))));
+    for (let i = 1; i <= 10; i++) expect((await claim()).current).toBe(i);
+    await challenges.sync();
+    // Two and a half minutes into the five-minute window, past the minute counters' clean-up horizon.
+    now += 150_000;
+    await count(minutes, 'general|x', 300);
+    await minutes.sync();
+    await challenges.sync();
+    expect((await claim()).current).toBe(11);
+    // A replica that starts now reads the shared count of the window (after its first request, the slack).
+    const late = new SharedRateCounters(store, { now: () => now });
+    const lateClaim = () =>
+      new Promise<RateCount>((resolve, reject) => late.incr('open-challenges|s|d', 300_000, 10, (err, r) => (err ? reject(err) : resolve(r))));
+    await lateClaim();
+    expect((await lateClaim()).current).toBeGreaterThan(10);
+    // Once the window is over and a minute more, its counter leaves the store.
+    now += 150_000 + 61_000;
+    await count(minutes, 'general|x', 300);
+    await minutes.sync();
+    const left = await store.collection<{ _id: string }>(RATE_COUNTERS_COLLECTION).find({});
+    expect(left.map((d) => d._id).filter((id) => id.includes('open-challenges'))).toEqual([]);
+  });
+
   it('chooses the bucket from the matched route pattern', () => {
     expect(bucketOf('POST', '/api/v1/auth/challenge')).toBe('signIn');
     expect(bucketOf('POST', '/api/v1/acceptance/challenges/:challengeId/submit')).toBe('acceptance');

@@ -4,6 +4,9 @@ import type { ReadStore } from '@svc/read-store';
 /** Collection of the shared rate counters in the read store (one document per window, bucket and client). */
 export const RATE_COUNTERS_COLLECTION = 'rate_limits';
 
+/** How long a counter is kept after its window ends, milliseconds (a late reconciliation still finds it). */
+const KEEP_AFTER_WINDOW_MS = 60_000;
+
 /** What a counter answers for one request (the shape `@fastify/rate-limit` expects from its store). */
 export interface RateCount {
   /** Requests counted in the current window for this key, this one included. */
@@ -16,6 +19,8 @@ interface RateCounterDoc {
   _id: string;
   /** Start of the fixed window, Unix milliseconds. */
   window: number;
+  /** End of the window, Unix milliseconds (windows differ in length between counters sharing the collection). */
+  ends?: number;
   count: number;
   [key: string]: unknown;
 }
@@ -23,6 +28,8 @@ interface RateCounterDoc {
 /** One key (bucket and client address) in the current window, as this replica sees it. */
 interface Entry {
   window: number;
+  /** End of the window, Unix milliseconds. */
+  ends: number;
   /** The shared total read back at the last reconciliation (every replica's flushed requests). */
   shared: number;
   /** Requests counted here and being written to the shared store right now. */
@@ -99,7 +106,7 @@ export class SharedRateCounters {
     const window = Math.floor(now / windowMs) * windowMs;
     let entry = this.entries.get(key);
     if (!entry || entry.window !== window) {
-      entry = { window, shared: 0, inflight: 0, pending: 0 };
+      entry = { window, ends: window + windowMs, shared: 0, inflight: 0, pending: 0 };
       this.entries.set(key, entry);
     }
     if (!force && entry.pending + entry.inflight >= SharedRateCounters.slack(max)) {
@@ -140,7 +147,8 @@ export class SharedRateCounters {
         batch.push({ key, entry, delta: entry.pending });
         entry.inflight += entry.pending;
         entry.pending = 0;
-      } else if (entry.inflight === 0 && entry.window + 120_000 < now) {
+      } else if (entry.inflight === 0 && entry.ends + KEEP_AFTER_WINDOW_MS < now) {
+        // Only once its window is over: a key dropped mid-window would start again from zero.
         this.entries.delete(key);
       }
     }
@@ -148,17 +156,19 @@ export class SharedRateCounters {
     // Writes through the store it is given: inside a transaction, that transaction's store.
     const write = async (store: ReadStore) => {
       const collection = store.collection<RateCounterDoc>(RATE_COUNTERS_COLLECTION);
-      this.indexed ??= collection.ensureIndex({ fields: { window: 1 } });
+      this.indexed ??= Promise.all([collection.ensureIndex({ fields: { ends: 1 } }), collection.ensureIndex({ fields: { window: 1 } })]).then(() => undefined);
       await this.indexed;
       const totals: number[] = [];
       for (const { key, entry, delta } of batch) {
         const _id = `${entry.window}|${key}`;
-        await collection.updateOne({ _id }, { $inc: { count: delta }, $set: { window: entry.window } }, { upsert: true });
+        await collection.updateOne({ _id }, { $inc: { count: delta }, $set: { window: entry.window, ends: entry.ends } }, { upsert: true });
         totals.push((await collection.findOne({ _id }))?.count ?? delta);
       }
       if (now - this.lastCleanup > 60_000) {
         this.lastCleanup = now;
-        await collection.deleteMany({ window: { $lt: now - 120_000 } });
+        await collection.deleteMany({ ends: { $lt: now - KEEP_AFTER_WINDOW_MS } });
+        // Counters written before windows carried their end: every window is far shorter than a day.
+        await collection.deleteMany({ window: { $lt: now - 86_400_000 } });
       }
       return totals;
     };
