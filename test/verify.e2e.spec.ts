@@ -1,6 +1,8 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
@@ -101,8 +103,35 @@ const built = existsSync(cliMain());
     expect(now).toEqual({ code: 1, verdict: 'VALID_WITH_WARNINGS', failed: [] });
     const commitment = async () => (await client.request<{ acceptance: { commitment: string } }>('GET', `/v1/public/acceptances/${fresh.acceptanceId}`)).acceptance.commitment;
     expect(await commitment()).toBe('confirmed'); // read (and not kept) before finality
-    const waited = await svcVerify(serializeReceipt(young), service.rpcUrl, dir, ['--wait-finalized', '60']);
-    expect(waited).toEqual({ code: 0, verdict: 'VALID', failed: [] });
+    // Three waits at once from one address stay inside the endpoint's request budget (300 a minute per client).
+    const others = await Promise.all(
+      [1, 2].map(async () => {
+        const more = await acceptAsWallet(client, await generateKeyPairSigner(), { organization: doc.organization.address, document: doc.document.address, origin: 'https://shop.example.com' });
+        return serializeReceipt((await fetchReceipt(client, more.acceptanceId)).receipt);
+      }),
+    );
+    // Counted on the way (each verification makes about a dozen calls; the wait itself one every 2 s).
+    let calls = 0;
+    const target = new URL(service.rpcUrl);
+    const counter = http.createServer((req, res) => {
+      calls++;
+      const upstream = http.request({ host: target.hostname, port: target.port, path: target.pathname, method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => counter.listen(0, '127.0.0.1', resolve));
+    const via = `http://127.0.0.1:${(counter.address() as AddressInfo).port}/rpc`;
+    const started = Date.now();
+    try {
+      const waited = await Promise.all([young, ...others].map((r) => svcVerify(typeof r === 'string' ? r : serializeReceipt(r), via, dir, ['--wait-finalized', '60'])));
+      expect(waited).toEqual([0, 1, 2].map(() => ({ code: 0, verdict: 'VALID', failed: [] })));
+    } finally {
+      counter.close();
+    }
+    // Each process: two full verifications (about 11 calls each) and one status call per 2 s of waiting.
+    expect(calls).toBeLessThanOrEqual(3 * (2 * 14 + Math.ceil((Date.now() - started) / 2000) + 1));
     await eventually(async () => ((await commitment()) === 'finalized' ? true : undefined));
   });
 
