@@ -151,6 +151,12 @@ describe('OpenAPI description', () => {
       }
     }
     expect(gaps).toEqual([]);
+    // Headers particular to an operation, which the service sends and a client validating answers looks up.
+    const declared = (path: string, method: string) => Object.keys((document.paths[path] as Record<string, Operation>)[method]!.responses['200']!.headers ?? {});
+    expect(declared('/v1/auth/verify', 'post')).toContain('set-cookie');
+    expect(declared('/v1/auth/logout', 'post')).toContain('set-cookie');
+    for (const path of ['/v1/public/content/{hash}', '/v1/drafts/{draftId}/content']) expect(declared(path, 'get')).toEqual(expect.arrayContaining(['etag', 'x-content-sha256', 'cache-control']));
+    expect(declared('/v1/public/batches/{root}', 'get')).toContain('x-batch-transaction');
     const sessions = (document.paths['/v1/acceptance-sessions'] as Record<string, Operation>).post!;
     // Every field of the session request is optional, so the body is too.
     expect(sessions.requestBody?.required).toBe(false);

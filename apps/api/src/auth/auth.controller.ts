@@ -48,7 +48,11 @@ export class AuthController {
   @Post('verify')
   @HttpCode(200)
   @UseGuards(SameOriginGuard)
-  @ApiOkResponse({ type: SignInResponse, description: 'Sets cookies svc_session (HttpOnly) and svc_csrf' })
+  @ApiOkResponse({
+    type: SignInResponse,
+    description: 'Sets cookies svc_session (HttpOnly) and svc_csrf',
+    headers: { 'set-cookie': { description: 'The session cookie `svc_session` (HttpOnly, SameSite=Lax) and `svc_csrf` (readable by the page, SameSite=Strict); Secure when the service is served over HTTPS', schema: { type: 'string' } } },
+  })
   @ApiErrors('invalid_signature', 'invalid_address', 'invalid_request', 'unauthorized', 'forbidden')
   async verify(@Body() body: SignInVerifyRequest, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const now = this.clock.now();
@@ -106,7 +110,7 @@ export class AuthController {
   @HttpCode(200)
   @Authenticated(SignOutGuard)
   @ApiCookieAuth()
-  @ApiOkResponse({ type: SignedOutResponse })
+  @ApiOkResponse({ type: SignedOutResponse, headers: { 'set-cookie': { description: 'Clears `svc_session` and `svc_csrf` (expired cookies)', schema: { type: 'string' } } } })
   @ApiErrors('forbidden')
   async logout(@CurrentSession() session: DashboardSession, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<SignedOutResponse> {
     if (session.live !== false) await this.commands.execute(new EndSession(session.sessionId, commandContext(`wallet:${session.address}`, req.id, this.clock.now())));

@@ -26,3 +26,11 @@ export function sendContent(reply: FastifyReply, bytes: Buffer, hash: string, ca
     .header('x-content-sha256', hash)
     .send(bytes);
 }
+
+/** The headers {@link sendContent} sets, as the OpenAPI document declares them. */
+export const CONTENT_HEADERS = {
+  etag: { description: 'The content hash in quotes: `"<sha256 hex>"`', schema: { type: 'string' } },
+  'x-content-sha256': { description: 'SHA-256 of the body, lower-case hex', schema: { type: 'string' } },
+  'cache-control': { description: 'Caching of the bytes', schema: { type: 'string' } },
+  'x-content-type-options': { description: '`nosniff`', schema: { type: 'string' } },
+};

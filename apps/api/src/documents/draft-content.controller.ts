@@ -7,7 +7,7 @@ import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { COLLECTIONS, type ContentDoc } from '@svc/projections';
 import { CurrentSession, SessionGuard, type DashboardSession } from '../auth/session.guard';
 import { DashboardAccess } from '../organizations/access.service';
-import { sendContent, verifiedBytes } from './content-response';
+import { sendContent, verifiedBytes, CONTENT_HEADERS } from './content-response';
 import { Authenticated } from '../auth/authenticated';
 
 /** A draft's text, for its organization only: drafts are not public (docs/api.md "Publishing"). */
@@ -28,7 +28,7 @@ export class DraftContentController {
    */
   @Get('drafts/:draftId/content')
   @ApiProduces('text/markdown')
-  @ApiOkResponse({ description: "The draft's canonical source (text/markdown; charset=utf-8)", content: { 'text/markdown': { schema: { type: 'string' } } } })
+  @ApiOkResponse({ description: "The draft's canonical source (text/markdown; charset=utf-8)", content: { 'text/markdown': { schema: { type: 'string' } } }, headers: CONTENT_HEADERS })
   @ApiErrors('invalid_request', 'forbidden', 'not_found')
   async content(@Param('draftId', UuidParam('draftId')) draftId: string, @CurrentSession() session: DashboardSession, @Res() reply: FastifyReply): Promise<void> {
     const { draft } = await this.access.draft(draftId, session.address);

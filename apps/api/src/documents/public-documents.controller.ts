@@ -9,7 +9,7 @@ import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { COLLECTIONS, type ContentDoc, type DocumentDoc, type OrganizationDoc, type VersionDoc } from '@svc/projections';
 import { versionView } from '../organizations/views';
 import { parseMarkdownBlocks } from './parsed-content';
-import { sendContent, verifiedBytes } from './content-response';
+import { sendContent, verifiedBytes, CONTENT_HEADERS } from './content-response';
 import { ParsedContentResponse, PublicDocumentResponse, PublicOrganizationResponse, PublicVersionResponse } from './public-documents.responses';
 
 /** The organization's verified domain while in force at `now`, else null. */
@@ -137,7 +137,7 @@ export class PublicDocumentsController {
   /** The canonical bytes of a version (`text/markdown; charset=utf-8`), only when their SHA-256 equals `hash`. */
   @Get('content/:hash')
   @ApiProduces('text/markdown')
-  @ApiOkResponse({ description: 'The canonical bytes (text/markdown; charset=utf-8)', content: { 'text/markdown': { schema: { type: 'string' } } } })
+  @ApiOkResponse({ description: 'The canonical bytes (text/markdown; charset=utf-8)', content: { 'text/markdown': { schema: { type: 'string' } } }, headers: CONTENT_HEADERS })
   @ApiErrors('invalid_request', 'not_found')
   async content(@Param('hash', Hex64Param('hash')) hash: string, @Res() reply: FastifyReply): Promise<void> {
     sendContent(reply, await this.canonicalBytes(hash), hash, 'public, max-age=31536000, immutable');
