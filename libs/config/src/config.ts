@@ -200,6 +200,34 @@ const dnsServers = makeValidator<string[]>((input: string) => {
   return entries;
 });
 
+/**
+ * `MONGODB_URL`: a MongoDB connection string, `mongodb://` (one host or a replica set's list, `h1:27017,h2:27017`)
+ * or `mongodb+srv://`, which the driver parses in full when it connects. An error never repeats the value, since it
+ * usually carries a password and start-up errors are printed and logged.
+ */
+const mongoUrl = makeValidator<string>((input: string) => {
+  if (!/^mongodb(?:\+srv)?:\/\/[^/?#\s]+(?:[/?#]\S*)?$/.test(input.trim())) {
+    throw new EnvError('must be a mongodb:// or mongodb+srv:// connection string (the value is not repeated here: it may carry a password)');
+  }
+  return input.trim();
+});
+
+/**
+ * `LEDGER_RPC_URL`: an http(s) URL without `user:password@`, which `fetch` refuses (an RPC provider's key goes in
+ * the path or the query string, as the provider documents). The value is never repeated in an error.
+ */
+const ledgerRpcUrl = makeValidator<string>((input: string) => {
+  let parsed: URL;
+  try {
+    parsed = new URL(input);
+  } catch {
+    throw new EnvError('is not a valid URL (the value is not repeated here: it may carry credentials)');
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new EnvError(`must be an http or https URL, got the scheme "${parsed.protocol}"`);
+  if (parsed.username !== '' || parsed.password !== '') throw new EnvError('must not carry user:password@ (fetch refuses such URLs); put the provider\'s key where the provider documents it');
+  return input;
+});
+
 function isDnsServer(entry: string): boolean {
   if (isIP(entry) !== 0) return true;
   const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(entry);
@@ -222,8 +250,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       DATA_DIR: str({ default: './data' }),
       PUBLIC_BASE_URL: url({ default: undefined }),
       EVENTSTORE_URL: str({ default: undefined }),
-      MONGODB_URL: url({ default: undefined }),
-      LEDGER_RPC_URL: url({ default: undefined }),
+      MONGODB_URL: mongoUrl({ default: undefined }),
+      LEDGER_RPC_URL: ledgerRpcUrl({ default: undefined }),
       PUBLIC_RPC_URLS: str({ default: undefined }),
       CLUSTER: str({ default: undefined }),
       NETWORK_LABEL: str({ default: undefined }),
@@ -283,6 +311,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const dataDir = path.resolve(e.DATA_DIR);
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   const embeddedLedger = !e.LEDGER_RPC_URL;
+  if (!embeddedLedger && !e.PUBLIC_RPC_URLS && new URL(e.LEDGER_RPC_URL as string).search !== '') {
+    // The default would announce the ledger URL in the public `/v1/network`, and a query string is where RPC
+    // providers usually put the caller's key.
+    throw new Error('invalid configuration: PUBLIC_RPC_URLS must be set when LEDGER_RPC_URL has a query string (often an RPC provider\'s key), which the default would announce in /v1/network');
+  }
   const publicRpcUrls = e.PUBLIC_RPC_URLS
     ? e.PUBLIC_RPC_URLS.split(',').map((s) => s.trim()).filter(Boolean)
     : [embeddedLedger ? `${publicBaseUrl}/rpc` : (e.LEDGER_RPC_URL as string)];

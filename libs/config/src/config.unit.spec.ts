@@ -24,6 +24,33 @@ describe('configuration', () => {
     expect(c.cluster).toBe('devnet');
   });
 
+  it('does not announce a ledger URL with a query string (a provider key) unless PUBLIC_RPC_URLS says what to announce', () => {
+    const keyed = 'https://rpc.example.net/?api-key=k3y-s3cr3t';
+    expect(() => loadConfig({ LEDGER_RPC_URL: keyed })).toThrow(/PUBLIC_RPC_URLS must be set when LEDGER_RPC_URL has a query string/);
+    expect(() => loadConfig({ LEDGER_RPC_URL: keyed })).not.toThrow(/k3y-s3cr3t/);
+    const c = loadConfig({ LEDGER_RPC_URL: keyed, PUBLIC_RPC_URLS: 'https://api.devnet.solana.com' });
+    expect(c.ledgerRpcUrl).toBe(keyed);
+    expect(c.publicRpcUrls).toEqual(['https://api.devnet.solana.com']);
+  });
+
+  it('refuses a ledger URL with user:password, or not http(s), without repeating it', () => {
+    expect(() => loadConfig({ LEDGER_RPC_URL: 'http://user:pa55word@rpc.example.net/' })).toThrow(/LEDGER_RPC_URL: must not carry user:password@/);
+    expect(() => loadConfig({ LEDGER_RPC_URL: 'http://user:pa55word@rpc.example.net/' })).not.toThrow(/pa55word/);
+    expect(() => loadConfig({ LEDGER_RPC_URL: 'ws://rpc.example.net/' })).toThrow(/LEDGER_RPC_URL: must be an http or https URL/);
+    expect(() => loadConfig({ LEDGER_RPC_URL: 'not a url pa55word' })).toThrow(/LEDGER_RPC_URL: is not a valid URL/);
+    expect(() => loadConfig({ LEDGER_RPC_URL: 'not a url pa55word' })).not.toThrow(/pa55word/);
+  });
+
+  it('takes MongoDB connection strings with a replica set host list or SRV, and never repeats a bad one', () => {
+    const replicaSet = 'mongodb://svc:pa55word@db1:27017,db2:27017,db3/evidence?replicaSet=rs0&authSource=admin';
+    expect(loadConfig({ MONGODB_URL: replicaSet }).mongodbUrl).toBe(replicaSet);
+    expect(loadConfig({ MONGODB_URL: 'mongodb+srv://svc:pa55word@cluster0.example.net/evidence' }).mongodbUrl).toBe('mongodb+srv://svc:pa55word@cluster0.example.net/evidence');
+    for (const bad of ['http://svc:pa55word@db1/evidence', 'mongodb://', 'svc:pa55word@db1']) {
+      expect(() => loadConfig({ MONGODB_URL: bad })).toThrow(/MONGODB_URL: must be a mongodb:\/\/ or mongodb\+srv:\/\/ connection string/);
+      expect(() => loadConfig({ MONGODB_URL: bad })).not.toThrow(/pa55word/);
+    }
+  });
+
   it('parses TRUST_PROXY as a flag or a list of addresses, and refuses a hop count', () => {
     expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
     expect(() => loadConfig({ TRUST_PROXY: '2' })).toThrow(/TRUST_PROXY: no longer takes a hop count/);
