@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 
 /** Mode of the data directory: owner only (read, write, search). */
@@ -17,6 +17,26 @@ export function secureDataDir(dataDir: string): void {
   process.umask(OWNER_ONLY_UMASK);
   mkdirSync(dataDir, { recursive: true, mode: DATA_DIR_MODE });
   chmodSync(dataDir, DATA_DIR_MODE);
+}
+
+/**
+ * Which of these key files other users of the machine could read: those whose mode gives the group or others any
+ * permission (`mode & 0o077`), as `path (mode 0644)`. Files the service creates are 0600; a key file placed by an
+ * operator (`RELAYER_KEYPAIR`, `ATTESTOR_KEYPAIR`, `WEBHOOK_SECRETS_KEY_FILE`), outside `DATA_DIR` or copied in
+ * with a looser mode, is the case this finds. Missing files are skipped. Never reads a file's content.
+ */
+export function keyFilesReadableByOthers(files: readonly string[]): string[] {
+  const loose: string[] = [];
+  for (const file of files) {
+    let mode: number;
+    try {
+      mode = statSync(file).mode & 0o777;
+    } catch {
+      continue;
+    }
+    if ((mode & 0o077) !== 0) loose.push(`${file} (mode ${mode.toString(8).padStart(4, '0')})`);
+  }
+  return loose;
 }
 
 /** Directory of `DATA_DIR` where each process using it leaves a file named after its pid. */

@@ -3,10 +3,10 @@
  * (README "Production topology").
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { claimDataDir, otherProcessesUsing, processorRunnersUsing } from './data-dir';
+import { claimDataDir, keyFilesReadableByOthers, otherProcessesUsing, processorRunnersUsing } from './data-dir';
 
 const linux = existsSync('/proc/self/stat');
 
@@ -77,6 +77,29 @@ describe('data directory claims of exited processes', () => {
     } finally {
       await new Promise((resolve) => (child.exitCode !== null ? resolve(undefined) : child.once('exit', resolve)));
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('key files readable by others', () => {
+  it('names the files whose mode lets the group or others in, with the mode, and skips owner-only and missing ones', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'svc-keymodes-'));
+    try {
+      const file = (name: string, mode: number) => {
+        const p = path.join(dir, name);
+        writeFileSync(p, 'key', { mode });
+        chmodSync(p, mode);
+        return p;
+      };
+      const ownerOnly = file('relayer.json', 0o600);
+      const worldReadable = file('attestor.json', 0o644);
+      const groupReadable = file('webhook-secrets.key', 0o640);
+      expect(keyFilesReadableByOthers([ownerOnly, worldReadable, groupReadable, path.join(dir, 'missing.json')])).toEqual([
+        `${worldReadable} (mode 0644)`,
+        `${groupReadable} (mode 0640)`,
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

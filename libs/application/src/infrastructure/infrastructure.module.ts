@@ -1,6 +1,6 @@
 import { DynamicModule, Global, Inject, Logger, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import type { KeyPairSigner } from '@solana/kit';
-import { APP_CONFIG, type AppConfig } from '@svc/config';
+import { APP_CONFIG, keyFilesReadableByOthers, type AppConfig } from '@svc/config';
 import { createEventStore, EVENT_STORE, EventSchemaRegistry, eventStoreLogger, type EventStore } from '@svc/event-store';
 import { nodeEd25519Signer } from '@svc/evidence';
 import { createLedger, LEDGER, loadOrCreateKeypairSigner, readKeypairSeed, type Ledger } from '@svc/ledger';
@@ -63,6 +63,7 @@ export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown
   }
 
   constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(INFRA_OPTIONS) private readonly options: InfrastructureOptions,
     @Inject(EVENT_STORE) private readonly eventStore: EventStore,
     @Inject(READ_STORE) private readonly readStore: ReadStore,
@@ -72,6 +73,9 @@ export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown
   ) {}
 
   async onModuleInit(): Promise<void> {
+    // Keys are loaded by now (the providers above); the webhook secrets key file may still be created later, 0600.
+    const loose = keyFilesReadableByOthers([this.config.relayerKeypairPath, this.config.attestorKeypairPath, this.config.webhooks.secretsKeyPath]);
+    if (loose.length > 0) this.logger.warn(`key files readable by other users of this machine: ${loose.join(', ')}; make them owner-only (chmod 600)`);
     if (this.options.runProjections) await this.projections.start();
   }
 
