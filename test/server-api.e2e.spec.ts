@@ -584,12 +584,13 @@ const apiBuilt = existsSync(apiMain());
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('neither an API key, nor a session token, nor the dashboard cookie reaches the log', async () => {
+  it('neither an API key, nor a session token, nor the dashboard cookie, nor a query value reaches the log', async () => {
     const doc = await publishedDocument({ baseUrl: service.baseUrl, rpcUrl: service.rpcUrl }, [1]);
     const { key, apiKey } = await createKey(doc, ['acceptances:read', 'acceptances:write']);
     const api = server(service, key);
     const { sessionToken } = await api.request<{ sessionToken: string }>('POST', '/v1/acceptance-sessions', {});
     await api.request('GET', '/v1/acceptances');
+    await api.request('GET', '/v1/acceptances?externalUserRef=customer-4711&limit=5');
     await codeOf(server(service, `${key.slice(0, -1)}x`).request('GET', '/v1/acceptances'));
     await doc.dashboard.request('DELETE', `/v1/organizations/${doc.organization.id}/api-keys/${apiKey.id}`);
     await codeOf(api.request('GET', '/v1/acceptances'));
@@ -598,6 +599,9 @@ const apiBuilt = existsSync(apiMain());
     const log = service.stdout.join('');
     expect(log).toContain('/api/v1/acceptances');
     expect(log).toContain(`/api/v1/organizations/${doc.organization.id}/api-keys`);
+    // Query values (a customer's own reference here) are personal data: the log keeps the parameters' names only.
+    expect(log).toContain('/api/v1/acceptances?externalUserRef=…&limit=…');
+    expect(log).not.toContain('customer-4711');
     for (const secret of [key, sessionToken, dashboard.session, dashboard.csrf]) {
       expect(log.includes(secret)).toBe(false);
     }

@@ -7,7 +7,7 @@ import { AcceptancesModule } from './acceptances/acceptances.module';
 import { ServerModule } from './acceptance-sessions/server.module';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AuthModule } from './auth/auth.module';
-import { requestId } from '@svc/http';
+import { requestId, urlForLog } from '@svc/http';
 import { DocumentsModule } from './documents/documents.module';
 import { InfrastructureModule, ProcessorsModule, type Clock } from '@svc/application';
 import { OrganizationsModule } from './organizations/organizations.module';
@@ -47,7 +47,7 @@ export class AppModule {
             genReqId: (req, res) => requestId(req, res),
             customProps: () => ({}),
             serializers: {
-              req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+              req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: urlForLog(req.url) }),
             },
           },
         }),

@@ -10,6 +10,7 @@ export * from './origin';
 export * from './rate-limit';
 export * from './rate-counters';
 export * from './request-id';
+export * from './request-log';
 export * from './openapi';
 export * from './direct-route';
 export * from './bodyless-routes';
