@@ -191,6 +191,18 @@ export class EventSchemaError extends Error {
   }
 }
 
+/**
+ * The store refused an append for its size: EventStoreDB's `MaxAppendSize` (1 MiB unless the server is configured
+ * otherwise; README "Production topology" sets 16 MiB). Nothing was written. The HTTP edge answers it with
+ * `413 invalid_request`. `limitBytes` is the server's limit when it says.
+ */
+export class AppendTooLargeError extends Error {
+  override readonly name = 'AppendTooLargeError';
+  constructor(readonly streamId: string, readonly limitBytes: number | undefined, options?: ErrorOptions) {
+    super(`the event log refused a write to ${streamId} larger than its append limit${limitBytes !== undefined ? ` of ${limitBytes} bytes` : ''}`, options);
+  }
+}
+
 /** Most integrity faults a store keeps for readiness (the first ones met; later ones are only logged). */
 export const MAX_INTEGRITY_FAULTS = 16;
 

@@ -89,13 +89,21 @@ export function isSystemEvent(event: RecordedEvent): boolean {
 }
 
 /**
+ * A commit position as reported, or `-1n` when the server gave none: servers before 22.6 answer stream reads with
+ * the end position (2^64 − 1 as an unsigned 64-bit number) where they have no position to give.
+ */
+export function knownPosition(position: bigint | undefined): bigint {
+  return position === undefined || position >= 1n << 63n ? -1n : position;
+}
+
+/**
  * Checks a recorded event's own hash, then its schema, and upcasts it.
  * @param commitPosition the commit position the read reported, when the event does not carry one
  * @throws EventIntegrityError 'hash_mismatch' when the chain keys are missing or do not match the
  *   content, 'schema' when the event is not JSON or does not satisfy its schema.
  */
 export function checkRecorded(event: RecordedEvent, commitPosition: bigint | undefined, path: ReadPath): ChainedEvent {
-  const key = { id: event.id, streamId: event.streamId, revision: event.revision, position: event.position?.commit ?? commitPosition ?? -1n };
+  const key = { id: event.id, streamId: event.streamId, revision: event.revision, position: knownPosition(event.position?.commit ?? commitPosition) };
   const raw = event.metadata;
   if (!event.isJson || typeof raw !== 'object' || raw === null || Array.isArray(raw) || raw instanceof Uint8Array) {
     throw integrityError(key, 'schema', 'the event or its metadata is not JSON');
@@ -153,6 +161,23 @@ export function checkLinksWithinPage(events: readonly ChainedEvent[]): void {
     if (e.stored.revision === 0n) checkLink(e, undefined);
     // An earlier event of the stream in the page but not the one just before: an event is missing.
     else if (before) checkLink(e, before.stored.revision + 1n === e.stored.revision ? before.hash : undefined);
+    last.set(e.stored.streamId, e);
+  }
+}
+
+/**
+ * The link checks of a page read for some event types only: an event is checked against the one before it in its
+ * stream when the page holds that one too (or against genesis at revision 0); an event whose predecessor is of a
+ * type the read passed over stays unchecked here (a subscription to that type checks it).
+ * @param events in log order
+ * @throws EventIntegrityError 'broken_link'
+ */
+export function checkLinksBetweenNeighbours(events: readonly ChainedEvent[]): void {
+  const last = new Map<string, ChainedEvent>();
+  for (const e of events) {
+    const before = last.get(e.stored.streamId);
+    if (e.stored.revision === 0n) checkLink(e, undefined);
+    else if (before && before.stored.revision + 1n === e.stored.revision) checkLink(e, before.hash);
     last.set(e.stored.streamId, e);
   }
 }

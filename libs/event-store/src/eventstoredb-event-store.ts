@@ -4,6 +4,7 @@ import {
   END,
   EventStoreDBClient,
   FORWARDS,
+  MaxAppendSizeExceededError,
   NO_STREAM,
   START,
   StreamNotFoundError,
@@ -16,6 +17,7 @@ import type { ReadPath } from './event-decoding';
 import { GENESIS_HASH } from './event-hash';
 import type { EventSchemaRegistry } from './event-schema-registry';
 import {
+  AppendTooLargeError,
   EventSchemaError,
   WrongExpectedRevisionError,
   type AppendResult,
@@ -34,10 +36,12 @@ import {
 } from './event-store.port';
 import {
   chainEvents,
+  checkLinksBetweenNeighbours,
   checkLinksWithinPage,
   checkRecorded,
   checkStreamRun,
   isSystemEvent,
+  knownPosition,
   type ChainInput,
   type ChainedEvent,
 } from './eventstoredb-chain';
@@ -131,6 +135,7 @@ export class EventStoreDbEventStore implements EventStore {
    * @throws EventSchemaError when an event, its metadata or its id (must be a UUID) is invalid; nothing is sent.
    * @throws WrongExpectedRevisionError on a conflict (also after {@link MAX_APPEND_ATTEMPTS} lost races with `'any'`).
    * @throws EventIntegrityError when the stream's last event fails its hash check (nothing is chained to it).
+   * @throws AppendTooLargeError when the server refuses the events' size (`MaxAppendSize`); nothing is written.
    * @throws Error (client errors: unavailable, access denied, …) otherwise.
    */
   async append(streamId: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
@@ -141,7 +146,8 @@ export class EventStoreDbEventStore implements EventStore {
     const inputs: ChainInput[] = events.map((e) => {
       this.schemas.validateEvent(e);
       if (e.id !== undefined && !UUID.test(e.id)) throw new EventSchemaError(e.type, `id must be a UUID, got ${JSON.stringify(e.id)}`);
-      return { id: e.id ?? randomUUID(), type: e.type, data: e.data, metadata: e.metadata };
+      // The server gives ids back in lower case: hashed and compared as it will return them.
+      return { id: (e.id ?? randomUUID()).toLowerCase(), type: e.type, data: e.data, metadata: e.metadata };
     });
     const callerIds = events.every((e) => e.id !== undefined);
     for (let attempt = 1; ; attempt++) {
@@ -160,9 +166,11 @@ export class EventStoreDbEventStore implements EventStore {
           expectedRevision: current === 'no_stream' ? NO_STREAM : current,
         });
         this.subscriptions.wakeSoon();
-        const position = result.position?.commit ?? (await this.lastPositionOf(streamId));
+        const reported = knownPosition(result.position?.commit);
+        const position = reported >= 0n ? reported : await this.lastPositionOf(streamId);
         return { nextExpectedRevision: result.nextExpectedRevision, position };
       } catch (err) {
+        if (err instanceof MaxAppendSizeExceededError) throw new AppendTooLargeError(streamId, Number.isFinite(err.maxAppendSize) ? err.maxAppendSize : undefined, { cause: err });
         if (!(err instanceof WrongExpectedVersionError)) throw err;
         if (attempt >= MAX_APPEND_ATTEMPTS) {
           const actual = err.actualVersion;
@@ -220,16 +228,28 @@ export class EventStoreDbEventStore implements EventStore {
    * @throws EventIntegrityError on the first bad event (nothing is returned).
    */
   async readAll(options: ReadAllOptions = {}): Promise<StoredEvent[]> {
+    return this.readAllOf(options);
+  }
+
+  /**
+   * {@link readAll}, or when `types` are given, the events of those types only (at most `maxCount` of them): the
+   * others are passed over without being checked or decoded, so that a subscription is neither stopped by an event
+   * it does not read (a type this build does not know, written by a newer replica) nor pays for checking it. Links
+   * are then checked between neighbouring events the page returns ({@link checkLinksBetweenNeighbours}).
+   */
+  private async readAllOf(options: ReadAllOptions, types?: readonly string[]): Promise<StoredEvent[]> {
     this.assertOpen();
     const maxCount = options.maxCount ?? Number.POSITIVE_INFINITY;
     if (maxCount <= 0) return [];
     const after = options.after ?? -1n;
+    const wanted = types ? new Set(types) : undefined;
     const out: ChainedEvent[] = [];
     const read = this.client.readAll({ direction: FORWARDS, fromPosition: positionAfter(options.after) });
     let complete = true;
     try {
       for await (const resolved of read) {
         if (!resolved.event || isSystemEvent(resolved.event)) continue;
+        if (wanted && !wanted.has(resolved.event.type)) continue;
         const chained = checkRecorded(resolved.event, resolved.commitPosition, this.readPath);
         if (chained.stored.position <= after) continue;
         out.push(chained);
@@ -241,7 +261,8 @@ export class EventStoreDbEventStore implements EventStore {
     } finally {
       if (!complete) await read.cancel().catch(() => undefined);
     }
-    checkLinksWithinPage(out);
+    if (wanted) checkLinksBetweenNeighbours(out);
+    else checkLinksWithinPage(out);
     return out.map((e) => e.stored);
   }
 
@@ -254,7 +275,7 @@ export class EventStoreDbEventStore implements EventStore {
       for await (const resolved of read) {
         const ev = resolved.event;
         if (!ev || isSystemEvent(ev)) continue;
-        found = ev.position?.commit ?? resolved.commitPosition ?? -1n;
+        found = knownPosition(ev.position?.commit ?? resolved.commitPosition);
         break;
       }
     } finally {
@@ -264,16 +285,21 @@ export class EventStoreDbEventStore implements EventStore {
   }
 
   /**
-   * Catch-up subscription to `$all` (catch-up-subscription.ts) through {@link readAll} pages;
-   * `eventTypes` are filtered client-side so that the checkpoint still advances. Woken at once by this
+   * Catch-up subscription to `$all` (catch-up-subscription.ts) through pages of {@link readAll}. With
+   * `eventTypes`, a page holds those types only, read client-side (the other events are passed over unchecked),
+   * and the checkpoint passes the others by the log's head read before each page. Woken at once by this
    * instance's appends and by the live subscription to `$all`; polls every `pollIntervalMs` meanwhile.
-   * Stops for good on a bad stored event (see {@link Subscription.failure}).
+   * Stops for good on a bad stored event of the types it reads (see {@link Subscription.failure}).
    */
   subscribeToAll(handler: EventHandler, options: SubscribeOptions = {}): Subscription {
     this.assertOpen();
     this.liveWake.start();
     return this.subscriptions.start(
-      { readPage: (after, max) => this.readAll({ after, maxCount: max }), isClosed: () => this.closed },
+      {
+        readPage: (after, max, types) => this.readAllOf({ after, maxCount: max }, types),
+        head: () => this.headPosition(),
+        isClosed: () => this.closed,
+      },
       handler,
       options,
       { pageSize: this.pageSize, idleMs: this.pollIntervalMs, retry: this.retry, logger: this.logger },

@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { DomainError, ERROR_STATUS, type ErrorCode } from '@svc/domain';
+import { AppendTooLargeError } from '@svc/event-store';
 import { EdgeError } from './body';
 
 /** The error body of every failed request (spec §7). */
@@ -46,6 +47,12 @@ export function toErrorResponse(exception: unknown, logger?: Logger): { status: 
   }
   if (exception instanceof DomainError) {
     return { status: ERROR_STATUS[exception.code], body: { error: { code: exception.code, message: exception.message } } };
+  }
+  if (exception instanceof AppendTooLargeError) {
+    // A deployment whose event log takes smaller writes than the API's limits (README "Production topology").
+    logger?.warn(exception.message);
+    const limit = exception.limitBytes !== undefined ? ` of ${exception.limitBytes} bytes` : '';
+    return { status: 413, body: { error: { code: 'invalid_request', message: `request too large for this deployment's event log (append limit${limit}); nothing was recorded` } } };
   }
   if (exception instanceof HttpException) {
     const status = exception.getStatus();
