@@ -12,7 +12,7 @@ const built = existsSync(cliMain());
   it('publishes the real Terms of Service, collects acceptances, refuses a repeat, links one to a customer, and every receipt verifies VALID', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-demo-'));
     try {
-      const { stdout } = await exec(process.execPath, [cliMain(), 'demo', '--json', '--data-dir', dataDir], { timeout: 180_000 });
+      const { stdout } = await exec(process.execPath, [cliMain(), 'demo', '--json', '--data-dir', dataDir], { timeout: 180_000, env: process.env });
       const summary = JSON.parse(stdout);
       expect(summary.latestVersion).toBe(2);
       expect(summary.aliceAcceptedV1).toBe(true);

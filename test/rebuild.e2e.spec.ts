@@ -66,7 +66,7 @@ async function stoppedServiceData() {
     await store.close();
     expect(await readModels(dataDir)).not.toEqual(built);
 
-    const { stdout } = await exec(process.execPath, [cli, 'rebuild-projections', '--data-dir', dataDir, '--json']);
+    const { stdout } = await exec(process.execPath, [cli, 'rebuild-projections', '--data-dir', dataDir, '--json'], { env: process.env });
     const rebuilt = (JSON.parse(stdout) as { rebuilt: { projection: string }[] }).rebuilt.map((r) => r.projection);
     // Every projection the service runs, in its order.
     expect(rebuilt).toEqual(ALL_PROJECTIONS.map((p) => p.name));
@@ -98,7 +98,7 @@ async function stoppedServiceData() {
     log.close();
 
     const rebuild = (...extra: string[]) =>
-      exec(process.execPath, [cli, 'rebuild-projections', 'acceptances', '--data-dir', dataDir, '--json', ...extra]).then(
+      exec(process.execPath, [cli, 'rebuild-projections', 'acceptances', '--data-dir', dataDir, '--json', ...extra], { env: process.env }).then(
         () => undefined,
         (err: { code?: number; stderr?: string; stdout?: string }) => err,
       );
@@ -134,7 +134,7 @@ async function stoppedServiceData() {
     log.prepare('DELETE FROM events WHERE position = ?').run(row.position);
     log.close();
 
-    const failed = await exec(process.execPath, [cli, 'rebuild-projections', '--data-dir', dataDir, '--skip-log-check']).then(
+    const failed = await exec(process.execPath, [cli, 'rebuild-projections', '--data-dir', dataDir, '--skip-log-check'], { env: process.env }).then(
       () => undefined,
       (err: { code?: number; stderr?: string }) => err,
     );
@@ -161,7 +161,7 @@ async function stoppedServiceData() {
     const dataDir = tempDataDir();
     const service = await startTestService({ dataDir });
     const rebuild = () =>
-      exec(process.execPath, [cli, 'rebuild-projections', 'organizations', '--data-dir', dataDir]).then(
+      exec(process.execPath, [cli, 'rebuild-projections', 'organizations', '--data-dir', dataDir], { env: process.env }).then(
         () => ({ code: 0, stderr: '' }),
         (err: { code: number; stderr: string }) => ({ code: err.code, stderr: err.stderr }),
       );
@@ -199,7 +199,7 @@ async function stoppedServiceData() {
 
   it('refuses a data directory without an event log instead of rebuilding from nothing', async () => {
     const wrong = path.join(tmpdir(), `svc-no-log-${process.pid}-${Date.now()}`);
-    const failed = await exec(process.execPath, [cli, 'rebuild-projections', '--data-dir', wrong]).then(
+    const failed = await exec(process.execPath, [cli, 'rebuild-projections', '--data-dir', wrong], { env: process.env }).then(
       () => undefined,
       (err: { code?: number; stderr?: string }) => err,
     );
