@@ -1,4 +1,5 @@
 import { loadConfig, OfflineWorkRunningError, SecondProcessorRunnerError } from '@svc/config';
+import { RunnerLeaseHeldError } from '@svc/application';
 import { LedgerError, LedgerErrorCode } from '@svc/ledger';
 import { createApp } from './bootstrap';
 
@@ -17,7 +18,7 @@ async function main(): Promise<void> {
 
 void main().catch((err) => {
   // A refusal that names its own remedy is a line, not a stack trace (README "Configuration").
-  if (err instanceof SecondProcessorRunnerError || err instanceof OfflineWorkRunningError) {
+  if (err instanceof SecondProcessorRunnerError || err instanceof OfflineWorkRunningError || err instanceof RunnerLeaseHeldError) {
     process.stderr.write(`${err.message}\n`);
     process.exit(2);
   }

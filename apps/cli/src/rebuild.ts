@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
+import { RunnerLease } from '@svc/application';
 import { claimDataDir, loadConfig, otherProcessesUsing, type AppConfig } from '@svc/config';
 import { createEventStore, EventSchemaRegistry } from '@svc/event-store';
 import { createReadStore, ProjectionRunner } from '@svc/read-store';
@@ -66,6 +67,9 @@ async function rebuildClaimed(config: AppConfig, chosen: string[], options: { sk
   const runner = new ProjectionRunner(eventStore, readStore, [...ALL_PROJECTIONS], undefined, { idleCheckMs: 0, replayCommitEvents: REBUILD_COMMIT_EVENTS, replayReadAhead: true });
   const started = Date.now();
   try {
+    // With shared stores (MongoDB) the runner may live on another host, out of reach of the data directory's claims.
+    const holder = await new RunnerLease(readStore, config.runnerHeartbeatMs).liveHolder();
+    if (holder) throw new Error(`pid ${holder.pid} on host ${holder.host} runs the projections and processors on these stores (last beat ${holder.beatAt}): stop it first`);
     // A replay applies what it reads once the link from the next event holds; an edit of consecutive events with
     // their links recomputed shows only where the rewritten run meets the original. So the whole chain is checked
     // first, and read models are left as they are when it fails (libs/event-store/README.md "Tamper evidence").

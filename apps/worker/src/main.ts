@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { LoggerModule, Logger as PinoLogger } from 'nestjs-pino';
 import { claimDataDir, loadConfig, refuseDuringOfflineWork, refuseSecondProcessorRunner, secureDataDir, type AppConfig } from '@svc/config';
-import { InfrastructureModule, ProcessorsModule } from '@svc/application';
+import { InfrastructureModule, ProcessorsModule, RunnerLeaseHeldError } from '@svc/application';
 import { LedgerError, LedgerErrorCode } from '@svc/ledger';
 
 /**
@@ -62,6 +62,11 @@ async function main(): Promise<void> {
 }
 
 void main().catch((err) => {
+  // Another process holds the runner lease on the shared stores: a line naming it, not a stack trace.
+  if (err instanceof RunnerLeaseHeldError) {
+    process.stderr.write(`${err.message}\n`);
+    process.exit(2);
+  }
   // The ledger out of reach is an operator's matter, said in a line: start its owner first, or fix the address.
   if (err instanceof LedgerError && err.code === LedgerErrorCode.Unavailable) {
     process.stderr.write(`worker start-up failed: ${err.message}: start the process that owns the ledger first, or check LEDGER_RPC_URL\n`);

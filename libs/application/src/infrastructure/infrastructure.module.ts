@@ -8,7 +8,8 @@ import { createReadStore, ProjectionRunner, READ_STORE, type ReadStore } from '@
 import { ALL_PROJECTIONS } from '@svc/projections';
 import { CLOCK, systemClock, type Clock } from './clock';
 import { NetworkService } from './network.service';
-import { INFRA_OPTIONS, PROJECTION_RUNNER, RELAYER, RELAYER_SIGNER } from './tokens';
+import { RunnerLease } from './runner-lease';
+import { INFRA_OPTIONS, PROJECTION_RUNNER, RELAYER, RELAYER_SIGNER, RUNNER_LEASE } from './tokens';
 
 export interface InfrastructureOptions {
   /** Run the projections in this process (the embedded default; false in scaled-out API replicas). */
@@ -56,9 +57,10 @@ export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown
           useFactory: (eventStore: EventStore, readStore: ReadStore) =>
             new ProjectionRunner(eventStore, readStore, [...ALL_PROJECTIONS], new Logger('Projections'), { replayReadAhead: true }),
         },
+        { provide: RUNNER_LEASE, inject: [READ_STORE], useFactory: (readStore: ReadStore) => new RunnerLease(readStore, config.runnerHeartbeatMs) },
         NetworkService,
       ],
-      exports: [APP_CONFIG, INFRA_OPTIONS, CLOCK, EVENT_STORE, READ_STORE, LEDGER, RELAYER, RELAYER_SIGNER, PROJECTION_RUNNER, NetworkService],
+      exports: [APP_CONFIG, INFRA_OPTIONS, CLOCK, EVENT_STORE, READ_STORE, LEDGER, RELAYER, RELAYER_SIGNER, PROJECTION_RUNNER, RUNNER_LEASE, NetworkService],
     };
   }
 
@@ -70,13 +72,17 @@ export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown
     @Inject(LEDGER) private readonly ledger: Ledger,
     @Inject(RELAYER) readonly relayer: KeyPairSigner,
     @Inject(PROJECTION_RUNNER) private readonly projections: ProjectionRunner,
+    @Inject(RUNNER_LEASE) private readonly lease: RunnerLease,
   ) {}
 
   async onModuleInit(): Promise<void> {
     // Keys are loaded by now (the providers above); the webhook secrets key file may still be created later, 0600.
     const loose = keyFilesReadableByOthers([this.config.relayerKeypairPath, this.config.attestorKeypairPath, this.config.webhooks.secretsKeyPath]);
     if (loose.length > 0) this.logger.warn(`key files readable by other users of this machine: ${loose.join(', ')}; make them owner-only (chmod 600)`);
-    if (this.options.runProjections) await this.projections.start();
+    if (!this.options.runProjections) return;
+    // One process over every host sharing the stores runs them (runner-lease.ts): taken before any of them starts.
+    await this.lease.claim({ projectionFaults: [], processorFaults: [], eventLogFaults: [] });
+    await this.projections.start();
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -1,15 +1,13 @@
-import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@svc/config';
 import { EVENT_STORE, type EventIntegrityError, type EventIntegrityReason, type EventStore } from '@svc/event-store';
 import { READ_STORE, type ProjectionFault, type ProjectionRunner, type ReadStore } from '@svc/read-store';
-import { INFRA_OPTIONS, PROJECTION_RUNNER } from '../infrastructure/tokens';
+import { beatIsFresh, RUNNER_HEARTBEAT_COLLECTION, RUNNER_HEARTBEAT_ID, type RunnerLease, type RunnerLeaseFields } from '../infrastructure/runner-lease';
+import { INFRA_OPTIONS, PROJECTION_RUNNER, RUNNER_LEASE } from '../infrastructure/tokens';
 import type { ProcessorFault } from './processor-runner';
 import { Processors } from './processors.service';
 
-/** Collection of the heartbeat in the read store (one document, shared by every process on the same stores). */
-export const RUNNER_HEARTBEAT_COLLECTION = 'runner_heartbeats';
-const HEARTBEAT_ID = 'runner';
+export { RUNNER_HEARTBEAT_COLLECTION } from '../infrastructure/runner-lease';
 
 /** A stored event refused on read by the runner's event store (as `/api/ready` lists it: docs/api.md "Service endpoints"). */
 export interface EventLogFaultRecord {
@@ -28,17 +26,8 @@ export function eventLogFaultRecord(f: EventIntegrityError): EventLogFaultRecord
   return { streamId: f.streamId, position: f.position.toString(), revision: f.revision.toString(), eventId: f.eventId, reason: f.reason, detail: f.detail };
 }
 
-/** What the process running the projections and processors says of itself, every `intervalMs`. */
-export interface RunnerHeartbeatDoc {
-  _id: string;
-  pid: number;
-  host: string;
-  /** When the process started running them, ISO 8601. */
-  startedAt: string;
-  /** When this beat was written, ISO 8601 (the writer's wall clock). */
-  beatAt: string;
-  /** Milliseconds between beats (`RUNNER_HEARTBEAT_MS` of the writer). */
-  intervalMs: number;
+/** What the process running the projections and processors says of itself, every `intervalMs` (its lease's fields and its reports). */
+export interface RunnerHeartbeatDoc extends RunnerLeaseFields {
   projectionFaults: ProjectionFault[];
   processorFaults: ProcessorFault[];
   eventLogFaults: EventLogFaultRecord[];
@@ -78,6 +67,7 @@ export class RunnerHeartbeat implements OnApplicationBootstrap, BeforeApplicatio
   private writing: Promise<void> = Promise.resolve();
   private readonly startedAt = new Date().toISOString();
   private warned = false;
+  private lost = false;
 
   constructor(
     @Inject(READ_STORE) private readonly readStore: ReadStore,
@@ -85,6 +75,7 @@ export class RunnerHeartbeat implements OnApplicationBootstrap, BeforeApplicatio
     @Inject(PROJECTION_RUNNER) private readonly projections: ProjectionRunner,
     @Inject(INFRA_OPTIONS) private readonly options: { runProjections: boolean },
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(RUNNER_LEASE) private readonly lease: RunnerLease,
     private readonly processors: Processors,
   ) {}
 
@@ -102,9 +93,7 @@ export class RunnerHeartbeat implements OnApplicationBootstrap, BeforeApplicatio
     clearInterval(this.timer);
     this.timer = undefined;
     await this.writing;
-    await this.collection()
-      .deleteMany({ _id: HEARTBEAT_ID, pid: process.pid, host: hostname() })
-      .catch((err: unknown) => this.logger.warn(`removing the heartbeat failed: ${(err as Error).message}`));
+    await this.lease.release().catch((err: unknown) => this.logger.warn(`removing the heartbeat failed: ${(err as Error).message}`));
   }
 
   /**
@@ -112,12 +101,11 @@ export class RunnerHeartbeat implements OnApplicationBootstrap, BeforeApplicatio
    * @throws Error when the read store cannot be read (readiness reports the read store down then).
    */
   async read(now: number = Date.now()): Promise<RunnerView> {
-    const doc = await this.collection().findOne({ _id: HEARTBEAT_ID });
+    const doc = await this.collection().findOne({ _id: RUNNER_HEARTBEAT_ID });
     if (!doc) return { state: 'absent', pid: null, host: null, beatAt: null, ageSeconds: null, projectionFaults: [], processorFaults: [], eventLogFaults: [] };
     const ageMs = Math.max(0, now - Date.parse(doc.beatAt));
-    const fresh = ageMs <= 3 * doc.intervalMs + 1_000;
     return {
-      state: fresh ? 'up' : 'stale',
+      state: beatIsFresh(doc, now) ? 'up' : 'stale',
       pid: doc.pid,
       host: doc.host,
       beatAt: doc.beatAt,
@@ -130,19 +118,21 @@ export class RunnerHeartbeat implements OnApplicationBootstrap, BeforeApplicatio
 
   private beat(): Promise<void> {
     this.writing = this.writing.then(async () => {
-      const doc: RunnerHeartbeatDoc = {
-        _id: HEARTBEAT_ID,
-        pid: process.pid,
-        host: hostname(),
+      if (this.lost) return;
+      const report = {
         startedAt: this.startedAt,
-        beatAt: new Date().toISOString(),
-        intervalMs: this.config.runnerHeartbeatMs,
         projectionFaults: this.projections.faults(),
         processorFaults: this.processors.faults(),
         eventLogFaults: (this.eventStore.integrityFaults?.() ?? []).map(eventLogFaultRecord),
       };
       try {
-        await this.collection().replaceOne(doc);
+        if (!(await this.lease.renew(report))) {
+          // This process's beats went stale and another process took the lease: two must not run the processors.
+          this.lost = true;
+          this.logger.error('another process took over the projections and processors (this one stopped beating for too long): stopping');
+          process.kill(process.pid, 'SIGTERM');
+          return;
+        }
         this.warned = false;
       } catch (err) {
         // Logged once per run of failures: the next beat retries.

@@ -1,0 +1,128 @@
+/**
+ * The runner lease on a real read store, two connections to one SQLite file standing for processes on two hosts
+ * that share the stores (README "Production topology").
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { SqliteReadStore } from '@svc/read-store';
+import { RUNNER_HEARTBEAT_COLLECTION, RUNNER_HEARTBEAT_ID, RunnerLease, RunnerLeaseHeldError, type RunnerLeaseFields } from './runner-lease';
+
+describe('runner lease', () => {
+  let dir: string;
+  let opened: SqliteReadStore[];
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'svc-lease-'));
+    opened = [];
+  });
+  afterEach(async () => {
+    for (const store of opened) await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  /** A connection to this test's read store file (each one a process sharing the stores). */
+  function open(): SqliteReadStore {
+    opened.push(new SqliteReadStore({ file: path.join(dir, 'read.sqlite') }));
+    return opened[opened.length - 1]!;
+  }
+  const stored = (store: SqliteReadStore) => store.collection<RunnerLeaseFields>(RUNNER_HEARTBEAT_COLLECTION).findOne({ _id: RUNNER_HEARTBEAT_ID });
+
+  it('lets one of two processes starting together on shared stores run the processors, and refuses the other while the first beats', async () => {
+    const [a, b] = [open(), open()];
+    let clock = Date.parse('2026-11-27T12:00:00Z');
+    const now = () => clock;
+    const first = new RunnerLease(a, 1_000, { host: 'worker-a', pid: 101, now });
+    // The other waits once for the holder's beat to go stale; the holder beats meanwhile.
+    const second = new RunnerLease(b, 1_000, {
+      host: 'worker-b',
+      pid: 202,
+      now,
+      sleep: async (ms) => {
+        clock += ms;
+        await first.renew({ startedAt: 'x' });
+      },
+    });
+    const outcomes = await Promise.allSettled([first.claim(), second.claim()]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected']);
+    const refusal = (outcomes[1] as PromiseRejectedResult).reason as Error;
+    expect(refusal).toBeInstanceOf(RunnerLeaseHeldError);
+    expect(refusal.message).toMatch(/^another process already runs the projections and processors on these stores: pid 101 on host worker-a/);
+    expect(await stored(b)).toMatchObject({ runnerId: first.runnerId, pid: 101, host: 'worker-a', intervalMs: 1_000 });
+    expect(await new RunnerLease(b, 1_000, { host: 'cli', pid: 303, now }).liveHolder()).toMatchObject({ pid: 101 });
+  });
+
+  it('takes over from a holder on another host once its beat is stale, and the old holder learns it lost the lease', async () => {
+    const store = open();
+    let clock = Date.parse('2026-11-27T12:00:00Z');
+    const now = () => clock;
+    const old = new RunnerLease(store, 5_000, { host: 'worker-a', pid: 101, now });
+    await old.claim();
+    clock += 10_000; // fresh still: three intervals and a second is 16 s
+    const waits: number[] = [];
+    const next = new RunnerLease(store, 5_000, {
+      host: 'worker-b',
+      pid: 202,
+      now,
+      sleep: async (ms) => {
+        waits.push(ms);
+        clock += ms;
+      },
+    });
+    await next.claim({ projectionFaults: [] });
+    expect(waits).toEqual([6_250]);
+    expect(await stored(store)).toMatchObject({ runnerId: next.runnerId, host: 'worker-b', projectionFaults: [] });
+    expect(await old.renew({})).toBe(false);
+    expect(await next.renew({})).toBe(true);
+    // A clean stop of the old holder removes nothing of the new one's.
+    await old.release();
+    expect(await stored(store)).toMatchObject({ runnerId: next.runnerId });
+    await next.release();
+    expect(await stored(store)).toBeNull();
+  });
+
+  it('takes over at once from a holder of this host whose process is gone (a restart after a crash)', async () => {
+    const store = open();
+    const gone = spawn(process.execPath, ['-e', '']);
+    const deadPid = gone.pid!;
+    await new Promise((resolve) => gone.once('exit', resolve));
+    const crashed = new RunnerLease(store, 5_000, { pid: deadPid });
+    await crashed.claim();
+    const sleeps: number[] = [];
+    const restarted = new RunnerLease(store, 5_000, {
+      sleep: async (ms) => {
+        sleeps.push(ms);
+      },
+    });
+    await restarted.claim();
+    expect(sleeps).toEqual([]);
+    expect(await stored(store)).toMatchObject({ runnerId: restarted.runnerId, pid: process.pid });
+  });
+
+  it('refuses when the holder on this host still runs, and takes a document of an older release once it is stale', async () => {
+    const store = open();
+    let clock = Date.parse('2026-11-27T12:00:00Z');
+    const now = () => clock;
+    // pid 1 runs on every Linux host.
+    await store.collection<RunnerLeaseFields>(RUNNER_HEARTBEAT_COLLECTION).insertOne({ _id: RUNNER_HEARTBEAT_ID, pid: 1, host: new RunnerLease(store, 0).host, startedAt: new Date(clock).toISOString(), beatAt: new Date(clock).toISOString(), intervalMs: 5_000 });
+    const keepsBeating = async () => {
+      await store.collection<RunnerLeaseFields>(RUNNER_HEARTBEAT_COLLECTION).updateOne({ _id: RUNNER_HEARTBEAT_ID }, { $set: { beatAt: new Date(clock).toISOString() } });
+    };
+    const beating = new RunnerLease(store, 5_000, {
+      now,
+      sleep: async (ms) => {
+        clock += ms;
+        await keepsBeating();
+      },
+    });
+    await expect(beating.claim()).rejects.toThrow(/pid 1 on host/);
+    // The same holder stops beating: its document (no runnerId: written by an older release) is taken.
+    const lease = new RunnerLease(store, 5_000, {
+      now,
+      sleep: async (ms) => {
+        clock += ms;
+      },
+    });
+    await lease.claim();
+    expect(await stored(store)).toMatchObject({ runnerId: lease.runnerId, pid: process.pid });
+  });
+});

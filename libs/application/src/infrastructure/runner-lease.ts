@@ -1,0 +1,166 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { DuplicateKeyError, type ReadStore } from '@svc/read-store';
+
+/** Collection of the runner's lease and heartbeat in the read store (one document, shared by every process on the same stores). */
+export const RUNNER_HEARTBEAT_COLLECTION = 'runner_heartbeats';
+/** `_id` of that document. */
+export const RUNNER_HEARTBEAT_ID = 'runner';
+
+/** The fields of the runner document that the lease reads and writes (the heartbeat adds its reports). */
+export interface RunnerLeaseFields {
+  _id: string;
+  /** Random id of the holding process's run, new at every start. Absent in documents of older releases. */
+  runnerId?: string;
+  pid: number;
+  host: string;
+  /** When the holder started running the projections and processors, ISO 8601. */
+  startedAt: string;
+  /** When the holder last wrote the document, ISO 8601 (the holder's wall clock). */
+  beatAt: string;
+  /** Milliseconds between the holder's beats (`RUNNER_HEARTBEAT_MS` of the holder). */
+  intervalMs: number;
+  [key: string]: unknown;
+}
+
+/** Another live process holds the lease: this one must not run the projections and processors. */
+export class RunnerLeaseHeldError extends Error {
+  override readonly name = 'RunnerLeaseHeldError';
+}
+
+/** How long a beat counts as fresh: three of the holder's intervals and a second (the same rule as `/api/ready`). */
+export function beatIsFresh(doc: Pick<RunnerLeaseFields, 'beatAt' | 'intervalMs'>, now: number): boolean {
+  return Math.max(0, now - Date.parse(doc.beatAt)) <= 3 * doc.intervalMs + 1_000;
+}
+
+/** Whether a process with this pid runs on this machine (`kill(pid, 0)`: EPERM means it exists under another user). */
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * The lease that lets exactly one process, over every host sharing the stores, run the projections and processors
+ * (README "Production topology"): two would each deliver every webhook and act on every event. It lives in the
+ * runner's heartbeat document of the read store, which the holder rewrites every `RUNNER_HEARTBEAT_MS`.
+ *
+ * - {@link claim}, before any projection or processor starts: free when there is no document, when its beat is
+ *   older than three of its holder's intervals and a second, or when its holder was a process of this host that no
+ *   longer runs (a restart after a crash takes over at once). A fresh beat of another live process is waited out
+ *   once (a holder that died on another host stops beating), then refused.
+ * - Each write is a compare-and-set on the document as last read (its `runnerId`, `pid`, `host`, `beatAt`), or an
+ *   insert of a new one (a concurrent insert fails on `_id`), so two processes starting together never both win.
+ * - {@link renew} rewrites the document only while this run holds it; {@link release} removes it at a clean stop.
+ */
+export class RunnerLease {
+  /** This run's id, written into the document. */
+  readonly runnerId = randomUUID();
+  readonly pid: number;
+  readonly host: string;
+  private readonly now: () => number;
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  /**
+   * @param intervalMs this process's `RUNNER_HEARTBEAT_MS`, written into the document
+   * @param options this process's identity, its clock and its wait (tests stand in other processes with them)
+   */
+  constructor(
+    private readonly readStore: ReadStore,
+    private readonly intervalMs: number,
+    options: { pid?: number; host?: string; now?: () => number; sleep?: (ms: number) => Promise<void> } = {},
+  ) {
+    this.pid = options.pid ?? process.pid;
+    this.host = options.host ?? hostname();
+    this.now = options.now ?? Date.now;
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  }
+
+  /**
+   * Takes the lease, writing `fields` (the first beat) with this run's identity.
+   * @throws RunnerLeaseHeldError naming the holder when another live process keeps it after one wait.
+   * @throws Error when the read store cannot be read or written.
+   */
+  async claim(fields: Record<string, unknown> = {}): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const current = await this.collection().findOne({ _id: RUNNER_HEARTBEAT_ID });
+      if (current && !this.isFree(current)) {
+        const ageMs = Math.max(0, this.now() - Date.parse(current.beatAt));
+        if (attempt > 1) {
+          throw new RunnerLeaseHeldError(
+            `another process already runs the projections and processors on these stores: pid ${current.pid} on host ${current.host}, ` +
+              `its last beat ${(ageMs / 1000).toFixed(1)} s ago; run one (the worker, or an API with RUN_PROJECTIONS=true), API replicas beside it with RUN_PROJECTIONS=false`,
+          );
+        }
+        // A holder that died on another host stops beating: wait until its beat would be stale, then look again.
+        await this.sleep(Math.max(0, 3 * current.intervalMs + 1_000 - ageMs) + 250);
+        continue;
+      }
+      if (await this.write(current, fields)) return;
+      // Another process wrote between the read and the write: look again.
+      if (attempt >= 5) throw new RunnerLeaseHeldError('the runner lease kept changing while this process tried to take it: another process is starting');
+    }
+  }
+
+  /**
+   * Rewrites the document with `fields` while this run holds the lease.
+   * @returns false when another process holds it now (this run's beats went stale and it was taken over).
+   */
+  async renew(fields: Record<string, unknown>): Promise<boolean> {
+    const result = await this.collection().updateOne({ _id: RUNNER_HEARTBEAT_ID, runnerId: this.runnerId }, { $set: { ...fields, ...this.identity() } });
+    if (result.matched > 0) return true;
+    // The document is gone (removed by hand, or the store was reset): take it again if nobody else has.
+    const current = await this.collection().findOne({ _id: RUNNER_HEARTBEAT_ID });
+    if (current && current.runnerId !== this.runnerId) return false;
+    return this.write(current, fields);
+  }
+
+  /**
+   * The process holding the lease now, as the document says, or null when it is free (for tools that must not run
+   * beside it, such as `svc rebuild-projections`).
+   */
+  async liveHolder(): Promise<RunnerLeaseFields | null> {
+    const current = await this.collection().findOne({ _id: RUNNER_HEARTBEAT_ID });
+    return current && !this.isFree(current) ? current : null;
+  }
+
+  /** Removes the document if this run holds it (a clean stop: replicas see at once that no runner is left). */
+  async release(): Promise<void> {
+    await this.collection().deleteMany({ _id: RUNNER_HEARTBEAT_ID, runnerId: this.runnerId });
+  }
+
+  private isFree(doc: RunnerLeaseFields): boolean {
+    if (doc.runnerId === this.runnerId) return true;
+    if (!beatIsFresh(doc, this.now())) return true;
+    // This host's process table says whether the holder still runs (its pid now being this process: a restart).
+    return doc.host === this.host && (doc.pid === this.pid || !pidAlive(doc.pid));
+  }
+
+  /** Compare-and-set against `current` (or insert when there is none). @returns false when another writer came first. */
+  private async write(current: RunnerLeaseFields | null, fields: Record<string, unknown>): Promise<boolean> {
+    const next = { ...fields, ...this.identity() };
+    if (!current) {
+      try {
+        await this.collection().insertOne({ startedAt: next.beatAt, ...next, _id: RUNNER_HEARTBEAT_ID });
+        return true;
+      } catch (err) {
+        if (err instanceof DuplicateKeyError) return false;
+        throw err;
+      }
+    }
+    const filter = { _id: RUNNER_HEARTBEAT_ID, pid: current.pid, host: current.host, beatAt: current.beatAt, ...(current.runnerId ? { runnerId: current.runnerId } : {}) };
+    const result = await this.collection().updateOne(filter, { $set: next });
+    return result.matched > 0;
+  }
+
+  private identity(): Pick<RunnerLeaseFields, 'runnerId' | 'pid' | 'host' | 'beatAt' | 'intervalMs'> {
+    return { runnerId: this.runnerId, pid: this.pid, host: this.host, beatAt: new Date(this.now()).toISOString(), intervalMs: this.intervalMs };
+  }
+
+  private collection() {
+    return this.readStore.collection<RunnerLeaseFields>(RUNNER_HEARTBEAT_COLLECTION);
+  }
+}
