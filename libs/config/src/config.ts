@@ -213,6 +213,18 @@ const mongoUrl = makeValidator<string>((input: string) => {
 });
 
 /**
+ * `EVENTSTORE_URL`: an EventStoreDB connection string, `esdb://` or `esdb+discover://` (the client parses its
+ * options when it connects). An error never repeats the value: it may carry a password.
+ */
+const eventStoreUrl = makeValidator<string>((input: string) => {
+  if (input.trim() === '') return ''; // set but empty: the embedded store, as before
+  if (!/^esdb(?:\+discover)?:\/\/\S+$/.test(input.trim())) {
+    throw new EnvError('must be an esdb:// or esdb+discover:// connection string (the value is not repeated here: it may carry a password)');
+  }
+  return input.trim();
+});
+
+/**
  * `LEDGER_RPC_URL`: an http(s) URL without `user:password@`, which `fetch` refuses (an RPC provider's key goes in
  * the path or the query string, as the provider documents). The value is never repeated in an error.
  */
@@ -249,7 +261,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       HOST: str({ default: '0.0.0.0' }),
       DATA_DIR: str({ default: './data' }),
       PUBLIC_BASE_URL: url({ default: undefined }),
-      EVENTSTORE_URL: str({ default: undefined }),
+      EVENTSTORE_URL: eventStoreUrl({ default: undefined }),
       MONGODB_URL: mongoUrl({ default: undefined }),
       LEDGER_RPC_URL: ledgerRpcUrl({ default: undefined }),
       PUBLIC_RPC_URLS: str({ default: undefined }),

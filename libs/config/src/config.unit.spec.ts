@@ -51,6 +51,15 @@ describe('configuration', () => {
     }
   });
 
+  it('takes EventStoreDB connection strings and never repeats a bad one', () => {
+    expect(loadConfig({ EVENTSTORE_URL: 'esdb://admin:pa55word@es1:2113,es2:2113?tls=true' }).eventStoreUrl).toBe('esdb://admin:pa55word@es1:2113,es2:2113?tls=true');
+    expect(loadConfig({ EVENTSTORE_URL: 'esdb+discover://cluster.example.net:2113' }).eventStoreUrl).toBe('esdb+discover://cluster.example.net:2113');
+    for (const bad of ['http://admin:pa55word@es1:2113', 'admin:pa55word@es1']) {
+      expect(() => loadConfig({ EVENTSTORE_URL: bad })).toThrow(/EVENTSTORE_URL: must be an esdb:\/\/ or esdb\+discover:\/\/ connection string/);
+      expect(() => loadConfig({ EVENTSTORE_URL: bad })).not.toThrow(/pa55word/);
+    }
+  });
+
   it('parses TRUST_PROXY as a flag or a list of addresses, and refuses a hop count', () => {
     expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
     expect(() => loadConfig({ TRUST_PROXY: '2' })).toThrow(/TRUST_PROXY: no longer takes a hop count/);
