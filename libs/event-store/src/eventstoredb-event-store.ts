@@ -19,6 +19,7 @@ import type { EventSchemaRegistry } from './event-schema-registry';
 import {
   AppendTooLargeError,
   EventSchemaError,
+  type EventIntegrityError,
   WrongExpectedRevisionError,
   type AppendResult,
   type EventHandler,
@@ -46,6 +47,7 @@ import {
   type ChainedEvent,
 } from './eventstoredb-chain';
 import { EsdbLiveWake } from './eventstoredb-wake';
+import { IntegrityFaults } from './integrity-faults';
 import { expectationHolds, firstRevisionFits } from './expected-revision';
 import { resolveRetry } from './subscription-support';
 
@@ -103,6 +105,8 @@ export class EventStoreDbEventStore implements EventStore {
   private readonly pageSize: number;
   private readonly subscriptions = new SubscriptionGroup();
   private readonly liveWake: EsdbLiveWake;
+  /** Stored events refused by reads of this instance ({@link integrityFaults}). */
+  private readonly faults = new IntegrityFaults();
   private closed = false;
 
   /**
@@ -190,6 +194,10 @@ export class EventStoreDbEventStore implements EventStore {
    */
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<StoredEvent[]> {
     this.assertOpen();
+    return this.faults.notedAsync(() => this.readStreamChecked(streamId, options));
+  }
+
+  private async readStreamChecked(streamId: string, options: ReadStreamOptions): Promise<StoredEvent[]> {
     if (options.maxCount === 0) return [];
     const backwards = options.direction === 'backwards';
     const read = await this.readChained(streamId, {
@@ -239,6 +247,10 @@ export class EventStoreDbEventStore implements EventStore {
    */
   private async readAllOf(options: ReadAllOptions, types?: readonly string[]): Promise<StoredEvent[]> {
     this.assertOpen();
+    return this.faults.notedAsync(() => this.readAllChecked(options, types));
+  }
+
+  private async readAllChecked(options: ReadAllOptions, types?: readonly string[]): Promise<StoredEvent[]> {
     const maxCount = options.maxCount ?? Number.POSITIVE_INFINITY;
     if (maxCount <= 0) return [];
     const after = options.after ?? -1n;
@@ -264,6 +276,11 @@ export class EventStoreDbEventStore implements EventStore {
     if (wanted) checkLinksBetweenNeighbours(out);
     else checkLinksWithinPage(out);
     return out.map((e) => e.stored);
+  }
+
+  /** {@link EventStore.integrityFaults}: the stored events this instance's reads refused (readiness lists them). */
+  integrityFaults(): readonly EventIntegrityError[] {
+    return this.faults.list();
   }
 
   /** Commit position of the last non-system event in `$all` (`-1n` when there is none). */
@@ -346,7 +363,7 @@ export class EventStoreDbEventStore implements EventStore {
 
   /** The stream's last event, its own hash checked (`undefined` when the stream does not exist). */
   private async streamTail(streamId: string): Promise<ChainedEvent | undefined> {
-    const [last] = await this.readChained(streamId, { direction: BACKWARDS, fromRevision: END, maxCount: 1 });
+    const [last] = await this.faults.notedAsync(() => this.readChained(streamId, { direction: BACKWARDS, fromRevision: END, maxCount: 1 }));
     return last;
   }
 

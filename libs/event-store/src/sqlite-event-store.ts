@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { AppendBatcher } from './append-batcher';
 import { prepareAppend, type PreparedEvent } from './append-preparation';
+import { IntegrityFaults } from './integrity-faults';
 import { RecentEvents } from './recent-events';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer';
 import { canReadLogAhead, readLogAhead, verifyLogOnThread, type LogCheckOptions, type LogCheckOutcome } from './log-read-ahead';
@@ -10,7 +11,6 @@ import { GENESIS_HASH, sqliteRowHash } from './event-hash';
 import type { EventSchemaRegistry } from './event-schema-registry';
 import {
   EventIntegrityError,
-  MAX_INTEGRITY_FAULTS,
   WrongExpectedRevisionError,
   type AppendResult,
   type EventHandler,
@@ -126,7 +126,7 @@ export class SqliteEventStore implements EventStore {
   private knownHead: bigint | undefined;
   private readonly checkpointer: WalCheckpointer | undefined;
   /** Stored events refused by reads of this instance ({@link integrityFaults}). */
-  private readonly faults: EventIntegrityError[] = [];
+  private readonly faults = new IntegrityFaults();
 
   /**
    * Opens (or creates, or migrates) the file and its table.
@@ -299,7 +299,7 @@ export class SqliteEventStore implements EventStore {
     try {
       yield* pages;
     } catch (err) {
-      if (err instanceof EventIntegrityError) this.noteFault(err);
+      if (err instanceof EventIntegrityError) this.faults.note(err);
       throw err;
     }
   }
@@ -400,7 +400,7 @@ export class SqliteEventStore implements EventStore {
 
   /** {@link EventStore.integrityFaults}. */
   integrityFaults(): readonly EventIntegrityError[] {
-    return this.faults;
+    return this.faults.list();
   }
 
   /**
@@ -427,25 +427,13 @@ export class SqliteEventStore implements EventStore {
         await new Promise((resolve) => setImmediate(resolve));
       }
     }
-    if (outcome.fault) this.noteFault(outcome.fault);
+    if (outcome.fault) this.faults.note(outcome.fault);
     return outcome;
   }
 
   /** Runs a read of the file; a stored event it refuses is kept for {@link integrityFaults} before it is thrown. */
   private noted<T>(read: () => T): T {
-    try {
-      return read();
-    } catch (err) {
-      if (err instanceof EventIntegrityError) this.noteFault(err);
-      throw err;
-    }
-  }
-
-  private noteFault(err: EventIntegrityError): void {
-    // Not logged here: the reader that met it logs it (a subscription stops, a command fails, the log check ends).
-    if (this.faults.length >= MAX_INTEGRITY_FAULTS) return;
-    if (this.faults.some((f) => f.position === err.position && f.eventId === err.eventId && f.reason === err.reason)) return;
-    this.faults.push(err);
+    return this.faults.noted(read);
   }
 
   /** Runs a one-append transaction, then hands its events to the recent window (or drops them on failure). */
