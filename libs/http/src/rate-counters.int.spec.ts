@@ -88,6 +88,44 @@ describe('SharedRateCounters', () => {
     expect(left.map((d) => d._id).filter((id) => id.includes('open-challenges'))).toEqual([]);
   });
 
+  it('counts once what a store without transactions wrote before one of its writes failed', async () => {
+    const real = open();
+    let failing: string | undefined = 'b';
+    // A store like MongoDB (no transaction), whose write of one counter fails once.
+    const store = new Proxy(real, {
+      get(target, property) {
+        if (property === 'transaction') return undefined;
+        if (property !== 'collection') return Reflect.get(target, property, target);
+        return (name: string) =>
+          new Proxy(target.collection(name), {
+            get(collection, method) {
+              const original = Reflect.get(collection, method, collection);
+              if (method !== 'updateOne' || typeof original !== 'function') return typeof original === 'function' ? original.bind(collection) : original;
+              return async (filter: { _id: string }, ...rest: unknown[]) => {
+                if (failing && filter._id.endsWith(`|${failing}`)) {
+                  failing = undefined;
+                  throw new Error('connection reset');
+                }
+                return original.call(collection, filter, ...rest);
+              };
+            },
+          });
+      },
+    });
+    const counters = new SharedRateCounters(store);
+    for (let i = 0; i < 3; i++) {
+      await count(counters, 'a', 300);
+      await count(counters, 'b', 300);
+    }
+    expect(await counters.sync()).toBe(false);
+    expect(await counters.sync()).toBe(true);
+    const stored = await real.collection<{ _id: string; count: number }>(RATE_COUNTERS_COLLECTION).find({});
+    expect(stored.map((d) => [d._id.split('|').pop(), d.count]).sort()).toEqual([
+      ['a', 3],
+      ['b', 3],
+    ]);
+  });
+
   it('chooses the bucket from the matched route pattern', () => {
     expect(bucketOf('POST', '/api/v1/auth/challenge')).toBe('signIn');
     expect(bucketOf('POST', '/api/v1/acceptance/challenges/:challengeId/submit')).toBe('acceptance');

@@ -153,8 +153,11 @@ export class SharedRateCounters {
       }
     }
     if (batch.length === 0) return true;
+    // Counters incremented so far: without a transaction (MongoDB) they stay written when a later one fails.
+    let applied = 0;
     // Writes through the store it is given: inside a transaction, that transaction's store.
     const write = async (store: ReadStore) => {
+      applied = 0;
       const collection = store.collection<RateCounterDoc>(RATE_COUNTERS_COLLECTION);
       this.indexed ??= Promise.all([collection.ensureIndex({ fields: { ends: 1 } }), collection.ensureIndex({ fields: { window: 1 } })]).then(() => undefined);
       await this.indexed;
@@ -162,6 +165,7 @@ export class SharedRateCounters {
       for (const { key, entry, delta } of batch) {
         const _id = `${entry.window}|${key}`;
         await collection.updateOne({ _id }, { $inc: { count: delta }, $set: { window: entry.window, ends: entry.ends } }, { upsert: true });
+        applied++;
         totals.push((await collection.findOne({ _id }))?.count ?? delta);
       }
       if (now - this.lastCleanup > 60_000) {
@@ -181,10 +185,12 @@ export class SharedRateCounters {
       return true;
     } catch (err) {
       this.indexed = undefined;
-      for (const { entry, delta } of batch) {
+      // A failed transaction wrote nothing; otherwise the counters incremented before the failure keep their deltas.
+      const written = this.store.transaction ? 0 : applied;
+      batch.forEach(({ entry, delta }, i) => {
         entry.inflight -= delta;
-        entry.pending += delta;
-      }
+        if (i >= written) entry.pending += delta;
+      });
       this.logger.warn(`shared rate counters not reconciled: ${(err as Error).message}`);
       return false;
     }
