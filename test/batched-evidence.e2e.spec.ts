@@ -33,7 +33,7 @@ interface Submitted {
   fee: { payer: string; lamports: number | null };
 }
 interface PublicRecord {
-  acceptance: { acceptanceId: string; transactionSignature: string | null; slot: number; blockTime: string; commitment: string; evidenceMode: string; feeLamports: number };
+  acceptance: { acceptanceId: string; signer: string; transactionSignature: string | null; slot: number; blockTime: string; commitment: string; evidenceMode: string; feeLamports: number };
 }
 
 describe('batched evidence (MERKLE_BATCHED)', () => {
@@ -85,6 +85,9 @@ describe('batched evidence (MERKLE_BATCHED)', () => {
     const pending = (await record(first.acceptanceId)).acceptance;
     expect(pending).toMatchObject({ transactionSignature: null, slot: 0, feeLamports: 0, commitment: 'confirmed', evidenceMode: 'MERKLE_BATCHED' });
     expect(Math.abs(Date.parse(pending.blockTime) - Date.now())).toBeLessThan(60_000);
+    // The signer's public evidence lists it from the answer on, as its own record does.
+    const evidence = await client.request<{ acceptances: { acceptanceId: string; transactionSignature: string | null }[] }>('GET', `/v1/public/signers/${pending.signer}`);
+    expect(evidence.acceptances).toEqual([expect.objectContaining({ acceptanceId: first.acceptanceId, transactionSignature: null })]);
     const more = await Promise.all(Array.from({ length: 7 }, () => accept()));
     submitted = [first, ...more];
     expect(new Set(submitted.map((s) => s.status))).toEqual(new Set(['pending_batch']));

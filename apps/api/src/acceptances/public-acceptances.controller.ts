@@ -124,13 +124,18 @@ export class PublicAcceptancesController {
   /**
    * Public evidence about a signer: `{signer: {publicKey, signerType, acceptanceCount, firstAcceptedAt,
    * lastAcceptedAt}, acceptances: [{acceptanceId, versionAddress, versionNumber, documentSlug, transactionSignature,
-   * blockTime}], keyStatements: [], passkeys: [], rotations: []}` (newest first, at most 200).
+   * blockTime}], keyStatements: [], passkeys: [], rotations: []}` (newest first, at most 200); a batched acceptance
+   * awaiting its anchoring is listed with `transactionSignature: null`, as its own record shows it.
    */
   @Get('signers/:publicKey')
   @ApiOkResponse({ type: SignerEvidenceResponse })
   @ApiErrors('invalid_signer', 'not_found')
   async signer(@Param('publicKey', SignerParam()) publicKey: string) {
-    const rows = await this.acceptances.find({ signer: publicKey, status: 'confirmed' }, { sort: { submittedAt: -1 }, limit: 200 });
+    // As the acceptance's own public record: from the answer on, batched ones too while they await anchoring.
+    const rows = await this.acceptances.find(
+      { signer: publicKey, $or: [{ status: 'confirmed' }, { status: 'submitted', evidenceMode: 'MERKLE_BATCHED' }] },
+      { sort: { submittedAt: -1 }, limit: 200 },
+    );
     if (rows.length === 0) throw new DomainError('not_found', 'no evidence for this signer');
     const records = rows.map(publicAcceptanceRecord);
     return {
