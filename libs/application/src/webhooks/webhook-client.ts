@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates } from 'node:tls';
 import { RequestFilteringHttpsAgent } from 'request-filtering-agent';
 import { APP_CONFIG, type AppConfig } from '@svc/config';
 import { LOOPBACK_RANGES, receiverAddressAllowed } from './public-address';
@@ -48,7 +48,8 @@ export class WebhookClient implements OnApplicationShutdown {
     this.refusal = (address) => (receiverAddressAllowed(address, allowLoopback) ? null : `${address} is not a public address`);
     this.agent = new RequestFilteringHttpsAgent({
       keepAlive: false,
-      ca: testCaFile ? [...rootCertificates, readFileSync(testCaFile, 'utf8')] : undefined,
+      // Built once: a `ca` list given as such is parsed again (every root certificate) for each connection.
+      secureContext: testCaFile ? createSecureContext({ ca: [...rootCertificates, readFileSync(testCaFile, 'utf8')] }) : undefined,
       allowIPAddressList: allowLoopback ? [...LOOPBACK_RANGES] : [],
     });
   }
