@@ -4,6 +4,7 @@ import { APP_CONFIG, type AppConfig } from '@svc/config';
 import { acceptanceDecider, batchDecider, streams, type BatchClosedData, type BatchLeafData, type EventOf } from '@svc/domain';
 import { batchTree, buildBatchAnchorTransaction } from '@svc/evidence';
 import { EVENT_STORE, type EventStore } from '@svc/event-store';
+import { LEDGER, type Ledger } from '@svc/ledger';
 import { CLOCK, type Clock } from '../infrastructure/clock';
 import { reactionContext, type CommandContext } from '../infrastructure/command-context';
 import { NetworkService } from '../infrastructure/network.service';
@@ -11,6 +12,7 @@ import { RELAYER } from '../infrastructure/tokens';
 import { Decisions } from '../shared/decisions.service';
 import type { StoredDomainEvent } from '../shared/stored-events';
 import { faultPoint } from './fault-points';
+import { sendRecordedTransaction } from './send-recorded-transaction';
 import type { Processor } from './processor';
 
 type Submitted = EventOf<'AcceptanceSubmitted'>;
@@ -30,6 +32,8 @@ interface OpenBatch {
   leaves: BatchLeafData[];
   ids: Set<string>;
   timer: NodeJS.Timeout | null;
+  /** The context of its first acceptance's event, for a closing that no event starts (a graceful stop). */
+  ctx: CommandContext | null;
   /** Settles once the batch is recorded (`BatchClosed`), or rejects when closing failed (the events are retried). */
   closed: Promise<void>;
   settle: (error?: unknown) => void;
@@ -53,7 +57,9 @@ interface Lane {
  *    `batch-<lane>-<n>` with the leaves, the root and the signed transaction — nothing has been sent yet;
  * 3. the acceptances' events are done: `AnchorBatchWhenClosed` sends the transaction.
  * A handler returns only when its acceptance's batch is recorded, so the checkpoint never passes an acceptance
- * whose batch is not. After a crash the unrecorded acceptances come back: those placed in batch n (step 1 done, step
+ * whose batch is not. A graceful stop closes the open batches at once and sends their transactions itself before the
+ * process ends (their acceptances were answered `pending_batch`, and a stop longer than their validity window would
+ * otherwise leave them unanchorable); `AnchorBatchWhenClosed` records the outcome at the next start. After a crash the unrecorded acceptances come back: those placed in batch n (step 1 done, step
  * 2 not) re-form batch n, the lane's next sequence being read from the store; those in a recorded batch are skipped.
  */
 @Injectable()
@@ -71,6 +77,7 @@ export class BatchAcceptanceWhenSubmitted implements Processor<Submitted> {
     private readonly network: NetworkService,
     @Inject(RELAYER) private readonly relayer: KeyPairSigner,
     @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(LEDGER) private readonly ledger: Ledger,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
@@ -92,19 +99,25 @@ export class BatchAcceptanceWhenSubmitted implements Processor<Submitted> {
       batch.ids.add(submitted.acceptanceId);
       const { acceptanceId, message, signature, signer, versionAddress } = submitted;
       batch.leaves.push({ acceptanceId, acceptanceStream: event.streamId, message, signature, signer, versionAddress });
-      if (batch.leaves.length >= BATCH_MAX_LEAVES) this.close(laneNumber, lane, batch, reactionContext(event, 'service:batcher'));
+      batch.ctx ??= reactionContext(event, 'service:batcher');
+      // During a graceful stop (an event already in hand when it began) the batch closes at once, as the others did.
+      if (this.stopped) this.close(laneNumber, lane, batch, batch.ctx, { send: true });
+      else if (batch.leaves.length >= BATCH_MAX_LEAVES) this.close(laneNumber, lane, batch, reactionContext(event, 'service:batcher'));
       else batch.timer ??= setTimeout(() => this.close(laneNumber, lane, batch, reactionContext(event, 'service:batcher')), this.config.batchWindowMs);
     }
     await batch.closed;
   }
 
+  /**
+   * Closes every open batch now and sends its transaction (see the class comment); the runner then waits for the
+   * handlers, which return once their batch is recorded. Acceptances that arrive after this are not batched here.
+   */
   stop(): void {
     this.stopped = true;
-    for (const lane of this.lanes.values()) {
+    for (const [laneNumber, lane] of this.lanes) {
       void lane.then((l) => {
-        if (l.open?.timer) clearTimeout(l.open.timer);
-        l.open?.settle(new Error('the batcher stopped before the batch closed'));
-        l.open = null;
+        const batch = l.open;
+        if (batch?.ctx) this.close(laneNumber, l, batch, batch.ctx, { send: true });
       });
     }
   }
@@ -116,13 +129,13 @@ export class BatchAcceptanceWhenSubmitted implements Processor<Submitted> {
       settle = (error) => (error === undefined ? resolve() : reject(error));
     });
     closed.catch(() => undefined);
-    const batch: OpenBatch = { leaves: [], ids: new Set(), timer: null, closed, settle };
+    const batch: OpenBatch = { leaves: [], ids: new Set(), timer: null, ctx: null, closed, settle };
     lane.open = batch;
     return batch;
   }
 
   /** Takes the batch out of the lane and closes it after the lane's earlier batches. */
-  private close(laneNumber: number, lane: Lane, batch: OpenBatch, ctx: CommandContext): void {
+  private close(laneNumber: number, lane: Lane, batch: OpenBatch, ctx: CommandContext, options: { send?: boolean } = {}): void {
     if (lane.open !== batch) return;
     if (batch.timer) clearTimeout(batch.timer);
     lane.open = null;
@@ -130,8 +143,9 @@ export class BatchAcceptanceWhenSubmitted implements Processor<Submitted> {
     lane.closing = lane.closing.then(async () => {
       const sequence = lane.next;
       try {
-        if (this.stopped) throw new Error('the batcher stopped before the batch closed');
-        if (await this.record(laneNumber, sequence, batch.leaves, ctx)) lane.next = sequence + 1;
+        const recorded = await this.record(laneNumber, sequence, batch.leaves, ctx);
+        if (recorded) lane.next = sequence + 1;
+        if (recorded && options.send) await this.sendBeforeStop(recorded);
         batch.settle();
       } catch (err) {
         this.logger.warn(`batch ${sequence} of lane ${laneNumber} not closed, its acceptances are retried: ${(err as Error).message}`);
@@ -142,9 +156,9 @@ export class BatchAcceptanceWhenSubmitted implements Processor<Submitted> {
 
   /**
    * Steps 1 and 2 of the closing: places the leaves, then records the batch with its signed anchor transaction.
-   * @returns whether a batch was recorded (false when no leaf could be placed).
+   * @returns the recorded batch, or null when no leaf could be placed.
    */
-  private async record(laneNumber: number, sequence: number, candidates: readonly BatchLeafData[], ctx: CommandContext): Promise<boolean> {
+  private async record(laneNumber: number, sequence: number, candidates: readonly BatchLeafData[], ctx: CommandContext): Promise<BatchClosedData | null> {
     const placed = await Promise.all(
       candidates.map(async (leaf) => {
         const batched = { acceptanceId: leaf.acceptanceId, lane: laneNumber, sequence };
@@ -155,7 +169,7 @@ export class BatchAcceptanceWhenSubmitted implements Processor<Submitted> {
       }),
     );
     const leaves = placed.filter((l): l is BatchLeafData => l !== null);
-    if (leaves.length === 0) return false;
+    if (leaves.length === 0) return null;
     faultPoint('batch:before-close');
     const { root } = batchTree(leaves);
     const lifetime = await this.network.latestBlockhash();
@@ -172,7 +186,17 @@ export class BatchAcceptanceWhenSubmitted implements Processor<Submitted> {
       closedAt: this.clock.now().toISOString(),
     };
     await this.decisions.handle(streams.batch(laneNumber, sequence), batchDecider, { kind: 'CloseBatch', closed }, ctx, { expectNew: true });
-    return true;
+    return closed;
+  }
+
+  /** Sends a batch closed by a graceful stop; a failure is only logged (the next start sends it again, as after a crash). */
+  private async sendBeforeStop(closed: BatchClosedData): Promise<void> {
+    try {
+      const outcome = await sendRecordedTransaction(this.ledger, closed);
+      this.logger.log(`batch ${closed.sequence} of lane ${closed.lane} closed at stop (${closed.leaves.length} acceptances), its anchor sent: ${typeof outcome === 'string' ? outcome : outcome.reason}`);
+    } catch (err) {
+      this.logger.warn(`batch ${closed.sequence} of lane ${closed.lane} closed at stop, its anchor not sent (sent at the next start): ${(err as Error).message}`);
+    }
   }
 
   /** The lane's state, its next sequence read from the store the first time (the first batch number not recorded). */
