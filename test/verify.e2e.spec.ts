@@ -195,6 +195,33 @@ const built = existsSync(cliMain());
     expect((await svcVerify(r, service.rpcUrl, dir)).verdict).toBe('INVALID');
   });
 
+  it('waits out an endpoint that refuses calls for its request budget (HTTP 429, retry-after), then judges VALID', async () => {
+    // The first two calls are refused as a rate-limited public endpoint refuses them; the rest go through.
+    let refused = 0;
+    const target = new URL(service.rpcUrl);
+    const limited = http.createServer((req, res) => {
+      if (refused < 2) {
+        refused++;
+        req.resume();
+        res.writeHead(429, { 'retry-after': '1', 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","error":{"code":429,"message":"rate limited"},"id":null}');
+        return;
+      }
+      const upstream = http.request({ host: target.hostname, port: target.port, path: target.pathname, method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => limited.listen(0, '127.0.0.1', resolve));
+    try {
+      const v = await svcVerify(serializeReceipt(receipt), `http://127.0.0.1:${(limited.address() as AddressInfo).port}/rpc`, dir);
+      expect(v).toEqual({ code: 0, verdict: 'VALID', failed: [] });
+      expect(refused).toBe(2);
+    } finally {
+      limited.close();
+    }
+  });
+
   it('does not call a receipt valid when the ledger cannot be reached', async () => {
     const v = await svcVerify(serializeReceipt(receipt), 'http://127.0.0.1:9/', dir);
     expect(v.code).not.toBe(0);

@@ -288,7 +288,8 @@ program
       // The verifier parses the text itself: a file that is not JSON is INVALID, `receipt.format` failing (docs/protocol.md §9).
       const receipt = text;
       const waitSeconds = opts.waitFinalized === undefined ? 0 : opts.waitFinalized === true ? 60 : opts.waitFinalized;
-      const ledger = new RpcLedger({ url: opts.rpc });
+      // A public endpoint's request budget (HTTP 429) is waited out a few times rather than ending as INCONCLUSIVE.
+      const ledger = new RpcLedger({ url: opts.rpc, rateLimitRetries: { attempts: 3, maxWaitMs: 30_000 } });
       const deadline = Date.now() + waitSeconds * 1000;
       let report = await verifyReceipt(receipt, ledger);
       // Finality comes by itself (about 13 s on the embedded ledger); nothing else a wait could change is waited for.

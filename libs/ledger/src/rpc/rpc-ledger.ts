@@ -8,6 +8,8 @@ import { setMaxListeners } from 'node:events';
 import {
   createDefaultRpcTransport,
   createSolanaRpcFromTransport,
+  isSolanaError,
+  SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR,
   type Address,
   type Base64EncodedWireTransaction,
   type Blockhash,
@@ -58,7 +60,20 @@ export interface RpcLedgerOptions {
   resendIntervalMs?: number;
   /** Give up waiting for a confirmation after this many ms (default 120,000). */
   timeoutMs?: number;
+  /**
+   * Calls answered HTTP 429 (the endpoint's request budget) are sent again this many times, after the answer's
+   * `retry-after` (seconds; else 1, 2, 4… s), each wait at most `maxWaitMs` (default 10,000); default 0: a 429 is
+   * an `Unavailable` error at once. For a short-lived client of a public endpoint (`svc verify`).
+   */
+  rateLimitRetries?: { attempts: number; maxWaitMs?: number };
   logger?: LedgerLogger;
+}
+
+/** How long to wait before sending a call the endpoint refused with HTTP 429 again: its `retry-after`, else backoff. */
+function rateLimitWait(headers: Headers | undefined, attempt: number, maxWaitMs: number): number {
+  const given = Number(headers?.get('retry-after'));
+  const ms = Number.isFinite(given) && given >= 0 ? given * 1000 : 1000 * 2 ** (attempt - 1);
+  return Math.min(ms, maxWaitMs);
 }
 
 const RANK: Record<Commitment, number> = { processed: 0, confirmed: 1, finalized: 2 };
@@ -97,7 +112,20 @@ export class RpcLedger implements Ledger, LedgerInspector {
   /** @param options the endpoint URL, or full options. */
   constructor(options: string | RpcLedgerOptions) {
     if (typeof options === 'string') options = { url: options };
-    const base = createDefaultRpcTransport({ url: options.url });
+    const plain = createDefaultRpcTransport({ url: options.url });
+    const retries = options.rateLimitRetries;
+    const base = !retries
+      ? plain
+      : ((async (config: Parameters<RpcTransport>[0]) => {
+          for (let attempt = 1; ; attempt++) {
+            try {
+              return await plain(config);
+            } catch (e) {
+              if (attempt > retries.attempts || !isSolanaError(e, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR) || e.context.statusCode !== 429) throw e;
+              await sleep(rateLimitWait(e.context.headers, attempt, retries.maxWaitMs ?? 10_000), this.signal);
+            }
+          }
+        }) as RpcTransport);
     // Keep the raw transaction error of a failed preflight: kit turns `data.err` into a nested
     // SolanaError, but the port exposes the runtime's error as Solana JSON.
     const transport = (async (config: Parameters<RpcTransport>[0]) => {
