@@ -137,6 +137,8 @@ export async function deliverWithRetry(event: StoredEvent, ctx: DeliveryContext)
       }
       return true;
     } catch (err) {
+      // Stopping: the handler's refusal is the stop itself (a runner refuses events once stopped), not a fault.
+      if (ctx.isStopped()) return false;
       const delayMs = backoffDelay(attempt, ctx.retry);
       ctx.logger?.(attempt >= 5 ? 'error' : 'warn', 'event handler failed; retrying the same event', {
         eventId: event.id,
@@ -147,7 +149,6 @@ export async function deliverWithRetry(event: StoredEvent, ctx: DeliveryContext)
         retryInMs: delayMs,
         err,
       });
-      if (ctx.isStopped()) return false;
       await ctx.sleep.sleep(delayMs);
     }
   }
