@@ -59,8 +59,9 @@ interface Lane {
  * A handler returns only when its acceptance's batch is recorded, so the checkpoint never passes an acceptance
  * whose batch is not. A graceful stop closes the open batches at once and sends their transactions itself before the
  * process ends (their acceptances were answered `pending_batch`, and a stop longer than their validity window would
- * otherwise leave them unanchorable); `AnchorBatchWhenClosed` records the outcome at the next start. After a crash the unrecorded acceptances come back: those placed in batch n (step 1 done, step
- * 2 not) re-form batch n, the lane's next sequence being read from the store; those in a recorded batch are skipped.
+ * otherwise leave them unanchorable); `AnchorBatchWhenClosed` records the outcome at the next start. After a crash
+ * the unrecorded acceptances come back: those placed in batch n (step 1 done, step 2 not) re-form batch n, the
+ * lane's next sequence being read from the store; those in a recorded batch are skipped.
  */
 @Injectable()
 export class BatchAcceptanceWhenSubmitted implements Processor<Submitted> {
