@@ -82,12 +82,19 @@ export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown
     if (!this.options.runProjections) return;
     // One process over every host sharing the stores runs them (runner-lease.ts): taken before any of them starts.
     await this.lease.claim({ projectionFaults: [], processorFaults: [], eventLogFaults: [] });
+    this.lease.onLost = (reason) => {
+      // Two processes must not run the projections and processors: this one stops.
+      this.logger.error(`runner lease lost: ${reason}; stopping`);
+      process.kill(process.pid, 'SIGTERM');
+    };
     await this.projections.start();
   }
 
+  /** Runs last (a global module): the processors have stopped by now; the lease goes after the projections. */
   async onApplicationShutdown(): Promise<void> {
     const steps: [string, () => Promise<void>][] = [
       ['projections', () => this.projections.stop()],
+      ['runner lease', () => (this.options.runProjections ? this.lease.release() : Promise.resolve())],
       ['event store', () => this.eventStore.close()],
       ['read store', () => this.readStore.close()],
       ['ledger', () => this.ledger.close()],

@@ -49,6 +49,35 @@ describe('runner lease', () => {
     expect(refusal.message).toMatch(/^another process already runs the projections and processors on these stores: pid 101 on host worker-a/);
     expect(await stored(b)).toMatchObject({ runnerId: first.runnerId, pid: 101, host: 'worker-a', intervalMs: 1_000 });
     expect(await new RunnerLease(b, 1_000, { host: 'cli', pid: 303, now }).liveHolder()).toMatchObject({ pid: 101 });
+    await first.release();
+  });
+
+  it('is not taken from another service of this same process that holds it, and is lost when it cannot be renewed', async () => {
+    const store = open();
+    let clock = Date.parse('2026-11-27T12:00:00Z');
+    const now = () => clock;
+    const holder = new RunnerLease(store, 1_000, { now });
+    await holder.claim();
+    const sibling = new RunnerLease(store, 1_000, {
+      now,
+      sleep: async (ms) => {
+        clock += ms;
+        await holder.renew({});
+      },
+    });
+    await expect(sibling.claim()).rejects.toThrow(RunnerLeaseHeldError);
+    // Cut off from the store past three intervals and a second: the holder gives the lease up.
+    const lost: string[] = [];
+    holder.onLost = (reason) => lost.push(reason);
+    await store.close();
+    clock += 3_500;
+    await expect(holder.renew({})).rejects.toThrow();
+    expect(lost).toEqual([]);
+    clock += 1_000;
+    await expect(holder.renew({})).rejects.toThrow();
+    expect(lost).toEqual([expect.stringMatching(/^the lease could not be renewed for too long/)]);
+    expect(await holder.renew({})).toBe(false);
+    await holder.release().catch(() => undefined);
   });
 
   it('takes over from a holder on another host once its beat is stale, and the old holder learns it lost the lease', async () => {
@@ -96,6 +125,7 @@ describe('runner lease', () => {
     await restarted.claim();
     expect(sleeps).toEqual([]);
     expect(await stored(store)).toMatchObject({ runnerId: restarted.runnerId, pid: process.pid });
+    await restarted.release();
   });
 
   it('refuses when the holder on this host still runs, and takes a document of an older release once it is stale', async () => {
@@ -124,5 +154,6 @@ describe('runner lease', () => {
     });
     await lease.claim();
     expect(await stored(store)).toMatchObject({ runnerId: lease.runnerId, pid: process.pid });
+    await lease.release();
   });
 });

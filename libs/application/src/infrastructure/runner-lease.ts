@@ -33,6 +33,9 @@ export function beatIsFresh(doc: Pick<RunnerLeaseFields, 'beatAt' | 'intervalMs'
   return Math.max(0, now - Date.parse(doc.beatAt)) <= 3 * doc.intervalMs + 1_000;
 }
 
+/** Runs of this process that hold a lease now: another service of the same process never takes theirs. */
+const HELD_HERE = new Set<string>();
+
 /** Whether a process with this pid runs on this machine (`kill(pid, 0)`: EPERM means it exists under another user). */
 function pidAlive(pid: number): boolean {
   try {
@@ -54,7 +57,10 @@ function pidAlive(pid: number): boolean {
  *   once (a holder that died on another host stops beating), then refused.
  * - Each write is a compare-and-set on the document as last read (its `runnerId`, `pid`, `host`, `beatAt`), or an
  *   insert of a new one (a concurrent insert fails on `_id`), so two processes starting together never both win.
- * - {@link renew} rewrites the document only while this run holds it; {@link release} removes it at a clean stop.
+ * - Once taken it is renewed every interval ({@link renew}, also by the heartbeat with its reports). This run loses it
+ *   ({@link onLost}) when another process took it over, or when it could not renew it for three intervals and a
+ *   second (cut off from the store: another may take over by then). {@link release} removes it at a clean stop, once
+ *   the projections and processors have stopped.
  */
 export class RunnerLease {
   /** This run's id, written into the document. */
@@ -63,6 +69,11 @@ export class RunnerLease {
   readonly host: string;
   private readonly now: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
+  private keepAlive: NodeJS.Timeout | undefined;
+  private lastRenewed = 0;
+  private lost = false;
+  /** Called once when this run loses the lease (taken over, or not renewed for three intervals and a second). */
+  onLost: (reason: string) => void = () => undefined;
 
   /**
    * @param intervalMs this process's `RUNNER_HEARTBEAT_MS`, written into the document
@@ -99,7 +110,10 @@ export class RunnerLease {
         await this.sleep(Math.max(0, 3 * current.intervalMs + 1_000 - ageMs) + 250);
         continue;
       }
-      if (await this.write(current, fields)) return;
+      if (await this.write(current, fields)) {
+        this.held();
+        return;
+      }
       // Another process wrote between the read and the write: look again.
       if (attempt >= 5) throw new RunnerLeaseHeldError('the runner lease kept changing while this process tried to take it: another process is starting');
     }
@@ -110,12 +124,43 @@ export class RunnerLease {
    * @returns false when another process holds it now (this run's beats went stale and it was taken over).
    */
   async renew(fields: Record<string, unknown>): Promise<boolean> {
+    if (this.lost) return false;
+    let kept: boolean;
+    try {
+      kept = await this.renewOnce(fields);
+    } catch (err) {
+      // A holder cut off from the store must not go on past the point where another may take over.
+      if (this.lastRenewed > 0 && this.now() - this.lastRenewed > 3 * this.intervalMs + 1_000) this.lose(`the lease could not be renewed for too long (${(err as Error).message})`);
+      throw err;
+    }
+    if (kept) this.lastRenewed = this.now();
+    else this.lose('another process took the lease over (this one did not renew it in time)');
+    return kept;
+  }
+
+  private async renewOnce(fields: Record<string, unknown>): Promise<boolean> {
     const result = await this.collection().updateOne({ _id: RUNNER_HEARTBEAT_ID, runnerId: this.runnerId }, { $set: { ...fields, ...this.identity() } });
     if (result.matched > 0) return true;
     // The document is gone (removed by hand, or the store was reset): take it again if nobody else has.
     const current = await this.collection().findOne({ _id: RUNNER_HEARTBEAT_ID });
     if (current && current.runnerId !== this.runnerId) return false;
     return this.write(current, fields);
+  }
+
+  /** Taken: renewed every interval from now on (the heartbeat adds its reports), so no start-up step lets it go stale. */
+  private held(): void {
+    HELD_HERE.add(this.runnerId);
+    this.lastRenewed = this.now();
+    this.keepAlive = setInterval(() => void this.renew({}).catch(() => undefined), this.intervalMs);
+    this.keepAlive.unref();
+  }
+
+  private lose(reason: string): void {
+    if (this.lost) return;
+    this.lost = true;
+    clearInterval(this.keepAlive);
+    HELD_HERE.delete(this.runnerId);
+    this.onLost(reason);
   }
 
   /**
@@ -129,14 +174,19 @@ export class RunnerLease {
 
   /** Removes the document if this run holds it (a clean stop: replicas see at once that no runner is left). */
   async release(): Promise<void> {
+    clearInterval(this.keepAlive);
+    this.keepAlive = undefined;
+    HELD_HERE.delete(this.runnerId);
     await this.collection().deleteMany({ _id: RUNNER_HEARTBEAT_ID, runnerId: this.runnerId });
   }
 
   private isFree(doc: RunnerLeaseFields): boolean {
     if (doc.runnerId === this.runnerId) return true;
     if (!beatIsFresh(doc, this.now())) return true;
-    // This host's process table says whether the holder still runs (its pid now being this process: a restart).
-    return doc.host === this.host && (doc.pid === this.pid || !pidAlive(doc.pid));
+    if (doc.host !== this.host) return false;
+    // This host's process table says whether the holder still runs. Its pid being this process's: an earlier run of
+    // it (a restart), unless another service of this process holds the lease now.
+    return doc.pid === this.pid ? !HELD_HERE.has(doc.runnerId ?? '') : !pidAlive(doc.pid);
   }
 
   /** Compare-and-set against `current` (or insert when there is none). @returns false when another writer came first. */

@@ -67,7 +67,6 @@ export class RunnerHeartbeat implements OnApplicationBootstrap, BeforeApplicatio
   private writing: Promise<void> = Promise.resolve();
   private readonly startedAt = new Date().toISOString();
   private warned = false;
-  private lost = false;
 
   constructor(
     @Inject(READ_STORE) private readonly readStore: ReadStore,
@@ -87,13 +86,15 @@ export class RunnerHeartbeat implements OnApplicationBootstrap, BeforeApplicatio
     this.timer.unref();
   }
 
-  /** Stops beating and removes this process's beat, so replicas see at once that no runner is left. */
+  /**
+   * Stops beating with reports. The lease keeps being renewed, and is released (the document removed, so replicas
+   * see at once that no runner is left) only once the projections and processors have stopped (InfrastructureModule).
+   */
   async beforeApplicationShutdown(): Promise<void> {
     if (!this.timer) return;
     clearInterval(this.timer);
     this.timer = undefined;
     await this.writing;
-    await this.lease.release().catch((err: unknown) => this.logger.warn(`removing the heartbeat failed: ${(err as Error).message}`));
   }
 
   /**
@@ -118,7 +119,6 @@ export class RunnerHeartbeat implements OnApplicationBootstrap, BeforeApplicatio
 
   private beat(): Promise<void> {
     this.writing = this.writing.then(async () => {
-      if (this.lost) return;
       const report = {
         startedAt: this.startedAt,
         projectionFaults: this.projections.faults(),
@@ -126,14 +126,8 @@ export class RunnerHeartbeat implements OnApplicationBootstrap, BeforeApplicatio
         eventLogFaults: (this.eventStore.integrityFaults?.() ?? []).map(eventLogFaultRecord),
       };
       try {
-        if (!(await this.lease.renew(report))) {
-          // This process's beats went stale and another process took the lease: two must not run the processors.
-          this.lost = true;
-          this.logger.error('another process took over the projections and processors (this one stopped beating for too long): stopping');
-          process.kill(process.pid, 'SIGTERM');
-          return;
-        }
-        this.warned = false;
+        // A lost lease stops the process (InfrastructureModule); nothing more to write then.
+        if (await this.lease.renew(report)) this.warned = false;
       } catch (err) {
         // Logged once per run of failures: the next beat retries.
         if (!this.warned) this.logger.warn(`writing the heartbeat failed: ${(err as Error).message}`);
