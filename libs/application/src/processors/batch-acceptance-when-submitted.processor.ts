@@ -17,6 +17,9 @@ import type { Processor } from './processor';
 
 type Submitted = EventOf<'AcceptanceSubmitted'>;
 
+/** Longest wait for the ledger to take a batch's anchor at a graceful stop, in ms (else it is sent at the next start). */
+const SEND_AT_STOP_MS = 5_000;
+
 /** Most acceptances one batch anchors (spec §8). */
 export const BATCH_MAX_LEAVES = 1024;
 
@@ -116,10 +119,12 @@ export class BatchAcceptanceWhenSubmitted implements Processor<Submitted> {
   stop(): void {
     this.stopped = true;
     for (const [laneNumber, lane] of this.lanes) {
-      void lane.then((l) => {
-        const batch = l.open;
-        if (batch?.ctx) this.close(laneNumber, l, batch, batch.ctx, { send: true });
-      });
+      lane
+        .then((l) => {
+          const batch = l.open;
+          if (batch?.ctx) this.close(laneNumber, l, batch, batch.ctx, { send: true });
+        })
+        .catch(() => undefined); // a lane that never opened has no batch
     }
   }
 
@@ -146,7 +151,8 @@ export class BatchAcceptanceWhenSubmitted implements Processor<Submitted> {
       try {
         const recorded = await this.record(laneNumber, sequence, batch.leaves, ctx);
         if (recorded) lane.next = sequence + 1;
-        if (recorded && options.send) await this.sendBeforeStop(recorded);
+        // Also a batch that closed by itself just before the stop: the anchor processor is stopping too.
+        if (recorded && (options.send || this.stopped)) await this.sendBeforeStop(recorded);
         batch.settle();
       } catch (err) {
         this.logger.warn(`batch ${sequence} of lane ${laneNumber} not closed, its acceptances are retried: ${(err as Error).message}`);
@@ -192,11 +198,18 @@ export class BatchAcceptanceWhenSubmitted implements Processor<Submitted> {
 
   /** Sends a batch closed by a graceful stop; a failure is only logged (the next start sends it again, as after a crash). */
   private async sendBeforeStop(closed: BatchClosedData): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    // Bounded, so that a slow or absent ledger does not outlast the grace an orchestrator gives a stop.
+    const bound = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${SEND_AT_STOP_MS} ms`)), SEND_AT_STOP_MS);
+    });
     try {
-      const outcome = await sendRecordedTransaction(this.ledger, closed);
+      const outcome = await Promise.race([sendRecordedTransaction(this.ledger, closed), bound]);
       this.logger.log(`batch ${closed.sequence} of lane ${closed.lane} closed at stop (${closed.leaves.length} acceptances), its anchor sent: ${typeof outcome === 'string' ? outcome : outcome.reason}`);
     } catch (err) {
       this.logger.warn(`batch ${closed.sequence} of lane ${closed.lane} closed at stop, its anchor not sent (sent at the next start): ${(err as Error).message}`);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
