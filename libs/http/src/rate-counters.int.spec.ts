@@ -118,7 +118,10 @@ describe('SharedRateCounters', () => {
       await count(counters, 'b', 300);
     }
     expect(await counters.sync()).toBe(false);
+    // What was written counts as shared, what was not stays pending: neither lost nor counted twice.
+    expect([counters.peek('a', 60_000).current, counters.peek('b', 60_000).current]).toEqual([3, 3]);
     expect(await counters.sync()).toBe(true);
+    expect([counters.peek('a', 60_000).current, counters.peek('b', 60_000).current]).toEqual([3, 3]);
     const stored = await real.collection<{ _id: string; count: number }>(RATE_COUNTERS_COLLECTION).find({});
     expect(stored.map((d) => [d._id.split('|').pop(), d.count]).sort()).toEqual([
       ['a', 3],

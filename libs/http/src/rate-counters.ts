@@ -189,7 +189,8 @@ export class SharedRateCounters {
       const written = this.store.transaction ? 0 : applied;
       batch.forEach(({ entry, delta }, i) => {
         entry.inflight -= delta;
-        if (i >= written) entry.pending += delta;
+        if (i < written) entry.shared += delta;
+        else entry.pending += delta;
       });
       this.logger.warn(`shared rate counters not reconciled: ${(err as Error).message}`);
       return false;
