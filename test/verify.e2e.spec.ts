@@ -196,14 +196,17 @@ const built = existsSync(cliMain());
   });
 
   it('waits out an endpoint that refuses calls for its request budget (HTTP 429, retry-after), then judges VALID', async () => {
-    // The first two calls are refused as a rate-limited public endpoint refuses them; the rest go through.
+    // The first two calls are refused as a rate-limited public endpoint refuses them (the first saying when to come
+    // back, the second not), and so is any call sent less than half a second after a refusal; the rest go through.
     let refused = 0;
+    let lastRefusal = 0;
     const target = new URL(service.rpcUrl);
     const limited = http.createServer((req, res) => {
-      if (refused < 2) {
+      if (refused < 2 || Date.now() - lastRefusal < 500) {
         refused++;
+        lastRefusal = Date.now();
         req.resume();
-        res.writeHead(429, { 'retry-after': '1', 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","error":{"code":429,"message":"rate limited"},"id":null}');
+        res.writeHead(429, { ...(refused === 1 ? { 'retry-after': '1' } : {}), 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","error":{"code":429,"message":"rate limited"},"id":null}');
         return;
       }
       const upstream = http.request({ host: target.hostname, port: target.port, path: target.pathname, method: req.method, headers: req.headers }, (answer) => {
@@ -216,7 +219,7 @@ const built = existsSync(cliMain());
     try {
       const v = await svcVerify(serializeReceipt(receipt), `http://127.0.0.1:${(limited.address() as AddressInfo).port}/rpc`, dir);
       expect(v).toEqual({ code: 0, verdict: 'VALID', failed: [] });
-      expect(refused).toBe(2);
+      expect(refused).toBeGreaterThanOrEqual(2);
     } finally {
       limited.close();
     }

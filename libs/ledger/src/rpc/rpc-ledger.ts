@@ -71,7 +71,8 @@ export interface RpcLedgerOptions {
 
 /** How long to wait before sending a call the endpoint refused with HTTP 429 again: its `retry-after`, else backoff. */
 function rateLimitWait(headers: Headers | undefined, attempt: number, maxWaitMs: number): number {
-  const given = Number(headers?.get('retry-after'));
+  const raw = headers?.get('retry-after')?.trim();
+  const given = raw ? Number(raw) : Number.NaN;
   const ms = Number.isFinite(given) && given >= 0 ? given * 1000 : 1000 * 2 ** (attempt - 1);
   return Math.min(ms, maxWaitMs);
 }
