@@ -43,7 +43,7 @@ import type {
 import type { LedgerLogger } from '../constants';
 import { LedgerInputError } from '../errors';
 import { LedgerError, LedgerErrorCode } from '../ledger-error';
-import { encodeBase58, isSignatureText, toSignature, tryDecodeBase58Fixed } from '../internal/base58';
+import { encodeBase58, isSignatureText, toSignature } from '../internal/base58';
 import { transactionFailure } from '../internal/tx-error';
 import { parseWireTransaction, type WireTransaction } from '../internal/wire';
 import { bigintsToNumbers } from './json';
