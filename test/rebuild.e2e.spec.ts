@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { generateKeyPairSigner } from '@solana/kit';
+import { RUNNER_HEARTBEAT_COLLECTION, RUNNER_HEARTBEAT_ID, type RunnerLeaseFields } from '@svc/application';
 import { ALL_PROJECTIONS, COLLECTIONS } from '@svc/projections';
 import { SqliteReadStore, type Doc } from '@svc/read-store';
 import { ApiClient } from '../apps/cli/src/api-client';
@@ -195,6 +196,46 @@ async function stoppedServiceData() {
     await new Promise((resolve) => tool.once('exit', resolve));
     const service = await startTestService({ dataDir });
     await service.destroy();
+  });
+
+  it('holds the runner lease while it runs, and refuses to run while a runner on another host holds it', async () => {
+    const { dataDir } = await stoppedServiceData();
+    const file = path.join(dataDir, 'read.sqlite');
+    const watcher = new SqliteReadStore({ file });
+    const leases = watcher.collection<RunnerLeaseFields>(RUNNER_HEARTBEAT_COLLECTION);
+    try {
+      const child = spawn(process.execPath, [cli, 'rebuild-projections', '--data-dir', dataDir], { env: process.env, stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+      const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      let running = true;
+      void exit.then(() => (running = false));
+      // What a runner starting on any host meanwhile would find: the rebuild's own lease.
+      const seen: RunnerLeaseFields[] = [];
+      while (running) {
+        const doc = await leases.findOne({ _id: RUNNER_HEARTBEAT_ID });
+        if (doc && !seen.some((d) => d.runnerId === doc.runnerId)) seen.push(doc);
+        await new Promise((r) => setTimeout(r, 2));
+      }
+      expect({ code: await exit, stderr }).toEqual({ code: 0, stderr: '' });
+      expect(seen).toEqual([expect.objectContaining({ role: 'rebuild', pid: child.pid })]);
+      // Released at the end.
+      expect(await leases.findOne({ _id: RUNNER_HEARTBEAT_ID })).toBeNull();
+
+      // A worker on another host sharing the stores, beating: the rebuild is refused and leaves its lease alone.
+      const at = new Date().toISOString();
+      await leases.insertOne({ _id: RUNNER_HEARTBEAT_ID, runnerId: 'worker-b-run', pid: 202, host: 'worker-b', pidSpace: 'other-boot/1', role: 'runner', startedAt: at, beatAt: at, intervalMs: 60_000 });
+      const refused = await exec(process.execPath, [cli, 'rebuild-projections', '--data-dir', dataDir], { env: process.env }).then(
+        () => ({ code: 0, stderr: '' }),
+        (err: { code: number; stderr: string }) => ({ code: err.code, stderr: err.stderr }),
+      );
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`pid 202 on host worker-b runs the projections and processors on these stores (last beat ${at}): stop it first`);
+      expect(await leases.findOne({ _id: RUNNER_HEARTBEAT_ID })).toMatchObject({ runnerId: 'worker-b-run' });
+    } finally {
+      await watcher.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('refuses a data directory without an event log instead of rebuilding from nothing', async () => {

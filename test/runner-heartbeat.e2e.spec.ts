@@ -6,6 +6,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
+import { RunnerLease } from '@svc/application';
+import { SqliteReadStore } from '@svc/read-store';
 import { projectRoot } from '../apps/cli/src/paths';
 import { freePort } from '../apps/cli/src/service-process';
 import { startTestService, tempDataDir, type TestService } from './support/test-service';
@@ -114,6 +116,32 @@ const exited = (child: ChildProcess) => new Promise<void>((resolve) => (child.ex
     // Its claim on the data directory went with it (offline tools and the next worker need not wait for a sweep).
     expect(existsSync(path.join(dataDir, 'processes', String(worker.pid)))).toBe(false);
     expect(worker.signalCode).toBe('SIGTERM');
+  }, 30_000);
+
+  it('is not ready while a rebuild on another host holds the lease, and says it is rebuilding', async () => {
+    // What `svc rebuild-projections` writes while it runs, from a host sharing the stores (a connection of its own).
+    const ops = new SqliteReadStore({ file: path.join(dataDir, 'read.sqlite') });
+    const rebuild = new RunnerLease(ops, 200, { host: 'ops-host', pid: 4242, role: 'rebuild' });
+    try {
+      await rebuild.claim();
+      const { status, body } = await readyUntil(replica, (r) => r.body.runner.state !== 'absent');
+      expect(status).toBe(503);
+      expect(body.components).toMatchObject({ projections: 'down', processors: 'down' });
+      expect(body.runner).toMatchObject({ state: 'rebuilding', pid: 4242 });
+      // Nor may a worker start meanwhile: it waits once for the holder's beat, which keeps coming, then is refused.
+      const worker = await startWorker(dataDir, replica.rpcUrl).then(
+        (w) => {
+          workers.push(w);
+          return 'started';
+        },
+        (err: Error) => err.message,
+      );
+      expect(worker).toMatch(/svc rebuild-projections \(pid 4242 on host ops-host\) is rebuilding the read models on these stores, its last beat [\d.]+ s ago: start this process once it has finished/);
+    } finally {
+      await rebuild.release();
+      await ops.close();
+    }
+    expect((await ready(replica)).body.runner.state).toBe('absent');
   }, 30_000);
 
   it('a worker started before the ledger owner says so in one line and exits 2', async () => {

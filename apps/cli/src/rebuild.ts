@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { RunnerLease } from '@svc/application';
+import { describeHolder, RunnerLease, RunnerLeaseHeldError } from '@svc/application';
 import { claimDataDir, loadConfig, otherProcessesUsing, type AppConfig } from '@svc/config';
 import { createEventStore, EventSchemaRegistry } from '@svc/event-store';
 import { createReadStore, ProjectionRunner } from '@svc/read-store';
@@ -26,13 +26,15 @@ export interface RebuiltProjection {
  * (`DATA_DIR`, `EVENTSTORE_URL`, `MONGODB_URL`): each chosen projection's collections are dropped and its
  * checkpoint deleted, then the log is read once and each page applied by all of them (with the embedded store, one
  * read-store transaction per 20,000 events; `ProjectionRunner.rebuildTogether`). Stop the service first: its own
- * projections would write the same read models. The data directory is claimed while it runs, so a service or
- * worker started meanwhile is refused.
+ * projections would write the same read models. The data directory is claimed while it runs, and the runner's
+ * lease in the read store is held (role `rebuild`, runner-lease.ts), so a service or worker started meanwhile is
+ * refused, on this host or any other sharing the stores.
  * @returns the rebuilt projections, the log position they were rebuilt through and the time it took.
  * Unless `skipLogCheck`, the chain of the whole embedded log is checked first (hashes and links, flat out on a
  * worker thread: about 67 s at 1,000,000 acceptances), and nothing is reset when it fails.
  * @throws Error naming an unknown projection, when the embedded event log (`DATA_DIR/events.sqlite`) does not
- *   exist, or when a service or worker process is running on the data directory; ProjectionFaultedError naming the projection, stream and
+ *   exist, when a service or worker process is running on the data directory, when another process holds the
+ *   runner's lease (a runner or another rebuild, on any host), or when the lease was lost during the rebuild; ProjectionFaultedError naming the projection, stream and
  *   position when a stored event fails its integrity check (the read model then stops before it); Error naming the
  *   event when the check of the log before the replay, or the replay's read of the whole log, met a bad one.
  */
@@ -66,10 +68,28 @@ async function rebuildClaimed(config: AppConfig, chosen: string[], options: { sk
   const readStore = await createReadStore(config, { serving: false });
   const runner = new ProjectionRunner(eventStore, readStore, [...ALL_PROJECTIONS], undefined, { idleCheckMs: 0, replayCommitEvents: REBUILD_COMMIT_EVENTS, replayReadAhead: true });
   const started = Date.now();
+  // With shared stores (MongoDB) the runner may live on another host, out of reach of the data directory's claims:
+  // the rebuild takes the runner's lease for as long as it runs, so that none starts meanwhile on any host.
+  const lease = new RunnerLease(readStore, config.runnerHeartbeatMs, { role: 'rebuild' });
+  let lostLease: string | undefined;
+  lease.onLost = (reason) => {
+    lostLease = reason;
+  };
+  let claimed = false;
   try {
-    // With shared stores (MongoDB) the runner may live on another host, out of reach of the data directory's claims.
-    const holder = await new RunnerLease(readStore, config.runnerHeartbeatMs).liveHolder();
-    if (holder) throw new Error(`pid ${holder.pid} on host ${holder.host} runs the projections and processors on these stores (last beat ${holder.beatAt}): stop it first`);
+    const holder = await lease.liveHolder();
+    if (holder) {
+      const what = holder.role === 'rebuild' ? describeHolder(holder) : `${describeHolder(holder)} runs the projections and processors on these stores`;
+      throw new Error(`${what} (last beat ${holder.beatAt}): stop it first`);
+    }
+    try {
+      await lease.claim();
+      claimed = true;
+    } catch (err) {
+      // Another process took it between the look and the claim.
+      if (err instanceof RunnerLeaseHeldError) throw new Error(`${err.message}; stop it first`);
+      throw err;
+    }
     // A replay applies what it reads once the link from the next event holds; an edit of consecutive events with
     // their links recomputed shows only where the rewritten run meets the original. So the whole chain is checked
     // first, and read models are left as they are when it fails (libs/event-store/README.md "Tamper evidence").
@@ -90,10 +110,12 @@ async function rebuildClaimed(config: AppConfig, chosen: string[], options: { sk
     // are made of) leaves every projection complete on its own reads: the log is still not to be trusted.
     const fault = eventStore.integrityFaults?.()[0];
     if (fault) throw new Error(`the event log holds a bad stored event: ${fault.message}; the read models stop before it where they meet it, and the rest may be incomplete`);
+    if (lostLease) throw new Error(`the runner's lease was lost during the rebuild (${lostLease}): another process may have written the read models meanwhile; stop it and rebuild again`);
     const seconds = (Date.now() - started) / 1000;
     return chosen.map((projection) => ({ projection, throughPosition: head.toString(), seconds }));
   } finally {
     await runner.stop();
+    if (claimed) await lease.release().catch(() => undefined);
     await eventStore.close();
     await readStore.close();
   }

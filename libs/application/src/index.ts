@@ -22,7 +22,7 @@ export * from './webhooks/webhook-signature';
 export { ProcessorsModule } from './processors/processors.module';
 export { Processors } from './processors/processors.service';
 export { RunnerHeartbeat, RUNNER_HEARTBEAT_COLLECTION, eventLogFaultRecord, type RunnerView, type RunnerHeartbeatDoc, type EventLogFaultRecord } from './processors/runner-heartbeat';
-export { RunnerLease, RunnerLeaseHeldError, type RunnerLeaseFields } from './infrastructure/runner-lease';
+export { describeHolder, RUNNER_HEARTBEAT_ID, RunnerLease, RunnerLeaseHeldError, type RunnerLeaseFields, type RunnerLeaseRole } from './infrastructure/runner-lease';
 export { faultPoint, type FaultPoint } from './processors/fault-points';
 export type { Processor } from './processors/processor';
 export type { ProcessorFault } from './processors/processor-runner';

@@ -40,8 +40,8 @@ export class SystemController {
    * component that is `down`; `eventLogFaults`, `projectionFaults` and `processorFaults` list each refused event or
    * stopped component with the stream, log position (decimal string) and reason; `eventLogCheck` says how far the
    * start-up check went; `runner` names the process running the projections and processors: `self`, or in an API
-   * replica (`RUN_PROJECTIONS=false`) that process as its heartbeat shows it (`up`, `stale`, `absent`: projections
-   * and processors are `down` unless `up`, and its faults are listed with this process's); `ledgerProblem` says why the
+   * replica (`RUN_PROJECTIONS=false`) that process as its heartbeat shows it (`up`, `stale`, `absent`, or
+   * `rebuilding` while `svc rebuild-projections` holds the lease: projections and processors are `down` unless `up`, and its faults are listed with this process's); `ledgerProblem` says why the
    * ledger is `down` (`{code, message}`: a ledger error code such as `Unavailable` or `Timeout`, and the failure in
    * words, never the endpoint's URL), null while it is up. docs/api.md "Service endpoints".
    */
@@ -62,7 +62,8 @@ export class SystemController {
     ]);
     const projectionFaults: ProjectionFault[] = [...this.projections.faults(), ...(remote?.projectionFaults ?? [])];
     const processorFaults: ProcessorFault[] = [...this.processors.faults(), ...(remote?.processorFaults ?? [])];
-    const runnerUp = this.options.runProjections || remote?.state === 'up';
+    // A rebuild holding the lease is no runner: the read models are being rewritten and no processor runs.
+    const runnerUp = this.options.runProjections || (remote?.state === 'up' && remote.role !== 'rebuild');
     const projections = runnerUp && projectionFaults.length === 0;
     const processors = runnerUp && processorFaults.length === 0;
     const eventLogFaults = this.logCheck.faults().map(eventLogFaultRecord);
@@ -90,7 +91,8 @@ export class SystemController {
     // No host name: readiness is public, and the pid with the beat's age is enough to tell the worker by.
     if (this.options.runProjections) return { state: 'self', pid: process.pid, beatAt: null, ageSeconds: null };
     if (!remote) return { state: 'absent', pid: null, beatAt: null, ageSeconds: null };
-    return { state: remote.state, pid: remote.pid, beatAt: remote.beatAt, ageSeconds: remote.ageSeconds };
+    const state = remote.state === 'up' && remote.role === 'rebuild' ? 'rebuilding' : remote.state;
+    return { state, pid: remote.pid, beatAt: remote.beatAt, ageSeconds: remote.ageSeconds };
   }
 
   /** Network info (spec §2.1). */

@@ -58,9 +58,9 @@ export class ProcessorFaultView {
 /** The process that runs the projections and processors, as readiness sees it. */
 export class ReadyRunnerView {
   @ApiProperty({
-    enum: ['self', 'up', 'stale', 'absent'],
+    enum: ['self', 'up', 'stale', 'absent', 'rebuilding'],
     description:
-      'self: this process runs the projections and processors; otherwise (an API replica) that process as its heartbeat in the read store shows it: up (a beat within three intervals and a second), stale (older), absent (none: no process runs them, or it stopped)',
+      'self: this process runs the projections and processors; otherwise (an API replica) that process as its heartbeat in the read store shows it: up (a beat within three intervals and a second), stale (older), absent (none: no process runs them, or it stopped), rebuilding (svc rebuild-projections holds the lease and is rewriting the read models: projections and processors are down)',
   })
   state!: string;
   @ApiProperty({ type: Number, nullable: true }) pid!: number | null;

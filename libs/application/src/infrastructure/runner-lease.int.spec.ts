@@ -156,4 +156,68 @@ describe('runner lease', () => {
     expect(await stored(store)).toMatchObject({ runnerId: lease.runnerId, pid: process.pid });
     await lease.release();
   });
+
+  it('does not take a live holder for itself when another container has the same host name and pid, and does take a reused pid', async () => {
+    const store = open();
+    let clock = Date.parse('2026-11-27T12:00:00Z');
+    const now = () => clock;
+    const leases = store.collection<RunnerLeaseFields>(RUNNER_HEARTBEAT_COLLECTION);
+    const beat = () => leases.updateOne({ _id: RUNNER_HEARTBEAT_ID, runnerId: 'other-container' }, { $set: { beatAt: new Date(clock).toISOString() } });
+    const sleep = async (ms: number) => {
+      clock += ms;
+      await beat();
+    };
+    // Two containers given the host name "worker", each its process as pid 1, in pid namespaces of their own; the
+    // holder is another process (written as it would write it).
+    const at = new Date(clock).toISOString();
+    await leases.insertOne({ _id: RUNNER_HEARTBEAT_ID, runnerId: 'other-container', host: 'worker', pid: 1, pidSpace: 'boot-a/4026532001', startTicks: '500', role: 'runner', startedAt: at, beatAt: at, intervalMs: 1_000 });
+    const twin = new RunnerLease(store, 1_000, { host: 'worker', pid: 1, pidSpace: 'boot-a/4026532002', startTicks: '700', now, sleep });
+    await expect(twin.claim()).rejects.toThrow(/^another process already runs the projections and processors on these stores: pid 1 on host worker/);
+    // In one pid space, a holder whose pid now belongs to a process started at another time is gone: taken at once.
+    const seen: Array<[number, string | null | undefined]> = [];
+    const restarted = new RunnerLease(store, 1_000, {
+      host: 'worker',
+      pid: 7,
+      pidSpace: 'boot-a/4026532001',
+      startTicks: '900',
+      now,
+      processRuns: (pid, startTicks) => {
+        seen.push([pid, startTicks]);
+        return false;
+      },
+      sleep: async () => {
+        throw new Error('no wait expected');
+      },
+    });
+    await restarted.claim();
+    expect(seen).toEqual([[1, '500']]);
+    expect(await stored(store)).toMatchObject({ runnerId: restarted.runnerId, pid: 7, pidSpace: 'boot-a/4026532001', startTicks: '900', role: 'runner' });
+    await restarted.release();
+  });
+
+  it('is held by a rebuild, which a runner starting on any host is refused beside, naming the rebuild', async () => {
+    const [a, b] = [open(), open()];
+    let clock = Date.parse('2026-11-27T12:00:00Z');
+    const now = () => clock;
+    const rebuild = new RunnerLease(a, 1_000, { host: 'ops', pid: 55, role: 'rebuild', now });
+    await rebuild.claim();
+    expect(await stored(b)).toMatchObject({ role: 'rebuild', pid: 55, host: 'ops' });
+    const worker = new RunnerLease(b, 1_000, {
+      host: 'worker-b',
+      pid: 202,
+      now,
+      sleep: async (ms) => {
+        clock += ms;
+        await rebuild.renew({});
+      },
+    });
+    await expect(worker.claim()).rejects.toThrow(
+      /^svc rebuild-projections \(pid 55 on host ops\) is rebuilding the read models on these stores, its last beat [\d.]+ s ago: start this process once it has finished$/,
+    );
+    expect(await new RunnerLease(b, 1_000, { host: 'cli', pid: 303, now }).liveHolder()).toMatchObject({ role: 'rebuild' });
+    await rebuild.release();
+    await worker.claim();
+    expect(await stored(a)).toMatchObject({ runnerId: worker.runnerId, role: 'runner' });
+    await worker.release();
+  });
 });

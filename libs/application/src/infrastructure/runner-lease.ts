@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DuplicateKeyError, type ReadStore } from '@svc/read-store';
+import { currentProcessIdentity, processRuns } from './process-identity';
 
 /** Collection of the runner's lease and heartbeat in the read store (one document, shared by every process on the same stores). */
 export const RUNNER_HEARTBEAT_COLLECTION = 'runner_heartbeats';
@@ -14,6 +15,18 @@ export interface RunnerLeaseFields {
   runnerId?: string;
   pid: number;
   host: string;
+  /**
+   * The holder's pid space (`<boot id>/<pid namespace inode>`, process-identity.ts): processes that share it judge
+   * each other's liveness by pid. Absent off Linux and in documents of older releases (the host name stands in).
+   */
+  pidSpace?: string | null;
+  /** The holder's start time in clock ticks since boot, so that a later process reusing its pid is not taken for it. */
+  startTicks?: string | null;
+  /**
+   * What the holder does with the lease: `runner`, a service or worker running the projections and processors;
+   * `rebuild`, `svc rebuild-projections` rewriting the read models. Absent in documents of older releases (`runner`).
+   */
+  role?: RunnerLeaseRole;
   /** When the holder started running the projections and processors, ISO 8601. */
   startedAt: string;
   /** When the holder last wrote the document, ISO 8601 (the holder's wall clock). */
@@ -22,6 +35,9 @@ export interface RunnerLeaseFields {
   intervalMs: number;
   [key: string]: unknown;
 }
+
+/** What a lease holder does (see {@link RunnerLeaseFields.role}). */
+export type RunnerLeaseRole = 'runner' | 'rebuild';
 
 /** Another live process holds the lease: this one must not run the projections and processors. */
 export class RunnerLeaseHeldError extends Error {
@@ -36,14 +52,9 @@ export function beatIsFresh(doc: Pick<RunnerLeaseFields, 'beatAt' | 'intervalMs'
 /** Runs of this process that hold a lease now: another service of the same process never takes theirs. */
 const HELD_HERE = new Set<string>();
 
-/** Whether a process with this pid runs on this machine (`kill(pid, 0)`: EPERM means it exists under another user). */
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
+/** The holder as refusals name it. */
+export function describeHolder(doc: Pick<RunnerLeaseFields, 'pid' | 'host' | 'role'>): string {
+  return doc.role === 'rebuild' ? `svc rebuild-projections (pid ${doc.pid} on host ${doc.host}) is rebuilding the read models on these stores` : `pid ${doc.pid} on host ${doc.host}`;
 }
 
 /**
@@ -52,9 +63,13 @@ function pidAlive(pid: number): boolean {
  * runner's heartbeat document of the read store, which the holder rewrites every `RUNNER_HEARTBEAT_MS`.
  *
  * - {@link claim}, before any projection or processor starts: free when there is no document, when its beat is
- *   older than three of its holder's intervals and a second, or when its holder was a process of this host that no
- *   longer runs (a restart after a crash takes over at once). A fresh beat of another live process is waited out
- *   once (a holder that died on another host stops beating), then refused.
+ *   older than three of its holder's intervals and a second, or when its holder was a process of this pid space (this
+ *   machine and pid namespace, process-identity.ts) that no longer runs: a restart after a crash takes over at once.
+ *   A holder is the same process only with the same pid and start time, so a reused pid, a zombie, or a container's
+ *   pid 1 seen from another container with the same host name, never counts as the holder. A fresh beat of another
+ *   live process is waited out once (a holder that died on another host stops beating), then refused.
+ * - `svc rebuild-projections` holds it too (role `rebuild`) while it rewrites the read models, so that no runner
+ *   starts on the shared stores meanwhile, on any host.
  * - Each write is a compare-and-set on the document as last read (its `runnerId`, `pid`, `host`, `beatAt`), or an
  *   insert of a new one (a concurrent insert fails on `_id`), so two processes starting together never both win.
  * - Once taken it is renewed every interval ({@link renew}, also by the heartbeat with its reports). This run loses it
@@ -67,6 +82,10 @@ export class RunnerLease {
   readonly runnerId = randomUUID();
   readonly pid: number;
   readonly host: string;
+  readonly pidSpace: string | null;
+  readonly startTicks: string | null;
+  readonly role: RunnerLeaseRole;
+  private readonly processRuns: (pid: number, startTicks: string | null | undefined) => boolean;
   private readonly now: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
   private keepAlive: NodeJS.Timeout | undefined;
@@ -77,15 +96,30 @@ export class RunnerLease {
 
   /**
    * @param intervalMs this process's `RUNNER_HEARTBEAT_MS`, written into the document
-   * @param options this process's identity, its clock and its wait (tests stand in other processes with them)
+   * @param options this process's identity and role (`runner` unless given), its clock, its wait and its look at the
+   *   process table (tests stand in other processes with them)
    */
   constructor(
     private readonly readStore: ReadStore,
     private readonly intervalMs: number,
-    options: { pid?: number; host?: string; now?: () => number; sleep?: (ms: number) => Promise<void> } = {},
+    options: {
+      pid?: number;
+      host?: string;
+      pidSpace?: string | null;
+      startTicks?: string | null;
+      role?: RunnerLeaseRole;
+      processRuns?: (pid: number, startTicks: string | null | undefined) => boolean;
+      now?: () => number;
+      sleep?: (ms: number) => Promise<void>;
+    } = {},
   ) {
+    const own = options.pid === undefined ? currentProcessIdentity() : { pidSpace: null, startTicks: null };
     this.pid = options.pid ?? process.pid;
     this.host = options.host ?? hostname();
+    this.pidSpace = options.pidSpace !== undefined ? options.pidSpace : own.pidSpace;
+    this.startTicks = options.startTicks !== undefined ? options.startTicks : own.startTicks;
+    this.role = options.role ?? 'runner';
+    this.processRuns = options.processRuns ?? processRuns;
     this.now = options.now ?? Date.now;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
@@ -102,8 +136,10 @@ export class RunnerLease {
         const ageMs = Math.max(0, this.now() - Date.parse(current.beatAt));
         if (attempt > 1) {
           throw new RunnerLeaseHeldError(
-            `another process already runs the projections and processors on these stores: pid ${current.pid} on host ${current.host}, ` +
-              `its last beat ${(ageMs / 1000).toFixed(1)} s ago; run one (the worker, or an API with RUN_PROJECTIONS=true), API replicas beside it with RUN_PROJECTIONS=false`,
+            current.role === 'rebuild'
+              ? `${describeHolder(current)}, its last beat ${(ageMs / 1000).toFixed(1)} s ago: start this process once it has finished`
+              : `another process already runs the projections and processors on these stores: ${describeHolder(current)}, ` +
+                  `its last beat ${(ageMs / 1000).toFixed(1)} s ago; run one (the worker, or an API with RUN_PROJECTIONS=true), API replicas beside it with RUN_PROJECTIONS=false`,
           );
         }
         // A holder that died on another host stops beating: wait until its beat would be stale, then look again.
@@ -183,10 +219,13 @@ export class RunnerLease {
   private isFree(doc: RunnerLeaseFields): boolean {
     if (doc.runnerId === this.runnerId) return true;
     if (!beatIsFresh(doc, this.now())) return true;
-    if (doc.host !== this.host) return false;
-    // This host's process table says whether the holder still runs. Its pid being this process's: an earlier run of
-    // it (a restart), unless another service of this process holds the lease now.
-    return doc.pid === this.pid ? !HELD_HERE.has(doc.runnerId ?? '') : !pidAlive(doc.pid);
+    // Pids mean something only within one pid space: the holder's is known (Linux) or, failing that, its host name.
+    const samePidSpace = doc.pidSpace && this.pidSpace ? doc.pidSpace === this.pidSpace : doc.host === this.host;
+    if (!samePidSpace) return false;
+    // The holder being this very process (same pid, same start): an earlier run of it, such as a restart, unless
+    // another service of this process holds the lease now. Otherwise this pid space's process table says.
+    const thisProcess = doc.pid === this.pid && (!doc.startTicks || !this.startTicks || doc.startTicks === this.startTicks);
+    return thisProcess ? !HELD_HERE.has(doc.runnerId ?? '') : !this.processRuns(doc.pid, doc.startTicks);
   }
 
   /** Compare-and-set against `current` (or insert when there is none). @returns false when another writer came first. */
@@ -206,8 +245,17 @@ export class RunnerLease {
     return result.matched > 0;
   }
 
-  private identity(): Pick<RunnerLeaseFields, 'runnerId' | 'pid' | 'host' | 'beatAt' | 'intervalMs'> {
-    return { runnerId: this.runnerId, pid: this.pid, host: this.host, beatAt: new Date(this.now()).toISOString(), intervalMs: this.intervalMs };
+  private identity(): Pick<RunnerLeaseFields, 'runnerId' | 'pid' | 'host' | 'pidSpace' | 'startTicks' | 'role' | 'beatAt' | 'intervalMs'> {
+    return {
+      runnerId: this.runnerId,
+      pid: this.pid,
+      host: this.host,
+      pidSpace: this.pidSpace,
+      startTicks: this.startTicks,
+      role: this.role,
+      beatAt: new Date(this.now()).toISOString(),
+      intervalMs: this.intervalMs,
+    };
   }
 
   private collection() {

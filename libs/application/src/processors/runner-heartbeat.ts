@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnAppl
 import { APP_CONFIG, type AppConfig } from '@svc/config';
 import { EVENT_STORE, type EventIntegrityError, type EventIntegrityReason, type EventStore } from '@svc/event-store';
 import { READ_STORE, type ProjectionFault, type ProjectionRunner, type ReadStore } from '@svc/read-store';
-import { beatIsFresh, RUNNER_HEARTBEAT_COLLECTION, RUNNER_HEARTBEAT_ID, type RunnerLease, type RunnerLeaseFields } from '../infrastructure/runner-lease';
+import { beatIsFresh, RUNNER_HEARTBEAT_COLLECTION, RUNNER_HEARTBEAT_ID, type RunnerLease, type RunnerLeaseFields, type RunnerLeaseRole } from '../infrastructure/runner-lease';
 import { INFRA_OPTIONS, PROJECTION_RUNNER, RUNNER_LEASE } from '../infrastructure/tokens';
 import type { ProcessorFault } from './processor-runner';
 import { Processors } from './processors.service';
@@ -38,6 +38,8 @@ export interface RunnerHeartbeatDoc extends RunnerLeaseFields {
 export interface RunnerView {
   /** `up`: a beat came within three intervals and a second; `stale`: the last beat is older; `absent`: none stored. */
   state: 'up' | 'stale' | 'absent';
+  /** What the holder does: `runner` (a service or worker running them) or `rebuild` (`svc rebuild-projections`); null when absent. */
+  role: RunnerLeaseRole | null;
   pid: number | null;
   host: string | null;
   beatAt: string | null;
@@ -103,10 +105,11 @@ export class RunnerHeartbeat implements OnApplicationBootstrap, BeforeApplicatio
    */
   async read(now: number = Date.now()): Promise<RunnerView> {
     const doc = await this.collection().findOne({ _id: RUNNER_HEARTBEAT_ID });
-    if (!doc) return { state: 'absent', pid: null, host: null, beatAt: null, ageSeconds: null, projectionFaults: [], processorFaults: [], eventLogFaults: [] };
+    if (!doc) return { state: 'absent', role: null, pid: null, host: null, beatAt: null, ageSeconds: null, projectionFaults: [], processorFaults: [], eventLogFaults: [] };
     const ageMs = Math.max(0, now - Date.parse(doc.beatAt));
     return {
       state: beatIsFresh(doc, now) ? 'up' : 'stale',
+      role: doc.role ?? 'runner',
       pid: doc.pid,
       host: doc.host,
       beatAt: doc.beatAt,
