@@ -213,13 +213,53 @@ const mongoUrl = makeValidator<string>((input: string) => {
 });
 
 /**
- * `EVENTSTORE_URL`: an EventStoreDB connection string, `esdb://` or `esdb+discover://` (the client parses its
- * options when it connects). An error never repeats the value: it may carry a password.
+ * The query options the EventStoreDB client (6.x) reads from a connection string, compared as it compares them
+ * (case, `-` and `_` ignored). The client warns of any other key, and of `tlsVerifyCert=false`, which it does not
+ * support, by printing the whole string, password included, to the console: both are refused here instead.
+ */
+const EVENTSTORE_OPTION_KEYS = new Set(
+  [
+    'connectionName',
+    'defaultDeadline',
+    'discoveryInterval',
+    'dnsDiscover',
+    'gossipTimeout',
+    'keepAliveInterval',
+    'keepAliveTimeout',
+    'maxDiscoverAttempts',
+    'nodePreference',
+    'throwOnAppendFailure',
+    'tls',
+    'tlsCAFile',
+    'tlsVerifyCert',
+    'userCertFile',
+    'userKeyFile',
+  ].map(flatOptionKey),
+);
+
+function flatOptionKey(key: string): string {
+  return key.trim().toLowerCase().replace(/[_-]/g, '');
+}
+
+/**
+ * `EVENTSTORE_URL`: an EventStoreDB connection string, `esdb://` or `esdb+discover://`, whose query options are
+ * ones the client knows (the client parses them when it connects). An error never repeats the value, which may carry
+ * a password; it names an unknown option's key only.
  */
 const eventStoreUrl = makeValidator<string>((input: string) => {
   if (input.trim() === '') return ''; // set but empty: the embedded store, as before
   if (!/^esdb(?:\+discover)?:\/\/\S+$/.test(input.trim())) {
     throw new EnvError('must be an esdb:// or esdb+discover:// connection string (the value is not repeated here: it may carry a password)');
+  }
+  const query = input.trim().split('?')[1] ?? '';
+  for (const pair of query.split('&').filter((p) => p !== '')) {
+    const [key = '', value = ''] = pair.split('=');
+    if (!EVENTSTORE_OPTION_KEYS.has(flatOptionKey(key))) {
+      throw new EnvError(`has an option the EventStoreDB client does not know, "${key.slice(0, 40)}" (the value is not repeated here: it may carry a password)`);
+    }
+    if (flatOptionKey(key) === 'tlsverifycert' && value.trim() === 'false') {
+      throw new EnvError('has tlsVerifyCert=false, which the EventStoreDB client does not support: give the server\'s CA with tlsCAFile instead');
+    }
   }
   return input.trim();
 });

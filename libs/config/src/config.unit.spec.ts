@@ -60,6 +60,18 @@ describe('configuration', () => {
     }
   });
 
+  it('refuses EventStoreDB options the client would print the whole connection string for, naming the key only', () => {
+    // The client's own spellings pass, in any case and with - or _.
+    const known = 'esdb://admin:pa55word@es1:2113?tls=true&TLS_CA_FILE=%2Fca.pem&node-preference=leader&keepAliveInterval=10000';
+    expect(loadConfig({ EVENTSTORE_URL: known }).eventStoreUrl).toBe(known);
+    const typo = 'esdb://admin:pa55word@es1:2113?tls=true&tlsCaFiel=/ca.pem';
+    expect(() => loadConfig({ EVENTSTORE_URL: typo })).toThrow(/EVENTSTORE_URL: has an option the EventStoreDB client does not know, "tlsCaFiel"/);
+    expect(() => loadConfig({ EVENTSTORE_URL: typo })).not.toThrow(/pa55word/);
+    const unverified = 'esdb://admin:pa55word@es1:2113?tls=true&tlsVerifyCert=false';
+    expect(() => loadConfig({ EVENTSTORE_URL: unverified })).toThrow(/EVENTSTORE_URL: has tlsVerifyCert=false, which the EventStoreDB client does not support/);
+    expect(() => loadConfig({ EVENTSTORE_URL: unverified })).not.toThrow(/pa55word/);
+  });
+
   it('parses TRUST_PROXY as a flag or a list of addresses, and refuses a hop count', () => {
     expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
     expect(() => loadConfig({ TRUST_PROXY: '2' })).toThrow(/TRUST_PROXY: no longer takes a hop count/);
