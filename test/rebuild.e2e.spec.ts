@@ -10,12 +10,12 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { generateKeyPairSigner } from '@solana/kit';
-import { RUNNER_HEARTBEAT_COLLECTION, RUNNER_HEARTBEAT_ID, type RunnerLeaseFields } from '@svc/application';
+import { currentPidSpace, RUNNER_HEARTBEAT_COLLECTION, RUNNER_HEARTBEAT_ID, type RunnerLeaseFields } from '@svc/application';
 import { ALL_PROJECTIONS, COLLECTIONS } from '@svc/projections';
 import { SqliteReadStore, type Doc } from '@svc/read-store';
 import { ApiClient } from '../apps/cli/src/api-client';
 import { acceptAsWallet } from '../apps/cli/src/operations';
-import { cliMain } from '../apps/cli/src/paths';
+import { cliMain, projectRoot } from '../apps/cli/src/paths';
 import { eventually, publishedDocument } from './support/fixtures';
 import { startTestService, tempDataDir } from './support/test-service';
 
@@ -47,9 +47,10 @@ async function stoppedServiceData() {
   const client = new ApiClient(service.baseUrl);
   const accepted = await acceptAsWallet(client, await generateKeyPairSigner(), { organization: doc.organization.address, document: doc.document.address, origin: 'https://a.example' });
   const acceptanceBefore = await client.request('GET', `/v1/public/acceptances/${accepted.acceptanceId}`);
+  const { chainId } = (await client.request('GET', '/v1/network')) as { chainId: string };
   const port = Number(new URL(service.baseUrl).port);
   await service.stop();
-  return { dataDir, port, doc, accepted, acceptanceBefore };
+  return { dataDir, port, doc, accepted, acceptanceBefore, chainId };
 }
 
 (built ? describe : describe.skip)(`svc rebuild-projections${built ? '' : ' (skipped: run "npm run build" first; npm test does)'}`, () => {
@@ -218,13 +219,23 @@ async function stoppedServiceData() {
         await new Promise((r) => setTimeout(r, 2));
       }
       expect({ code: await exit, stderr }).toEqual({ code: 0, stderr: '' });
-      expect(seen).toEqual([expect.objectContaining({ role: 'rebuild', pid: child.pid })]);
+      // Known by its pid space and start time as well as its pid: this machine's, as this test process sees it.
+      expect(seen).toEqual([expect.objectContaining({ pid: child.pid, holder: expect.objectContaining({ role: 'rebuild', pidSpace: currentPidSpace(), startTicks: expect.stringMatching(/^\d+$/) }) })]);
       // Released at the end.
       expect(await leases.findOne({ _id: RUNNER_HEARTBEAT_ID })).toBeNull();
 
       // A worker on another host sharing the stores, beating: the rebuild is refused and leaves its lease alone.
       const at = new Date().toISOString();
-      await leases.insertOne({ _id: RUNNER_HEARTBEAT_ID, runnerId: 'worker-b-run', pid: 202, host: 'worker-b', pidSpace: 'other-boot/1', role: 'runner', startedAt: at, beatAt: at, intervalMs: 60_000 });
+      await leases.insertOne({
+        _id: RUNNER_HEARTBEAT_ID,
+        runnerId: 'worker-b-run',
+        pid: 202,
+        host: 'worker-b',
+        holder: { runnerId: 'worker-b-run', pidSpace: 'other-boot/1', startTicks: '5', role: 'runner' },
+        startedAt: at,
+        beatAt: at,
+        intervalMs: 60_000,
+      });
       const refused = await exec(process.execPath, [cli, 'rebuild-projections', '--data-dir', dataDir], { env: process.env }).then(
         () => ({ code: 0, stderr: '' }),
         (err: { code: number; stderr: string }) => ({ code: err.code, stderr: err.stderr }),
@@ -232,6 +243,44 @@ async function stoppedServiceData() {
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain(`pid 202 on host worker-b runs the projections and processors on these stores (last beat ${at}): stop it first`);
       expect(await leases.findOne({ _id: RUNNER_HEARTBEAT_ID })).toMatchObject({ runnerId: 'worker-b-run' });
+    } finally {
+      await watcher.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('stops and fails at once when another process takes the lease over during the rebuild, leaving that lease alone', async () => {
+    const { dataDir, doc, chainId } = await stoppedServiceData();
+    // A log long enough for the rebuild to outlast a few renewals: 3,000 synthesized acceptances (the bench's own
+    // synthesizer: valid, signed event chains appended to the stopped service's log).
+    const { synthesizeAcceptances, synthesisTarget } = (await import(path.join(projectRoot(), 'dist', 'test', 'bench', 'synthesize.js'))) as typeof import('./bench/synthesize');
+    await synthesizeAcceptances(dataDir, synthesisTarget(doc, doc.versions[doc.versions.length - 1]!, chainId, 'a.example'), 3_000);
+    const watcher = new SqliteReadStore({ file: path.join(dataDir, 'read.sqlite') });
+    const leases = watcher.collection<RunnerLeaseFields>(RUNNER_HEARTBEAT_COLLECTION);
+    try {
+      const child = spawn(process.execPath, [cli, 'rebuild-projections', '--data-dir', dataDir], { env: { ...process.env, RUNNER_HEARTBEAT_MS: '100' }, stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+      const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      let running = true;
+      void exit.then(() => (running = false));
+      // As soon as the rebuild holds the lease, another process takes it over (as one whose clock ran ahead would).
+      let takenOver = false;
+      while (running && !takenOver) {
+        const doc = await leases.findOne({ _id: RUNNER_HEARTBEAT_ID });
+        if (doc) {
+          await leases.updateOne({ _id: RUNNER_HEARTBEAT_ID }, { $set: { runnerId: 'usurper', pid: 202, host: 'worker-b', holder: { runnerId: 'usurper', pidSpace: 'other/1', startTicks: '5', role: 'runner' } } });
+          takenOver = true;
+        } else {
+          await new Promise((r) => setTimeout(r, 2));
+        }
+      }
+      if (!takenOver) throw new Error(`the rebuild ended (${await exit}) before it was seen holding the lease: ${stderr}`);
+      expect(await exit).toBe(1);
+      expect(stderr).toContain("the runner's lease was lost during the rebuild (another process took the lease over");
+      expect(await leases.findOne({ _id: RUNNER_HEARTBEAT_ID })).toMatchObject({ runnerId: 'usurper' });
+      // It stopped writing when it learnt of the loss, not at the end of the replay (3,001 acceptances).
+      expect((await watcher.collection(COLLECTIONS.acceptances).find({})).length).toBeLessThan(3_001);
     } finally {
       await watcher.close();
       rmSync(dataDir, { recursive: true, force: true });

@@ -22,7 +22,7 @@ import { summariseProfile, type ProfileSummary } from './profile-summary';
 import type { AcceptanceLoadResult, ConfirmedAcceptance, LoadOutcome } from './protocol';
 import { measureScale } from './scale';
 import { launchService, type BenchService } from './service';
-import type { SynthesisTarget } from './synthesize';
+import { synthesisTarget, type SynthesisTarget } from './synthesize';
 import { renderTable, type Row } from './table';
 
 /** Run settings, from the environment and `--smoke`. */
@@ -224,19 +224,7 @@ async function serviceFigures(service: BenchService, options: BenchOptions, ceil
   await doc.dashboard.request('PATCH', settings, { evidenceMode: 'DIRECT_ONCHAIN' });
 
   const network = (await (await fetch(`${service.origin}/api/v1/network`)).json()) as { chainId: string };
-  const target: SynthesisTarget = {
-    organizationId: doc.organization.id,
-    organization: doc.organization.address,
-    documentId: doc.document.id,
-    document: doc.document.address,
-    documentSlug: doc.document.slug,
-    versionAddress: version.address,
-    versionNumber: version.number,
-    contentHash: version.contentHash,
-    fingerprint: version.fingerprint,
-    chainId: network.chainId,
-    requestDomain: new URL(REQUEST_ORIGIN).host,
-  };
+  const target = synthesisTarget(doc, version, network.chainId, new URL(REQUEST_ORIGIN).host);
   return { rows, notes, profile: summariseProfile(profileFile), profileFile, clientSide, target, smallReadsPerSecond };
 }
 

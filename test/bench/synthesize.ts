@@ -18,6 +18,7 @@ import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { CURRENT_SCHEMA_VERSION, streams, type AcceptanceChallengeIssuedData, type AcceptanceRelayedData, type AcceptanceSubmittedData } from '@svc/domain';
 import { EventSchemaRegistry, SQLITE_EVENTS_FILE, SqliteEventStore, type EventMetadata, type NewEvent } from '@svc/event-store';
+import type { PublishedDocument } from '../support/fixtures';
 import type { AcceptanceMaterial, SynthesisTarget } from './synthesize-material';
 
 export type { SynthesisTarget } from './synthesize-material';
@@ -79,6 +80,27 @@ function appendChain(store: SqliteEventStore, target: SynthesisTarget, m: Accept
     [event('AcceptanceSubmitted', submitted, meta(byChallenge, submitId, CURRENT_SCHEMA_VERSION.AcceptanceSubmitted)), event('AcceptanceRelayed', relayed, meta(byChallenge, submitId, CURRENT_SCHEMA_VERSION.AcceptanceRelayed))],
     'no_stream',
   );
+}
+
+/**
+ * What synthesized acceptances accept: `version` of a document published by the test fixtures.
+ * @param chainId the service's CAIP-2 chain id (`GET /v1/network`)
+ * @param requestDomain the host of the site the acceptances are made on
+ */
+export function synthesisTarget(doc: PublishedDocument, version: PublishedDocument['versions'][number], chainId: string, requestDomain: string): SynthesisTarget {
+  return {
+    organizationId: doc.organization.id,
+    organization: doc.organization.address,
+    documentId: doc.document.id,
+    document: doc.document.address,
+    documentSlug: doc.document.slug,
+    versionAddress: version.address,
+    versionNumber: version.number,
+    contentHash: version.contentHash,
+    fingerprint: version.fingerprint,
+    chainId,
+    requestDomain,
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { describeHolder, RunnerLease, RunnerLeaseHeldError } from '@svc/application';
+import { describeHolder, leaseHolderOf, RunnerLease, RunnerLeaseHeldError } from '@svc/application';
 import { claimDataDir, loadConfig, otherProcessesUsing, type AppConfig } from '@svc/config';
 import { createEventStore, EventSchemaRegistry } from '@svc/event-store';
 import { createReadStore, ProjectionRunner } from '@svc/read-store';
@@ -69,21 +69,28 @@ async function rebuildClaimed(config: AppConfig, chosen: string[], options: { sk
   const runner = new ProjectionRunner(eventStore, readStore, [...ALL_PROJECTIONS], undefined, { idleCheckMs: 0, replayCommitEvents: REBUILD_COMMIT_EVENTS, replayReadAhead: true });
   const started = Date.now();
   // With shared stores (MongoDB) the runner may live on another host, out of reach of the data directory's claims:
-  // the rebuild takes the runner's lease for as long as it runs, so that none starts meanwhile on any host.
+  // the rebuild takes the runner's lease for as long as it runs, so that none starts meanwhile on any host. On the
+  // embedded store its renewals wait behind the replay's long transactions, and its beat may go stale; harmless there,
+  // since the data directory's claim keeps every other process off that store.
   const lease = new RunnerLease(readStore, config.runnerHeartbeatMs, { role: 'rebuild' });
   let lostLease: string | undefined;
+  const leaseLost = () =>
+    new Error(`the runner's lease was lost during the rebuild (${lostLease}): another process may have written the read models meanwhile; stop it and rebuild again`);
   lease.onLost = (reason) => {
+    // Another process may take over from now on: stop writing at once (the replay and its wait end) and say so.
     lostLease = reason;
+    void runner.stop().catch(() => undefined);
   };
   let claimed = false;
   try {
     const holder = await lease.liveHolder();
     if (holder) {
-      const what = holder.role === 'rebuild' ? describeHolder(holder) : `${describeHolder(holder)} runs the projections and processors on these stores`;
+      const what = leaseHolderOf(holder).role === 'rebuild' ? describeHolder(holder) : `${describeHolder(holder)} runs the projections and processors on these stores`;
       throw new Error(`${what} (last beat ${holder.beatAt}): stop it first`);
     }
     try {
-      await lease.claim();
+      // A dead runner's reports (its faults) are not this rebuild's.
+      await lease.claim({ projectionFaults: [], processorFaults: [], eventLogFaults: [] });
       claimed = true;
     } catch (err) {
       // Another process took it between the look and the claim.
@@ -100,23 +107,39 @@ async function rebuildClaimed(config: AppConfig, chosen: string[], options: { sk
           `${check.checked} events before it are good. Restore the log from a backup (docs/architecture.md "Events on disk")`,
       );
     }
+    if (lostLease) throw leaseLost();
     // Reset first, then start: the chosen projections, left without a checkpoint, replay the log together from one
     // read and get their indexes after it; the others resume from their checkpoints.
-    await runner.rebuildTogether(chosen);
     const head = await eventStore.headPosition();
-    await runner.start();
-    await runner.waitFor(head, { timeoutMs: Infinity });
+    try {
+      await runner.rebuildTogether(chosen);
+      await runner.start();
+      await runner.waitFor(head, { timeoutMs: Infinity });
+    } catch (err) {
+      throw lostLease ? leaseLost() : err;
+    }
     // A bad event that only the replay's read of the whole log met (a removed row, between events the read models
     // are made of) leaves every projection complete on its own reads: the log is still not to be trusted.
     const fault = eventStore.integrityFaults?.()[0];
     if (fault) throw new Error(`the event log holds a bad stored event: ${fault.message}; the read models stop before it where they meet it, and the rest may be incomplete`);
-    if (lostLease) throw new Error(`the runner's lease was lost during the rebuild (${lostLease}): another process may have written the read models meanwhile; stop it and rebuild again`);
+    if (lostLease) throw leaseLost();
     const seconds = (Date.now() - started) / 1000;
     return chosen.map((projection) => ({ projection, throughPosition: head.toString(), seconds }));
   } finally {
-    await runner.stop();
-    if (claimed) await lease.release().catch(() => undefined);
-    await eventStore.close();
-    await readStore.close();
+    // Each step even when one before it fails: the lease must not outlive the command, nor the stores stay open.
+    await inTurn([() => runner.stop(), () => (claimed ? lease.release().catch(() => undefined) : undefined), () => eventStore.close(), () => readStore.close()]);
   }
+}
+
+/** Runs every step in order, each even when one before it failed. @throws the first step's error, once all have run. */
+async function inTurn(steps: ReadonlyArray<() => Promise<unknown> | unknown>): Promise<void> {
+  let first: { error: unknown } | undefined;
+  for (const step of steps) {
+    try {
+      await step();
+    } catch (error) {
+      first ??= { error };
+    }
+  }
+  if (first) throw first.error;
 }

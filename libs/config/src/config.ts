@@ -213,56 +213,46 @@ const mongoUrl = makeValidator<string>((input: string) => {
 });
 
 /**
- * The query options the EventStoreDB client (6.x) reads from a connection string, compared as it compares them
- * (case, `-` and `_` ignored). The client warns of any other key, and of `tlsVerifyCert=false`, which it does not
- * support, by printing the whole string, password included, to the console: both are refused here instead.
- */
-const EVENTSTORE_OPTION_KEYS = new Set(
-  [
-    'connectionName',
-    'defaultDeadline',
-    'discoveryInterval',
-    'dnsDiscover',
-    'gossipTimeout',
-    'keepAliveInterval',
-    'keepAliveTimeout',
-    'maxDiscoverAttempts',
-    'nodePreference',
-    'throwOnAppendFailure',
-    'tls',
-    'tlsCAFile',
-    'tlsVerifyCert',
-    'userCertFile',
-    'userKeyFile',
-  ].map(flatOptionKey),
-);
-
-function flatOptionKey(key: string): string {
-  return key.trim().toLowerCase().replace(/[_-]/g, '');
-}
-
-/**
- * `EVENTSTORE_URL`: an EventStoreDB connection string, `esdb://` or `esdb+discover://`, whose query options are
- * ones the client knows (the client parses them when it connects). An error never repeats the value, which may carry
- * a password; it names an unknown option's key only.
+ * `EVENTSTORE_URL`: an EventStoreDB connection string, `esdb://` or `esdb+discover://`, as the EventStoreDB client
+ * parses it (its own parser, run here so that a bad string stops the start-up with a clear line). The client warns
+ * of an option it does not know, and of `tlsVerifyCert=false`, which it does not support, by printing the whole
+ * string, password included, to the console: both are refused here instead. An error never repeats the value; it
+ * names an unknown option's key only when the key is plainly one (letters, digits, `-`, `_`).
  */
 const eventStoreUrl = makeValidator<string>((input: string) => {
   if (input.trim() === '') return ''; // set but empty: the embedded store, as before
-  if (!/^esdb(?:\+discover)?:\/\/\S+$/.test(input.trim())) {
-    throw new EnvError('must be an esdb:// or esdb+discover:// connection string (the value is not repeated here: it may carry a password)');
+  const unrepeated = '(the value is not repeated here: it may carry a password)';
+  if (!/^esdb(?:\+discover)?:\/\/\S+$/.test(input.trim())) throw new EnvError(`must be an esdb:// or esdb+discover:// connection string ${unrepeated}`);
+  const warnings: string[] = [];
+  try {
+    withConsoleWarnCaptured(warnings, () => parseEventStoreConnectionString(input.trim()));
+  } catch {
+    throw new EnvError(`is not a connection string the EventStoreDB client can parse ${unrepeated}`);
   }
-  const query = input.trim().split('?')[1] ?? '';
-  for (const pair of query.split('&').filter((p) => p !== '')) {
-    const [key = '', value = ''] = pair.split('=');
-    if (!EVENTSTORE_OPTION_KEYS.has(flatOptionKey(key))) {
-      throw new EnvError(`has an option the EventStoreDB client does not know, "${key.slice(0, 40)}" (the value is not repeated here: it may carry a password)`);
-    }
-    if (flatOptionKey(key) === 'tlsverifycert' && value.trim() === 'false') {
-      throw new EnvError('has tlsVerifyCert=false, which the EventStoreDB client does not support: give the server\'s CA with tlsCAFile instead');
-    }
+  for (const warning of warnings) {
+    if (warning.includes('"tlsVerifyCert"')) throw new EnvError("has tlsVerifyCert=false, which the EventStoreDB client does not support: give the server's CA with tlsCAFile instead");
+    const key = /^Unknown option key "([A-Za-z0-9_-]{1,40})"/.exec(warning)?.[1];
+    throw new EnvError(`has ${key ? `an option the EventStoreDB client does not know, "${key}"` : 'a query the EventStoreDB client does not understand'} ${unrepeated}`);
   }
   return input.trim();
 });
+
+/** The EventStoreDB client's connection-string parser (loaded only when `EVENTSTORE_URL` is set: it brings the client's gRPC modules). */
+function parseEventStoreConnectionString(connectionString: string): unknown {
+  const { parseConnectionString } = require('@eventstore/db-client/dist/Client/parseConnectionString') as typeof import('@eventstore/db-client/dist/Client/parseConnectionString');
+  return parseConnectionString(connectionString);
+}
+
+/** Runs `fn` with `console.warn` collecting its first lines into `into` instead of printing them. */
+function withConsoleWarnCaptured<T>(into: string[], fn: () => T): T {
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => void into.push(String(args[0] ?? '').split('\n')[0]!);
+  try {
+    return fn();
+  } finally {
+    console.warn = warn;
+  }
+}
 
 /**
  * `LEDGER_RPC_URL`: an http(s) URL without `user:password@`, which `fetch` refuses (an RPC provider's key goes in

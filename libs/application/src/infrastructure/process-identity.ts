@@ -49,15 +49,18 @@ export function parseProcStat(text: string): { state: string; startTicks: string
   return state && startTicks && /^\d+$/.test(startTicks) ? { state, startTicks } : null;
 }
 
-/** The stat line of a pid of this pid space, or null when it has none (no such process) or `/proc` is not there. */
-export function procStat(pid: number): { state: string; startTicks: string } | null {
+/**
+ * The stat line of a pid of this pid space (or of this process, `self`), or null when it has none (no such process)
+ * or `/proc` is not there.
+ */
+export function procStat(pid: number | 'self'): { state: string; startTicks: string } | null {
   const text = readOrNull(() => readFileSync(`/proc/${pid}/stat`, 'utf8'));
   return text === null ? null : parseProcStat(text);
 }
 
-/** This process's identity on its machine. */
+/** This process's identity on its machine (`/proc/self`, which is this process even where `/proc` shows another pid namespace's numbers). */
 export function currentProcessIdentity(): ProcessIdentity {
-  return { pidSpace: currentPidSpace(), startTicks: procStat(process.pid)?.startTicks ?? null };
+  return { pidSpace: currentPidSpace(), startTicks: procStat('self')?.startTicks ?? null };
 }
 
 /**

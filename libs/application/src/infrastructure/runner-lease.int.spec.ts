@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { SqliteReadStore } from '@svc/read-store';
-import { RUNNER_HEARTBEAT_COLLECTION, RUNNER_HEARTBEAT_ID, RunnerLease, RunnerLeaseHeldError, type RunnerLeaseFields } from './runner-lease';
+import { leaseHolderOf, RUNNER_HEARTBEAT_COLLECTION, RUNNER_HEARTBEAT_ID, RunnerLease, RunnerLeaseHeldError, type RunnerLeaseFields } from './runner-lease';
 
 describe('runner lease', () => {
   let dir: string;
@@ -170,7 +170,16 @@ describe('runner lease', () => {
     // Two containers given the host name "worker", each its process as pid 1, in pid namespaces of their own; the
     // holder is another process (written as it would write it).
     const at = new Date(clock).toISOString();
-    await leases.insertOne({ _id: RUNNER_HEARTBEAT_ID, runnerId: 'other-container', host: 'worker', pid: 1, pidSpace: 'boot-a/4026532001', startTicks: '500', role: 'runner', startedAt: at, beatAt: at, intervalMs: 1_000 });
+    await leases.insertOne({
+      _id: RUNNER_HEARTBEAT_ID,
+      runnerId: 'other-container',
+      host: 'worker',
+      pid: 1,
+      holder: { runnerId: 'other-container', pidSpace: 'boot-a/4026532001', startTicks: '500', role: 'runner' },
+      startedAt: at,
+      beatAt: at,
+      intervalMs: 1_000,
+    });
     const twin = new RunnerLease(store, 1_000, { host: 'worker', pid: 1, pidSpace: 'boot-a/4026532002', startTicks: '700', now, sleep });
     await expect(twin.claim()).rejects.toThrow(/^another process already runs the projections and processors on these stores: pid 1 on host worker/);
     // In one pid space, a holder whose pid now belongs to a process started at another time is gone: taken at once.
@@ -191,7 +200,7 @@ describe('runner lease', () => {
     });
     await restarted.claim();
     expect(seen).toEqual([[1, '500']]);
-    expect(await stored(store)).toMatchObject({ runnerId: restarted.runnerId, pid: 7, pidSpace: 'boot-a/4026532001', startTicks: '900', role: 'runner' });
+    expect(await stored(store)).toMatchObject({ runnerId: restarted.runnerId, pid: 7, holder: { runnerId: restarted.runnerId, pidSpace: 'boot-a/4026532001', startTicks: '900', role: 'runner' } });
     await restarted.release();
   });
 
@@ -201,7 +210,7 @@ describe('runner lease', () => {
     const now = () => clock;
     const rebuild = new RunnerLease(a, 1_000, { host: 'ops', pid: 55, role: 'rebuild', now });
     await rebuild.claim();
-    expect(await stored(b)).toMatchObject({ role: 'rebuild', pid: 55, host: 'ops' });
+    expect(await stored(b)).toMatchObject({ pid: 55, host: 'ops', holder: { role: 'rebuild' } });
     const worker = new RunnerLease(b, 1_000, {
       host: 'worker-b',
       pid: 202,
@@ -214,10 +223,59 @@ describe('runner lease', () => {
     await expect(worker.claim()).rejects.toThrow(
       /^svc rebuild-projections \(pid 55 on host ops\) is rebuilding the read models on these stores, its last beat [\d.]+ s ago: start this process once it has finished$/,
     );
-    expect(await new RunnerLease(b, 1_000, { host: 'cli', pid: 303, now }).liveHolder()).toMatchObject({ role: 'rebuild' });
+    expect(leaseHolderOf((await new RunnerLease(b, 1_000, { host: 'cli', pid: 303, now }).liveHolder())!).role).toBe('rebuild');
     await rebuild.release();
     await worker.claim();
-    expect(await stored(a)).toMatchObject({ runnerId: worker.runnerId, role: 'runner' });
+    expect(await stored(a)).toMatchObject({ runnerId: worker.runnerId, holder: { role: 'runner' } });
     await worker.release();
+  });
+
+  it('never takes a live holder of an older release, nor trusts the identity another holder left behind', async () => {
+    const store = open();
+    let clock = Date.parse('2026-11-27T12:00:00Z');
+    const now = () => clock;
+    const leases = store.collection<RunnerLeaseFields>(RUNNER_HEARTBEAT_COLLECTION);
+    const at = () => new Date(clock).toISOString();
+    const beating = (runnerId: string) => async (ms: number) => {
+      clock += ms;
+      await leases.updateOne({ _id: RUNNER_HEARTBEAT_ID, runnerId }, { $set: { beatAt: at() } });
+    };
+    // An older release (no holder identity) running as pid 1 of a container named "worker"; this one is pid 1 of
+    // another container with the same name, whose process table also has a live pid 1.
+    await leases.insertOne({ _id: RUNNER_HEARTBEAT_ID, runnerId: 'old-release', host: 'worker', pid: 1, startedAt: at(), beatAt: at(), intervalMs: 1_000 });
+    const asked: Array<string | null | undefined> = [];
+    const twin = new RunnerLease(store, 1_000, {
+      host: 'worker',
+      pid: 1,
+      pidSpace: 'boot-a/4026532002',
+      startTicks: '700',
+      now,
+      processRuns: (_pid, startTicks) => {
+        asked.push(startTicks);
+        return true;
+      },
+      sleep: beating('old-release'),
+    });
+    await expect(twin.claim()).rejects.toThrow(/pid 1 on host worker/);
+    expect(asked).toEqual([null, null]);
+
+    // That older release took the document over from a rebuild and left the rebuild's identity in it: it reads as a
+    // runner of unknown start time, not as a rebuild started at tick 100 (which would pass for gone).
+    await leases.updateOne(
+      { _id: RUNNER_HEARTBEAT_ID },
+      { $set: { runnerId: 'old-release-2', holder: { runnerId: 'a-rebuild', pidSpace: 'boot-a/4026532002', startTicks: '100', role: 'rebuild' }, beatAt: at() } },
+    );
+    const doc = (await stored(store))!;
+    expect(leaseHolderOf(doc)).toEqual({ pidSpace: null, startTicks: null, role: 'runner' });
+    const sameSpace = new RunnerLease(store, 1_000, {
+      host: 'worker',
+      pid: 7,
+      pidSpace: 'boot-a/4026532002',
+      startTicks: '900',
+      now,
+      processRuns: (_pid, startTicks) => startTicks !== '100',
+      sleep: beating('old-release-2'),
+    });
+    await expect(sameSpace.claim()).rejects.toThrow(/^another process already runs the projections and processors on these stores: pid 1 on host worker/);
   });
 });

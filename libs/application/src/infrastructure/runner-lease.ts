@@ -16,17 +16,11 @@ export interface RunnerLeaseFields {
   pid: number;
   host: string;
   /**
-   * The holder's pid space (`<boot id>/<pid namespace inode>`, process-identity.ts): processes that share it judge
-   * each other's liveness by pid. Absent off Linux and in documents of older releases (the host name stands in).
+   * Who the holder is beyond pid and host, and what it does with the lease, as that holder wrote it: trusted only when
+   * its `runnerId` is the document's (an older release taking the document over rewrites the fields above and leaves
+   * this one behind). Absent in documents of older releases. See {@link leaseHolderOf}.
    */
-  pidSpace?: string | null;
-  /** The holder's start time in clock ticks since boot, so that a later process reusing its pid is not taken for it. */
-  startTicks?: string | null;
-  /**
-   * What the holder does with the lease: `runner`, a service or worker running the projections and processors;
-   * `rebuild`, `svc rebuild-projections` rewriting the read models. Absent in documents of older releases (`runner`).
-   */
-  role?: RunnerLeaseRole;
+  holder?: RunnerLeaseHolder;
   /** When the holder started running the projections and processors, ISO 8601. */
   startedAt: string;
   /** When the holder last wrote the document, ISO 8601 (the holder's wall clock). */
@@ -36,8 +30,31 @@ export interface RunnerLeaseFields {
   [key: string]: unknown;
 }
 
-/** What a lease holder does (see {@link RunnerLeaseFields.role}). */
+/**
+ * What a lease holder does: `runner`, a service or worker running the projections and processors; `rebuild`,
+ * `svc rebuild-projections` rewriting the read models.
+ */
 export type RunnerLeaseRole = 'runner' | 'rebuild';
+
+/** A holder's identity and role, as it wrote them (see {@link RunnerLeaseFields.holder}). */
+export interface RunnerLeaseHolder {
+  /** The run that wrote this; the fields count only while it is the document's `runnerId`. */
+  runnerId: string;
+  /** The holder's pid space (`<boot id>/<pid namespace inode>`, process-identity.ts): processes sharing it judge each other's liveness by pid. Null off Linux. */
+  pidSpace: string | null;
+  /** The holder's start time in clock ticks since boot, so that a later process reusing its pid is not taken for it. Null off Linux. */
+  startTicks: string | null;
+  role: RunnerLeaseRole;
+}
+
+/**
+ * The holder's identity and role as far as the document can be trusted on them: what the holder wrote, or for a
+ * document of an older release (or one such a release took over) no pid space, no start time and `runner`.
+ */
+export function leaseHolderOf(doc: Pick<RunnerLeaseFields, 'runnerId' | 'holder'>): Omit<RunnerLeaseHolder, 'runnerId'> {
+  const h = doc.holder;
+  return h && doc.runnerId !== undefined && h.runnerId === doc.runnerId ? { pidSpace: h.pidSpace, startTicks: h.startTicks, role: h.role } : { pidSpace: null, startTicks: null, role: 'runner' };
+}
 
 /** Another live process holds the lease: this one must not run the projections and processors. */
 export class RunnerLeaseHeldError extends Error {
@@ -53,8 +70,8 @@ export function beatIsFresh(doc: Pick<RunnerLeaseFields, 'beatAt' | 'intervalMs'
 const HELD_HERE = new Set<string>();
 
 /** The holder as refusals name it. */
-export function describeHolder(doc: Pick<RunnerLeaseFields, 'pid' | 'host' | 'role'>): string {
-  return doc.role === 'rebuild' ? `svc rebuild-projections (pid ${doc.pid} on host ${doc.host}) is rebuilding the read models on these stores` : `pid ${doc.pid} on host ${doc.host}`;
+export function describeHolder(doc: Pick<RunnerLeaseFields, 'pid' | 'host' | 'runnerId' | 'holder'>): string {
+  return leaseHolderOf(doc).role === 'rebuild' ? `svc rebuild-projections (pid ${doc.pid} on host ${doc.host}) is rebuilding the read models on these stores` : `pid ${doc.pid} on host ${doc.host}`;
 }
 
 /**
@@ -136,7 +153,7 @@ export class RunnerLease {
         const ageMs = Math.max(0, this.now() - Date.parse(current.beatAt));
         if (attempt > 1) {
           throw new RunnerLeaseHeldError(
-            current.role === 'rebuild'
+            leaseHolderOf(current).role === 'rebuild'
               ? `${describeHolder(current)}, its last beat ${(ageMs / 1000).toFixed(1)} s ago: start this process once it has finished`
               : `another process already runs the projections and processors on these stores: ${describeHolder(current)}, ` +
                   `its last beat ${(ageMs / 1000).toFixed(1)} s ago; run one (the worker, or an API with RUN_PROJECTIONS=true), API replicas beside it with RUN_PROJECTIONS=false`,
@@ -219,21 +236,26 @@ export class RunnerLease {
   private isFree(doc: RunnerLeaseFields): boolean {
     if (doc.runnerId === this.runnerId) return true;
     if (!beatIsFresh(doc, this.now())) return true;
+    const holder = leaseHolderOf(doc);
     // Pids mean something only within one pid space: the holder's is known (Linux) or, failing that, its host name.
-    const samePidSpace = doc.pidSpace && this.pidSpace ? doc.pidSpace === this.pidSpace : doc.host === this.host;
+    const samePidSpace = holder.pidSpace && this.pidSpace ? holder.pidSpace === this.pidSpace : doc.host === this.host;
     if (!samePidSpace) return false;
     // The holder being this very process (same pid, same start): an earlier run of it, such as a restart, unless
-    // another service of this process holds the lease now. Otherwise this pid space's process table says.
-    const thisProcess = doc.pid === this.pid && (!doc.startTicks || !this.startTicks || doc.startTicks === this.startTicks);
-    return thisProcess ? !HELD_HERE.has(doc.runnerId ?? '') : !this.processRuns(doc.pid, doc.startTicks);
+    // another service of this process holds the lease now. A holder that recorded no start time while this process
+    // knows its own is another process (an older release, perhaps a container's pid 1 like this one). Otherwise this
+    // pid space's process table says.
+    const thisProcess = doc.pid === this.pid && (this.startTicks ? holder.startTicks === this.startTicks : !holder.startTicks);
+    return thisProcess ? !HELD_HERE.has(doc.runnerId ?? '') : !this.processRuns(doc.pid, holder.startTicks);
   }
 
   /** Compare-and-set against `current` (or insert when there is none). @returns false when another writer came first. */
   private async write(current: RunnerLeaseFields | null, fields: Record<string, unknown>): Promise<boolean> {
-    const next = { ...fields, ...this.identity() };
+    const identity = this.identity();
+    // A takeover starts the holder's run anew, unless the fields say when it started.
+    const next = { startedAt: identity.beatAt, ...fields, ...identity };
     if (!current) {
       try {
-        await this.collection().insertOne({ startedAt: next.beatAt, ...next, _id: RUNNER_HEARTBEAT_ID });
+        await this.collection().insertOne({ ...next, _id: RUNNER_HEARTBEAT_ID });
         return true;
       } catch (err) {
         if (err instanceof DuplicateKeyError) return false;
@@ -245,14 +267,12 @@ export class RunnerLease {
     return result.matched > 0;
   }
 
-  private identity(): Pick<RunnerLeaseFields, 'runnerId' | 'pid' | 'host' | 'pidSpace' | 'startTicks' | 'role' | 'beatAt' | 'intervalMs'> {
+  private identity(): Required<Pick<RunnerLeaseFields, 'runnerId' | 'pid' | 'host' | 'holder' | 'beatAt' | 'intervalMs'>> {
     return {
       runnerId: this.runnerId,
       pid: this.pid,
       host: this.host,
-      pidSpace: this.pidSpace,
-      startTicks: this.startTicks,
-      role: this.role,
+      holder: { runnerId: this.runnerId, pidSpace: this.pidSpace, startTicks: this.startTicks, role: this.role },
       beatAt: new Date(this.now()).toISOString(),
       intervalMs: this.intervalMs,
     };

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnAppl
 import { APP_CONFIG, type AppConfig } from '@svc/config';
 import { EVENT_STORE, type EventIntegrityError, type EventIntegrityReason, type EventStore } from '@svc/event-store';
 import { READ_STORE, type ProjectionFault, type ProjectionRunner, type ReadStore } from '@svc/read-store';
-import { beatIsFresh, RUNNER_HEARTBEAT_COLLECTION, RUNNER_HEARTBEAT_ID, type RunnerLease, type RunnerLeaseFields, type RunnerLeaseRole } from '../infrastructure/runner-lease';
+import { beatIsFresh, leaseHolderOf, RUNNER_HEARTBEAT_COLLECTION, RUNNER_HEARTBEAT_ID, type RunnerLease, type RunnerLeaseFields, type RunnerLeaseRole } from '../infrastructure/runner-lease';
 import { INFRA_OPTIONS, PROJECTION_RUNNER, RUNNER_LEASE } from '../infrastructure/tokens';
 import type { ProcessorFault } from './processor-runner';
 import { Processors } from './processors.service';
@@ -109,7 +109,7 @@ export class RunnerHeartbeat implements OnApplicationBootstrap, BeforeApplicatio
     const ageMs = Math.max(0, now - Date.parse(doc.beatAt));
     return {
       state: beatIsFresh(doc, now) ? 'up' : 'stale',
-      role: doc.role ?? 'runner',
+      role: leaseHolderOf(doc).role,
       pid: doc.pid,
       host: doc.host,
       beatAt: doc.beatAt,
