@@ -82,6 +82,7 @@ async function rebuildClaimed(config: AppConfig, chosen: string[], options: { sk
     void runner.stop().catch(() => undefined);
   };
   let claimed = false;
+  let failed = false;
   try {
     const holder = await lease.liveHolder();
     if (holder) {
@@ -113,6 +114,8 @@ async function rebuildClaimed(config: AppConfig, chosen: string[], options: { sk
     const head = await eventStore.headPosition();
     try {
       await runner.rebuildTogether(chosen);
+      // A runner stopped while idle may still be started: a loss during the resets must end the rebuild here.
+      if (lostLease) throw leaseLost();
       await runner.start();
       await runner.waitFor(head, { timeoutMs: Infinity });
     } catch (err) {
@@ -125,14 +128,19 @@ async function rebuildClaimed(config: AppConfig, chosen: string[], options: { sk
     if (lostLease) throw leaseLost();
     const seconds = (Date.now() - started) / 1000;
     return chosen.map((projection) => ({ projection, throughPosition: head.toString(), seconds }));
+  } catch (err) {
+    failed = true;
+    throw err;
   } finally {
-    // Each step even when one before it fails: the lease must not outlive the command, nor the stores stay open.
-    await inTurn([() => runner.stop(), () => (claimed ? lease.release().catch(() => undefined) : undefined), () => eventStore.close(), () => readStore.close()]);
+    // Each step even when one before it fails: the lease must not outlive the command, nor the stores stay open. A
+    // failure of the clean-up is the command's error only when nothing failed before it (it must not hide why).
+    const cleanUp = await inTurn([() => runner.stop(), () => (claimed ? lease.release().catch(() => undefined) : undefined), () => eventStore.close(), () => readStore.close()]);
+    if (cleanUp && !failed) throw cleanUp.error;
   }
 }
 
-/** Runs every step in order, each even when one before it failed. @throws the first step's error, once all have run. */
-async function inTurn(steps: ReadonlyArray<() => Promise<unknown> | unknown>): Promise<void> {
+/** Runs every step in order, each even when one before it failed. @returns the first step's error, if one failed. */
+async function inTurn(steps: ReadonlyArray<() => Promise<unknown> | unknown>): Promise<{ error: unknown } | undefined> {
   let first: { error: unknown } | undefined;
   for (const step of steps) {
     try {
@@ -141,5 +149,5 @@ async function inTurn(steps: ReadonlyArray<() => Promise<unknown> | unknown>): P
       first ??= { error };
     }
   }
-  if (first) throw first.error;
+  return first;
 }

@@ -22,7 +22,6 @@ export * from './webhooks/webhook-signature';
 export { ProcessorsModule } from './processors/processors.module';
 export { Processors } from './processors/processors.service';
 export { RunnerHeartbeat, RUNNER_HEARTBEAT_COLLECTION, eventLogFaultRecord, type RunnerView, type RunnerHeartbeatDoc, type EventLogFaultRecord } from './processors/runner-heartbeat';
-export { currentPidSpace } from './infrastructure/process-identity';
 export { describeHolder, leaseHolderOf, RUNNER_HEARTBEAT_ID, RunnerLease, RunnerLeaseHeldError, type RunnerLeaseFields, type RunnerLeaseHolder, type RunnerLeaseRole } from './infrastructure/runner-lease';
 export { faultPoint, type FaultPoint } from './processors/fault-points';
 export type { Processor } from './processors/processor';

@@ -224,8 +224,9 @@ const eventStoreUrl = makeValidator<string>((input: string) => {
   const unrepeated = '(the value is not repeated here: it may carry a password)';
   if (!/^esdb(?:\+discover)?:\/\/\S+$/.test(input.trim())) throw new EnvError(`must be an esdb:// or esdb+discover:// connection string ${unrepeated}`);
   const warnings: string[] = [];
+  const parse = eventStoreConnectionStringParser(); // outside the try: a client that moved its parser fails loudly
   try {
-    withConsoleWarnCaptured(warnings, () => parseEventStoreConnectionString(input.trim()));
+    withConsoleWarnCaptured(warnings, () => parse(input.trim()));
   } catch {
     throw new EnvError(`is not a connection string the EventStoreDB client can parse ${unrepeated}`);
   }
@@ -237,10 +238,14 @@ const eventStoreUrl = makeValidator<string>((input: string) => {
   return input.trim();
 });
 
-/** The EventStoreDB client's connection-string parser (loaded only when `EVENTSTORE_URL` is set: it brings the client's gRPC modules). */
-function parseEventStoreConnectionString(connectionString: string): unknown {
+/**
+ * The EventStoreDB client's connection-string parser (loaded only when `EVENTSTORE_URL` is set: it brings the
+ * client's gRPC modules). The client does not export it from its entry point; its module path is that of the 6.x
+ * releases the dependency allows.
+ */
+function eventStoreConnectionStringParser(): (connectionString: string) => unknown {
   const { parseConnectionString } = require('@eventstore/db-client/dist/Client/parseConnectionString') as typeof import('@eventstore/db-client/dist/Client/parseConnectionString');
-  return parseConnectionString(connectionString);
+  return parseConnectionString;
 }
 
 /** Runs `fn` with `console.warn` collecting its first lines into `into` instead of printing them. */

@@ -1,5 +1,6 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { bootId, procStat } from './process-identity';
 
 /** Mode of the data directory: owner only (read, write, search). */
 export const DATA_DIR_MODE = 0o700;
@@ -59,7 +60,7 @@ export function claimDataDir(dataDir: string, options: { processors?: boolean; o
   // asked). The third says which process this is, beyond its pid ({@link processIdentity}).
   const held = claims.get(file);
   const role = options.offline ? OFFLINE_ROLE : options.processors || held?.role === PROCESSORS_ROLE ? PROCESSORS_ROLE : 'api';
-  writeFileSync(file, `${new Date().toISOString()}\n${role}\n${processIdentity(process.pid) ?? ''}\n`);
+  writeFileSync(file, `${new Date().toISOString()}\n${role}\n${processIdentity('self') ?? ''}\n`);
   claims.set(file, { count: (held?.count ?? 0) + 1, role });
   let released = false;
   return () => {
@@ -77,19 +78,13 @@ export function claimDataDir(dataDir: string, options: { processors?: boolean; o
 
 /**
  * Which process `pid` is, beyond its number (Linux): the boot it runs in and its start time in clock ticks since
- * boot (`/proc/<pid>/stat`, field 22). A pid that names another process since (a reboot, pids wrapped around) shows
- * a different identity. Null where `/proc` cannot tell.
+ * boot (process-identity.ts). A pid that names another process since (a reboot, pids wrapped around) shows a
+ * different identity. Null where `/proc` cannot tell.
  */
-function processIdentity(pid: number): string | null {
-  try {
-    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (in parentheses, which may itself hold spaces and parentheses).
-    const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-    return start ? `${boot}:${start}` : null;
-  } catch {
-    return null;
-  }
+function processIdentity(pid: number | 'self'): string | null {
+  const boot = bootId();
+  const start = procStat(pid)?.startTicks;
+  return boot && start ? `${boot}:${start}` : null;
 }
 
 const PROCESSORS_ROLE = 'processors';
@@ -152,12 +147,7 @@ export function otherProcessesUsing(dataDir: string): number[] {
 
 /** Whether `pid` has exited and waits to be reaped by its parent (Linux: state `Z` in `/proc/<pid>/stat`). */
 function exitedUnreaped(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
-  } catch {
-    return false;
-  }
+  return procStat(pid)?.state === 'Z';
 }
 
 /** Whether the record of `pid` was written by the process that has that pid now (true when either side cannot tell). */

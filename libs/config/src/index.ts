@@ -1,2 +1,3 @@
 export * from './config';
 export * from './data-dir';
+export * from './process-identity';

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { SqliteReadStore } from '@svc/read-store';
+import { currentPidSpace } from '@svc/config';
 import { leaseHolderOf, RUNNER_HEARTBEAT_COLLECTION, RUNNER_HEARTBEAT_ID, RunnerLease, RunnerLeaseHeldError, type RunnerLeaseFields } from './runner-lease';
 
 describe('runner lease', () => {
@@ -114,7 +115,7 @@ describe('runner lease', () => {
     const gone = spawn(process.execPath, ['-e', '']);
     const deadPid = gone.pid!;
     await new Promise((resolve) => gone.once('exit', resolve));
-    const crashed = new RunnerLease(store, 5_000, { pid: deadPid });
+    const crashed = new RunnerLease(store, 5_000, { pid: deadPid, pidSpace: currentPidSpace() });
     await crashed.claim();
     const sleeps: number[] = [];
     const restarted = new RunnerLease(store, 5_000, {
@@ -257,7 +258,11 @@ describe('runner lease', () => {
       sleep: beating('old-release'),
     });
     await expect(twin.claim()).rejects.toThrow(/pid 1 on host worker/);
-    expect(asked).toEqual([null, null]);
+    // Its pid space unknown, the holder is not judged by this container's process table at all.
+    expect(asked).toEqual([]);
+    // Nor when this one's process has another pid (behind an init process) and no pid 1 of its own is alive.
+    const behindInit = new RunnerLease(store, 1_000, { host: 'worker', pid: 7, pidSpace: 'boot-a/4026532003', startTicks: '800', now, processRuns: () => false, sleep: beating('old-release') });
+    await expect(behindInit.claim()).rejects.toThrow(/pid 1 on host worker/);
 
     // That older release took the document over from a rebuild and left the rebuild's identity in it: it reads as a
     // runner of unknown start time, not as a rebuild started at tick 100 (which would pass for gone).
@@ -277,5 +282,22 @@ describe('runner lease', () => {
       sleep: beating('old-release-2'),
     });
     await expect(sameSpace.claim()).rejects.toThrow(/^another process already runs the projections and processors on these stores: pid 1 on host worker/);
+  });
+
+  it('is not written back by a renewal under way when it is released', async () => {
+    const store = open();
+    const holder = new RunnerLease(store, 60_000);
+    await holder.claim();
+    // The document removed behind the holder (by hand, a reset store): a renewal takes it again, unless released.
+    await store.collection<RunnerLeaseFields>(RUNNER_HEARTBEAT_COLLECTION).deleteMany({ _id: RUNNER_HEARTBEAT_ID });
+    const renewal = holder.renew({});
+    await holder.release();
+    expect(await renewal).toBe(false);
+    expect(await stored(store)).toBeNull();
+    // Taken again later by the same run, it is held as before.
+    await holder.claim();
+    expect(await holder.renew({})).toBe(true);
+    await holder.release();
+    expect(await stored(store)).toBeNull();
   });
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DuplicateKeyError, type ReadStore } from '@svc/read-store';
-import { currentProcessIdentity, processRuns } from './process-identity';
+import { currentProcessIdentity, processRuns } from '@svc/config';
 
 /** Collection of the runner's lease and heartbeat in the read store (one document, shared by every process on the same stores). */
 export const RUNNER_HEARTBEAT_COLLECTION = 'runner_heartbeats';
@@ -108,6 +108,9 @@ export class RunnerLease {
   private keepAlive: NodeJS.Timeout | undefined;
   private lastRenewed = 0;
   private lost = false;
+  private released = false;
+  /** The renewal under way, if any: a release waits for it, so that it cannot write the document back afterwards. */
+  private renewing: Promise<unknown> = Promise.resolve();
   /** Called once when this run loses the lease (taken over, or not renewed for three intervals and a second). */
   onLost: (reason: string) => void = () => undefined;
 
@@ -177,31 +180,36 @@ export class RunnerLease {
    * @returns false when another process holds it now (this run's beats went stale and it was taken over).
    */
   async renew(fields: Record<string, unknown>): Promise<boolean> {
-    if (this.lost) return false;
+    if (this.lost || this.released) return false;
     let kept: boolean;
     try {
-      kept = await this.renewOnce(fields);
+      const once = this.renewOnce(fields);
+      this.renewing = once.catch(() => undefined);
+      kept = await once;
     } catch (err) {
       // A holder cut off from the store must not go on past the point where another may take over.
       if (this.lastRenewed > 0 && this.now() - this.lastRenewed > 3 * this.intervalMs + 1_000) this.lose(`the lease could not be renewed for too long (${(err as Error).message})`);
       throw err;
     }
     if (kept) this.lastRenewed = this.now();
-    else this.lose('another process took the lease over (this one did not renew it in time)');
+    else if (!this.released) this.lose('another process took the lease over (this one did not renew it in time)');
     return kept;
   }
 
   private async renewOnce(fields: Record<string, unknown>): Promise<boolean> {
     const result = await this.collection().updateOne({ _id: RUNNER_HEARTBEAT_ID, runnerId: this.runnerId }, { $set: { ...fields, ...this.identity() } });
     if (result.matched > 0) return true;
-    // The document is gone (removed by hand, or the store was reset): take it again if nobody else has.
+    // The document is gone (removed by hand, or the store was reset): take it again if nobody else has, unless this
+    // run released it meanwhile.
     const current = await this.collection().findOne({ _id: RUNNER_HEARTBEAT_ID });
     if (current && current.runnerId !== this.runnerId) return false;
+    if (this.released) return false;
     return this.write(current, fields);
   }
 
   /** Taken: renewed every interval from now on (the heartbeat adds its reports), so no start-up step lets it go stale. */
   private held(): void {
+    this.released = false;
     HELD_HERE.add(this.runnerId);
     this.lastRenewed = this.now();
     this.keepAlive = setInterval(() => void this.renew({}).catch(() => undefined), this.intervalMs);
@@ -227,9 +235,12 @@ export class RunnerLease {
 
   /** Removes the document if this run holds it (a clean stop: replicas see at once that no runner is left). */
   async release(): Promise<void> {
+    this.released = true;
     clearInterval(this.keepAlive);
     this.keepAlive = undefined;
     HELD_HERE.delete(this.runnerId);
+    // A renewal already sent may land after the removal and, finding no document, write it back: wait for it first.
+    await this.renewing;
     await this.collection().deleteMany({ _id: RUNNER_HEARTBEAT_ID, runnerId: this.runnerId });
   }
 
@@ -237,8 +248,10 @@ export class RunnerLease {
     if (doc.runnerId === this.runnerId) return true;
     if (!beatIsFresh(doc, this.now())) return true;
     const holder = leaseHolderOf(doc);
-    // Pids mean something only within one pid space: the holder's is known (Linux) or, failing that, its host name.
-    const samePidSpace = holder.pidSpace && this.pidSpace ? holder.pidSpace === this.pidSpace : doc.host === this.host;
+    // Pids mean something only within one pid space. Both known (Linux): compare them. Neither known: the host name
+    // stands in. Only one known (a holder of an older release, which may be a container of the same host name with
+    // its own pid numbers): not the same, so a live holder is waited out rather than judged by another's pids.
+    const samePidSpace = holder.pidSpace && this.pidSpace ? holder.pidSpace === this.pidSpace : !holder.pidSpace && !this.pidSpace && doc.host === this.host;
     if (!samePidSpace) return false;
     // The holder being this very process (same pid, same start): an earlier run of it, such as a restart, unless
     // another service of this process holds the lease now. A holder that recorded no start time while this process

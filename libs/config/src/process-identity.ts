@@ -1,8 +1,9 @@
 import { readFileSync, readlinkSync } from 'node:fs';
 
 /**
- * Who a process is on this machine, beyond its pid, for the runner lease (runner-lease.ts): a pid alone is reused
- * once its process is gone, and two containers given the same host name each have their own pid 1.
+ * Who a process is on this machine, beyond its pid, for the data directory's process records (data-dir.ts) and the
+ * runner lease (libs/application, runner-lease.ts): a pid alone is reused once its process is gone, and two
+ * containers given the same host name each have their own pid 1.
  *
  * On Linux, read from `/proc` (proc(5)); elsewhere every field is null and the lease falls back to host name and pid.
  */
@@ -25,9 +26,14 @@ function readOrNull<T>(read: () => T): T | null {
   }
 }
 
+/** The kernel's boot id (random at every boot), or null off Linux. */
+export function bootId(): string | null {
+  return readOrNull(() => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()) || null;
+}
+
 /** The pid space of this process (see {@link ProcessIdentity.pidSpace}), or null off Linux. */
 export function currentPidSpace(): string | null {
-  const boot = readOrNull(() => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim());
+  const boot = bootId();
   const ns = readOrNull(() => readlinkSync('/proc/self/ns/pid'));
   const inode = ns ? /^pid:\[(\d+)\]$/.exec(ns)?.[1] : undefined;
   return boot && inode ? `${boot}/${inode}` : null;
