@@ -46,6 +46,9 @@ export class AppModule {
             redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
             genReqId: (req, res) => requestId(req, res),
             customProps: () => ({}),
+            // A 5xx answered on purpose (readiness' 503, a 502 relay_failed) threw nothing: pino-http would log an
+            // error it makes up from the status, stack and all, on every readiness probe. The line keeps the status.
+            customErrorObject: (_req, res, error, logged) => (error.message === `failed with status code ${res.statusCode}` ? { res: logged['res'], responseTime: logged['responseTime'] } : logged),
             serializers: {
               req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: urlForLog(req.url) }),
             },

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import type { IncomingMessage } from 'node:http';
-import { RequestMethod } from '@nestjs/common';
+import { Logger, RequestMethod } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
@@ -135,6 +135,7 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
       path: '/rpc',
       airdrop: { maxLamports: config.ledgerAirdropMaxLamports, perMinute: config.ledgerAirdropsPerMinute },
       countCalls: callsPerMinutePerClient(config.rateLimitRpcCalls),
+      pubsub: { warn: (message) => new Logger('LedgerRpc').warn(message) },
     });
   }
 

@@ -12,11 +12,34 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const app = await createApp(config);
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    await app.close().catch(() => undefined);
+    throw new ListenError(config.host, config.port, err as NodeJS.ErrnoException);
+  }
   process.stdout.write(`agreement evidence service listening on ${config.host}:${config.port}, serving ${config.publicBaseUrl}/api (data in ${config.dataDir})\n`);
 }
 
+/** The HTTP server could not listen: a busy port, a host name that does not resolve, an address not on this machine. */
+class ListenError extends Error {
+  constructor(host: string, port: number, cause: NodeJS.ErrnoException) {
+    const why: Record<string, string> = {
+      EADDRINUSE: 'the port is in use by another process (PORT)',
+      EACCES: 'this user may not listen on that port (PORT)',
+      EADDRNOTAVAIL: 'that address is not one of this machine\'s (HOST)',
+      ENOTFOUND: 'that host name does not resolve (HOST)',
+      EAI_AGAIN: 'that host name could not be resolved now (HOST)',
+    };
+    super(`start-up failed: cannot listen on ${host}:${port}: ${(cause.code && why[cause.code]) ?? cause.message}`, { cause });
+  }
+}
+
 void main().catch((err) => {
+  if (err instanceof ListenError) {
+    process.stderr.write(`${err.message}\n`);
+    process.exit(2);
+  }
   // A refusal that names its own remedy is a line, not a stack trace (README "Configuration").
   if (err instanceof SecondProcessorRunnerError || err instanceof OfflineWorkRunningError || err instanceof RunnerLeaseHeldError) {
     process.stderr.write(`${err.message}\n`);

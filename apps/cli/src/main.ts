@@ -2,7 +2,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
-import { OWNER_ONLY_UMASK } from '@svc/config';
+import { httpUrlProblem, OWNER_ONLY_UMASK } from '@svc/config';
 import { generateKeypairFile, loadKeypairSigner, RpcLedger, toSignature } from '@svc/ledger';
 import { serializeReceipt, verifyReceipt, type VerificationReport } from '@svc/evidence';
 import { ApiClient, ApiError, loadSession, saveSession } from './api-client';
@@ -34,6 +34,13 @@ function positiveNumber(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('must be a positive number');
   return n;
+}
+
+/** A `--rpc` value: an http or https URL (a ledger's JSON-RPC endpoint). */
+function httpUrl(value: string): string {
+  const problem = httpUrlProblem(value);
+  if (problem) throw new InvalidArgumentError(problem);
+  return value;
 }
 
 /** The ledger RPC URL: `--rpc`, or the first public RPC URL the service announces. */
@@ -91,7 +98,7 @@ program
   .description('request test lamports for a key pair (test networks only)')
   .requiredOption('-k, --keypair <file>', 'key pair file')
   .option('--sol <amount>', 'amount in SOL', positiveNumber, 1)
-  .option('--rpc <url>', 'ledger JSON-RPC URL (default: announced by the service)')
+  .option('--rpc <url>', 'ledger JSON-RPC URL (default: announced by the service)', httpUrl)
   .option('--api <url>', 'service base URL', DEFAULT_API)
   .option('--json', 'machine-readable output')
   .action(
@@ -114,7 +121,7 @@ org
   .requiredOption('-k, --keypair <file>', 'authority key pair file')
   .requiredOption('--name <name>', 'organization name (1 to 80 characters)')
   .option('--domain <domain>', 'domain the organization claims')
-  .option('--rpc <url>', 'ledger JSON-RPC URL')
+  .option('--rpc <url>', 'ledger JSON-RPC URL', httpUrl)
   .option('--api <url>', 'service base URL', DEFAULT_API)
   .option('--json', 'machine-readable output')
   .action(
@@ -148,7 +155,7 @@ doc
   .requiredOption('--org <address>', 'organization address')
   .requiredOption('--slug <slug>', 'document slug (lower-case words joined by hyphens, at most 32 characters)')
   .requiredOption('--title <title>', 'document title')
-  .option('--rpc <url>', 'ledger JSON-RPC URL')
+  .option('--rpc <url>', 'ledger JSON-RPC URL', httpUrl)
   .option('--api <url>', 'service base URL', DEFAULT_API)
   .option('--session <file>', 'session file', DEFAULT_SESSION)
   .option('--json', 'machine-readable output')
@@ -177,7 +184,7 @@ program
   .requiredOption('--label <label>', 'version label (1 to 16 characters)')
   .requiredOption('--title <title>', 'version title')
   .option('--effective-at <unix>', 'Unix seconds at which the version takes effect', positiveNumber)
-  .option('--rpc <url>', 'ledger JSON-RPC URL')
+  .option('--rpc <url>', 'ledger JSON-RPC URL', httpUrl)
   .option('--api <url>', 'service base URL', DEFAULT_API)
   .option('--session <file>', 'session file', DEFAULT_SESSION)
   .option('--json', 'machine-readable output')
@@ -274,7 +281,7 @@ function onlyAwaitsFinality(report: VerificationReport): boolean {
 program
   .command('verify <receipt>')
   .description('verify a receipt with nothing but the receipt and a ledger RPC endpoint; exits 0 only when VALID')
-  .requiredOption('--rpc <url>', 'any JSON-RPC endpoint of the receipt\'s network (required: the verifier trusts only the ledger you name)')
+  .requiredOption('--rpc <url>', 'any JSON-RPC endpoint of the receipt\'s network (required: the verifier trusts only the ledger you name)', httpUrl)
   .option('--wait-finalized [seconds]', 'while the only shortfall is that the transaction is not finalized yet, ask the ledger for the transaction status every 2 s, up to this many seconds (default 60), then verify again', positiveNumber)
   .option('--json', 'machine-readable report')
   .action(

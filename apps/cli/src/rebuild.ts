@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { describeHolder, leaseHolderOf, RunnerLease, RunnerLeaseHeldError } from '@svc/application';
-import { claimDataDir, loadConfig, otherProcessesUsing, type AppConfig } from '@svc/config';
+import { claimDataDir, loadConfig, offlineToolsUsing, otherProcessesUsing, type AppConfig } from '@svc/config';
 import { createEventStore, EventSchemaRegistry } from '@svc/event-store';
 import { createReadStore, ProjectionRunner } from '@svc/read-store';
 import { ALL_PROJECTIONS } from '@svc/projections';
@@ -53,7 +53,13 @@ export async function rebuildProjections(names: string[], dataDir?: string, opti
   const running = otherProcessesUsing(config.dataDir);
   if (running.length > 0) {
     release();
-    throw new Error(`the service is running on ${config.dataDir} (pid ${running.join(', ')}): stop it first`);
+    const tools = offlineToolsUsing(config.dataDir);
+    const services = running.filter((pid) => !tools.includes(pid));
+    throw new Error(
+      services.length > 0
+        ? `the service is running on ${config.dataDir} (pid ${services.join(', ')}): stop it first`
+        : `another rebuild (pid ${tools.join(', ')}) is working on ${config.dataDir}: wait for it to finish`,
+    );
   }
   try {
     return await rebuildClaimed(config, chosen, options);

@@ -1,4 +1,4 @@
-import { bool, cleanEnv, num, port, str, url, makeValidator, EnvError } from 'envalid';
+import { bool, cleanEnv, num, port, str, makeValidator, EnvError } from 'envalid';
 import { isIP } from 'node:net';
 import * as path from 'node:path';
 
@@ -173,6 +173,35 @@ const trustProxyValidator = makeValidator<boolean | string>((input: string) => {
   throw new EnvError(`must be false, true or a list of addresses or CIDRs, got "${input}"`);
 });
 
+/** `PUBLIC_BASE_URL`: an http or https URL (what clients are sent to). */
+const httpUrl = makeValidator<string>((input: string) => {
+  const problem = httpUrlProblem(input.trim());
+  if (problem) throw new EnvError(`${problem}, got "${input}"`);
+  return input.trim();
+});
+
+/** `PUBLIC_RPC_URLS`: comma-separated http or https URLs (what `GET /v1/network` announces). */
+const httpUrlList = makeValidator<string[]>((input: string) => {
+  const entries = input.split(',').map((s) => s.trim()).filter(Boolean);
+  if (entries.length === 0) throw new EnvError('must list at least one http or https URL');
+  for (const entry of entries) {
+    const problem = httpUrlProblem(entry);
+    if (problem) throw new EnvError(`entries ${problem}, got "${entry}"`);
+  }
+  return entries;
+});
+
+/** Why `input` is not an http or https URL (`must be an http or https URL`), or null when it is one. */
+export function httpUrlProblem(input: string): string | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(input);
+  } catch {
+    return 'must be an http or https URL';
+  }
+  return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? null : 'must be an http or https URL';
+}
+
 /** A whole number from `min` to `max`. */
 const wholeNumber = (min: number, max: number) =>
   makeValidator<number>((input: string) => {
@@ -206,11 +235,31 @@ const dnsServers = makeValidator<string[]>((input: string) => {
  * usually carries a password and start-up errors are printed and logged.
  */
 const mongoUrl = makeValidator<string>((input: string) => {
-  if (!/^mongodb(?:\+srv)?:\/\/[^/?#\s]+(?:[/?#]\S*)?$/.test(input.trim())) {
-    throw new EnvError('must be a mongodb:// or mongodb+srv:// connection string (the value is not repeated here: it may carry a password)');
+  const unrepeated = '(the value is not repeated here: it may carry a password)';
+  const value = input.trim();
+  if (!/^mongodb(?:\+srv)?:\/\/[^/?#\s]+(?:[/?#]\S*)?$/.test(value)) throw new EnvError(`must be a mongodb:// or mongodb+srv:// connection string ${unrepeated}`);
+  // The driver's own parse (it connects later): hosts, ports and options, so that a bad one stops the start-up in a
+  // line rather than in the driver's stack trace.
+  const { MongoClient } = require('mongodb') as typeof import('mongodb');
+  try {
+    new MongoClient(value);
+  } catch (err) {
+    const said = err instanceof Error ? err.message : '';
+    const credentials = /^mongodb(?:\+srv)?:\/\/([^@/]*)@/.exec(value)?.[1] ?? '';
+    const secretParts = credentials.split(':').flatMap((part) => [part, safeDecode(part)]).filter((part) => part.length > 0);
+    const reason = said && !secretParts.some((part) => said.includes(part)) ? `: ${said}` : '';
+    throw new EnvError(`is a connection string the MongoDB driver refuses${reason} ${unrepeated}`);
   }
-  return input.trim();
+  return value;
 });
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
 
 /**
  * `EVENTSTORE_URL`: an EventStoreDB connection string, `esdb://` or `esdb+discover://`, as the EventStoreDB client
@@ -295,11 +344,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       PORT: port({ default: 3000 }),
       HOST: str({ default: '0.0.0.0' }),
       DATA_DIR: str({ default: './data' }),
-      PUBLIC_BASE_URL: url({ default: undefined }),
+      PUBLIC_BASE_URL: httpUrl({ default: undefined }),
       EVENTSTORE_URL: eventStoreUrl({ default: undefined }),
       MONGODB_URL: mongoUrl({ default: undefined }),
       LEDGER_RPC_URL: ledgerRpcUrl({ default: undefined }),
-      PUBLIC_RPC_URLS: str({ default: undefined }),
+      PUBLIC_RPC_URLS: httpUrlList({ default: undefined }),
       CLUSTER: str({ default: undefined }),
       NETWORK_LABEL: str({ default: undefined }),
       RELAYER_KEYPAIR: str({ default: undefined }),
@@ -307,9 +356,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       RELAYER_MIN_BALANCE_LAMPORTS: lamports({ default: '1000000000' }),
       CHALLENGE_TTL_SECONDS: num({ default: 300 }),
       SESSION_TTL_SECONDS: num({ default: 12 * 3600 }),
-      SIGNIN_NONCE_TTL_SECONDS: num({ default: 600 }),
-      FRESH_SIGNATURE_SECONDS: num({ default: 600 }),
-      AUDIT_ANCHOR_SECONDS: num({ default: 3600 }),
+      SIGNIN_NONCE_TTL_SECONDS: wholeNumber(1, 86_400)({ default: 600 }),
+      FRESH_SIGNATURE_SECONDS: wholeNumber(1, 86_400)({ default: 600 }),
+      AUDIT_ANCHOR_SECONDS: wholeNumber(0, 31_536_000)({ default: 3600 }),
       BATCH_WINDOW_MS: wholeNumber(10, 3_600_000)({ default: 10_000 }),
       BATCH_LANES: wholeNumber(1, 256)({ default: 4 }),
       RATE_LIMIT_GENERAL_PER_MINUTE: num({ default: 300 }),
@@ -363,9 +412,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     // providers usually put the caller's key.
     throw new Error('invalid configuration: PUBLIC_RPC_URLS must be set when LEDGER_RPC_URL has a query string (often an RPC provider\'s key), which the default would announce in /v1/network');
   }
-  const publicRpcUrls = e.PUBLIC_RPC_URLS
-    ? e.PUBLIC_RPC_URLS.split(',').map((s) => s.trim()).filter(Boolean)
-    : [embeddedLedger ? `${publicBaseUrl}/rpc` : (e.LEDGER_RPC_URL as string)];
+  const publicRpcUrls = e.PUBLIC_RPC_URLS ?? [embeddedLedger ? `${publicBaseUrl}/rpc` : (e.LEDGER_RPC_URL as string)];
   return {
     port: e.PORT,
     host: e.HOST,

@@ -145,6 +145,11 @@ export function otherProcessesUsing(dataDir: string): number[] {
   return live;
 }
 
+/** Pids of the other live offline tools (`svc rebuild-projections`) working on `dataDir`. */
+export function offlineToolsUsing(dataDir: string): number[] {
+  return othersInRole(dataDir, OFFLINE_ROLE);
+}
+
 /** Whether `pid` has exited and waits to be reaped by its parent (Linux: state `Z` in `/proc/<pid>/stat`). */
 function exitedUnreaped(pid: number): boolean {
   return procStat(pid)?.state === 'Z';
@@ -176,7 +181,7 @@ export class OfflineWorkRunningError extends Error {
  * @throws OfflineWorkRunningError naming the tool's process.
  */
 export function refuseDuringOfflineWork(dataDir: string, release: () => void): void {
-  const tools = othersInRole(dataDir, OFFLINE_ROLE);
+  const tools = offlineToolsUsing(dataDir);
   if (tools.length === 0) return;
   release();
   throw new OfflineWorkRunningError(`an offline tool (pid ${tools.join(', ')}) is rebuilding the read models on ${dataDir}: start the service once it has finished`);

@@ -19,7 +19,7 @@ function publicKeyOf(seed: Uint8Array): Uint8Array {
 /**
  * Writes a new random key pair file at `path` (never overwrites: fails if it exists).
  * @returns the base58 address (public key) of the new key pair.
- * @throws Error with code `EEXIST` when the file already exists.
+ * @throws Error naming the path, with code `EEXIST`, when the file already exists.
  */
 export async function generateKeypairFile(path: string): Promise<string> {
   const seed = randomBytes(32);
@@ -32,6 +32,11 @@ export async function generateKeypairFile(path: string): Promise<string> {
   await writeFile(tmp, JSON.stringify(bytes), { mode: 0o600, flag: 'wx' });
   try {
     await link(tmp, path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
+      throw Object.assign(new Error(`${path} exists already: a key pair file is never overwritten (choose another path, or remove it first)`), { code: 'EEXIST' });
+    }
+    throw err;
   } finally {
     await unlink(tmp).catch(() => undefined);
   }

@@ -55,6 +55,8 @@ export interface LedgerPubSubOptions {
   countCalls?: (client: { ip: string }, calls: number) => CallAllowance;
   /** Client address of an upgrade request (default the socket's remote address). */
   clientAddress?: (request: IncomingMessage) => string;
+  /** Where a warning goes, such as the port + 1 being busy (default Fastify's own logger). */
+  warn?: (message: string) => void;
 }
 
 type Json = Record<string, unknown>;
@@ -419,7 +421,9 @@ export function registerLedgerPubSub(fastify: FastifyInstance, ledger: Ledger & 
       server.on('upgrade', accept);
       await new Promise<void>((resolve) => {
         server.once('error', (e: NodeJS.ErrnoException) => {
-          fastify.log.warn(`Ledger PubSub websocket not served on port ${address.port + 1}: ${e.code ?? e.message}`);
+          const message = `ledger PubSub websocket not served on port ${address.port + 1} (${e.code ?? e.message}): @solana/web3.js 1.x clients of ${options.path} find no websocket there; the path ${options.path} itself serves it`;
+          if (options.warn) options.warn(message);
+          else fastify.log.warn(message);
           resolve();
         });
         server.listen(address.port + 1, address.address, () => {
