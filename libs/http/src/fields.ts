@@ -120,10 +120,12 @@ const lengthField = (min: number, max: number, options: FieldOptions) =>
 
 /**
  * Display text (a name, a label, a description; spec §8 "chars"): `min` to `max` Unicode code points, no control
- * characters, line breaks or unpaired surrogates, the rule of version titles and labels; otherwise `invalid_request`.
+ * characters (U+0000–U+001F, U+007F–U+009F: line feeds, carriage returns, tabs and NEL among them) or unpaired
+ * surrogates, the rule of version titles and labels (docs/protocol.md §1.1); the separators U+2028 and U+2029 are
+ * ordinary characters there. Otherwise `invalid_request`.
  */
 export const DisplayTextField = (min: number, max: number, options: FieldOptions = {}) =>
-  field('isDisplayText', (v) => isText(v, min, max), `must be ${min} to ${max} characters without control characters, line breaks or unpaired surrogates`, 'invalid_request', { type: String, minLength: min, maxLength: max }, options);
+  field('isDisplayText', (v) => isText(v, min, max), `must be ${min} to ${max} characters without control characters (U+0000–U+001F, U+007F–U+009F) or unpaired surrogates`, 'invalid_request', { type: String, minLength: min, maxLength: max }, options);
 
 /** A string matching `pattern` (a whole-value regular expression) of `min` to `max` characters (code points); otherwise `code`. */
 export const PatternField = (pattern: RegExp, min: number, max: number, message: string, code: ErrorCode = 'invalid_request', options: FieldOptions = {}) =>
@@ -146,9 +148,9 @@ export const PageSizeQuery = (options: Omit<FieldOptions, 'presence'> = {}) =>
 export const EnumField = (values: readonly string[], options: FieldOptions = {}) =>
   field('isOneOf', (v) => typeof v === 'string' && values.includes(v), `must be one of ${values.join(', ')}`, 'invalid_request', { type: String, enum: [...values] }, options);
 
-/** Text of a version (`ver` memo, fingerprint): 1 to `max` code points, no control characters, line breaks or unpaired surrogates. */
+/** Text of a version (`ver` memo, fingerprint): 1 to `max` code points, no control characters or unpaired surrogates. */
 const versionText = (name: string, test: (value: unknown) => boolean, max: number, options: FieldOptions) =>
-  field(name, test, `must be 1 to ${max} characters without control characters, line breaks or unpaired surrogates`, 'invalid_request', { type: String, minLength: 1, maxLength: max }, options);
+  field(name, test, `must be 1 to ${max} characters without control characters (U+0000–U+001F, U+007F–U+009F) or unpaired surrogates`, 'invalid_request', { type: String, minLength: 1, maxLength: max }, options);
 
 /** Version title: 1 to 200 code points (see `versionText`). */
 export const VersionTitleField = (options: FieldOptions = {}) => versionText('isVersionTitle', isVersionTitle, VERSION_TITLE_MAX, options);

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { IsBoolean, IsInt, IsOptional, Max, Min, ValidateNested } from 'class-validator';
 import { Type } from 'class-transformer';
 import { DomainError } from '@svc/domain';
-import { PatternField, StringField } from './fields';
+import { DisplayTextField, PatternField, StringField } from './fields';
 import { createValidationPipe } from './validation';
 
 class Products {
@@ -76,5 +76,32 @@ describe('string lengths count code points (spec §8 "chars", OpenAPI maxLength)
     expect(await outcome({ note: 'a\ud800' })).toBe('invalid_request');
     expect(await outcome({ note: 'abc', url: 'https://é.😀' })).toBe('ok');
     expect(await outcome({ note: 'abc', url: 'https://a.bcdef' })).toBe('invalid_url');
+  });
+});
+
+class Display {
+  @DisplayTextField(1, 8)
+  label!: string;
+}
+
+describe('display text follows the protocol\'s text rule (docs/api.md "Errors and limits", docs/protocol.md §1.1)', () => {
+  const outcome = async (label: string) => {
+    try {
+      await createValidationPipe().transform({ label }, { type: 'body', metatype: Display });
+      return 'ok';
+    } catch (err) {
+      return `${(err as DomainError).code}: ${(err as DomainError).message}`;
+    }
+  };
+
+  it('refuses C0 and C1 control characters (line feed, carriage return, tab, NEL) and unpaired surrogates', async () => {
+    for (const bad of ['a\nb', 'a\rb', 'a\tb', 'a\u000bb', 'a\u0085b', 'a\u007fb', 'a\u009fb', 'a\udc00']) {
+      expect(await outcome(bad)).toBe('invalid_request: label: must be 1 to 8 characters without control characters (U+0000–U+001F, U+007F–U+009F) or unpaired surrogates');
+    }
+  });
+
+  it('keeps the line and paragraph separators U+2028 and U+2029, as version titles do', async () => {
+    expect(await outcome('a\u2028b')).toBe('ok');
+    expect(await outcome('a\u2029b')).toBe('ok');
   });
 });

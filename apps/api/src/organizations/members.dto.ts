@@ -7,7 +7,7 @@ export const MEMBER_LABEL_MAX = 80;
 
 /**
  * `PATCH /v1/organizations/{orgId}/members/{memberAddress}`: `{label}`, required, display text of at most 80 characters
- * (code points; no control characters, line breaks or unpaired surrogates) or null.
+ * (code points; no control characters or unpaired surrogates) or null.
  */
 export class MemberLabelRequest {
   @ApiProperty({ type: String, nullable: true, maxLength: MEMBER_LABEL_MAX, description: 'Dashboard-only label; null clears it' })
@@ -16,7 +16,7 @@ export class MemberLabelRequest {
       name: 'isMemberLabel',
       validator: {
         validate: (v: unknown) => v === null || isText(v, 0, MEMBER_LABEL_MAX),
-        defaultMessage: () => `must be at most ${MEMBER_LABEL_MAX} characters without control characters, line breaks or unpaired surrogates, or null`,
+        defaultMessage: () => `must be at most ${MEMBER_LABEL_MAX} characters without control characters (U+0000–U+001F, U+007F–U+009F) or unpaired surrogates, or null`,
       },
     },
     { context: { code: 'invalid_request' } },
