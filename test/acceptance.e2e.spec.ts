@@ -354,6 +354,19 @@ describe('wallet acceptance (challenge, submit, relay) against the embedded stor
     );
   });
 
+  it('reads the Origin scheme and host without case, and refuses anything but an origin', async () => {
+    const signer = await generateKeyPairSigner();
+    const result = await acceptAsWallet(client, signer, { ...target(), origin: 'HTTPS://Shop.EXAMPLE.com' });
+    expect(result.message).toContain('shop.example.com');
+    expect(result.message).not.toContain('Shop.EXAMPLE');
+    const { acceptance } = await client.request<{ acceptance: { requestDomain: string } }>('GET', `/v1/public/acceptances/${result.acceptanceId}`);
+    expect(acceptance.requestDomain).toBe('shop.example.com');
+    const other = await generateKeyPairSigner();
+    for (const origin of ['https://shop.example.com/path', 'https://shop.example.com?q=1', 'https://u:p@shop.example.com', 'https://shop.example.com:443', 'ftp://shop.example.com']) {
+      await expectApiError(client.request('POST', '/v1/acceptance/challenges', { ...target(), signer: other.address }, { origin }), 400, 'invalid_origin');
+    }
+  });
+
   it('validates challenge requests at the edge with the spec codes', async () => {
     const signer = await generateKeyPairSigner();
     await expectApiError(

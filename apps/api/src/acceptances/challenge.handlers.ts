@@ -70,9 +70,9 @@ export class IssueAcceptanceChallenge extends Command<ChallengeResult> {
 }
 
 /**
- * `https://app.example.com` → `app.example.com`; the requesting site (spec §2.3 requestDomain), by the rule the
- * signed message applies (docs/protocol.md §1.1: a lower-case host name with optional `:port` 1 to 65535, at most
- * 64 characters). An origin whose host is none (an IPv6 literal, a trailing dot, an underscore, port 0) is refused
+ * `https://app.example.com` → `app.example.com` (`https://APP.Example.com` too); the requesting site (spec §2.3
+ * requestDomain), by the rule the signed message applies (docs/protocol.md §1.1: a lower-case host name with optional
+ * `:port` 1 to 65535, at most 64 characters). An origin whose host is none (an IPv6 literal, a trailing dot, an underscore, port 0) is refused
  * here rather than when the message is built.
  * @throws DomainError invalid_origin (400) without an Origin, or with one that is not an http(s) origin of such a host.
  */
@@ -84,7 +84,9 @@ export function requestDomainOf(origin: string | undefined): string {
   } catch {
     throw new DomainError('invalid_origin', 'Origin: not a valid origin');
   }
-  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.host.length > 64 || url.origin !== origin.replace(/\/$/, '')) {
+  // The header must be an origin and nothing more (no path, query, credentials or default port). Scheme and host are
+  // compared without case (RFC 3986 §6.2.2.1): browsers send them in lower case, other clients may not.
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.host.length > 64 || url.origin !== origin.replace(/\/$/, '').toLowerCase()) {
     throw new DomainError('invalid_origin', 'Origin: must be an http(s) origin');
   }
   const host = url.host.toLowerCase();
