@@ -6,7 +6,7 @@ export class AcceptanceRecordResponse {
   @ApiProperty({ type: String, pattern: HEX64.source }) acceptanceId!: string;
   @ApiProperty({ type: String, pattern: SIG.source, nullable: true, description: 'null while a batched acceptance awaits anchoring' }) transactionSignature!: string | null;
   @ApiProperty({ type: 'integer', minimum: 0 }) slot!: number;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true }) blockTime!: string | null;
+  @ApiProperty({ type: String, format: 'date-time', description: "The block's time; the submission's while a batched acceptance awaits its batch" }) blockTime!: string;
   @ApiProperty({ type: String, description: 'ADDR or P256ID' }) signer!: string;
   @ApiProperty({ enum: ['wallet', 'passkey_p256', 'passkey'] }) signerType!: string;
   @ApiProperty({ type: String, pattern: ADDR.source }) versionAddress!: string;

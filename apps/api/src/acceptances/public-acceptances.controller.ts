@@ -14,6 +14,7 @@ import { acceptanceReceiptJson } from './acceptance-receipt.route';
 import { ReceiptService } from './receipt.service';
 import { receiptUrlOf } from './submit.handler';
 import { publicAcceptanceRecord } from './views';
+import { signerEvidence } from './signer-evidence';
 import { AcceptanceResponse } from './acceptance.responses';
 import { BatchManifestResponse, ReceiptWithReportResponse, SignerEvidenceResponse, TransactionAcceptanceResponse } from './public-acceptances.responses';
 
@@ -124,40 +125,16 @@ export class PublicAcceptancesController {
   /**
    * Public evidence about a signer: `{signer: {publicKey, signerType, acceptanceCount, firstAcceptedAt,
    * lastAcceptedAt}, acceptances: [{acceptanceId, versionAddress, versionNumber, documentSlug, transactionSignature,
-   * blockTime}], keyStatements: [], passkeys: [], rotations: []}` (newest first, at most 200); a batched acceptance
-   * awaiting its anchoring is listed with `transactionSignature: null`, as its own record shows it.
+   * blockTime}], keyStatements: [], passkeys: [], rotations: []}`: the newest 200 acceptances, newest first, with the
+   * count and first time of all of them; a batched acceptance awaiting its anchoring is listed with
+   * `transactionSignature: null`, as its own record shows it.
+   * @throws DomainError invalid_signer (400) for a key that is not an address; not_found (404) without a public acceptance.
    */
   @Get('signers/:publicKey')
   @ApiOkResponse({ type: SignerEvidenceResponse })
   @ApiErrors('invalid_signer', 'not_found')
   async signer(@Param('publicKey', SignerParam()) publicKey: string) {
     // As the acceptance's own public record: from the answer on, batched ones too while they await anchoring.
-    const rows = await this.acceptances.find(
-      { signer: publicKey, $or: [{ status: 'confirmed' }, { status: 'submitted', evidenceMode: 'MERKLE_BATCHED' }] },
-      { sort: { submittedAt: -1 }, limit: 200 },
-    );
-    if (rows.length === 0) throw new DomainError('not_found', 'no evidence for this signer');
-    const records = rows.map(publicAcceptanceRecord);
-    return {
-      signer: {
-        publicKey,
-        signerType: 'wallet',
-        acceptanceCount: records.length,
-        firstAcceptedAt: records[records.length - 1].blockTime,
-        lastAcceptedAt: records[0].blockTime,
-      },
-      acceptances: records.map((r) => ({
-        acceptanceId: r.acceptanceId,
-        versionAddress: r.versionAddress,
-        versionNumber: r.versionNumber,
-        documentSlug: r.documentSlug,
-        transactionSignature: r.transactionSignature,
-        blockTime: r.blockTime,
-        commitment: r.commitment,
-      })),
-      keyStatements: [],
-      passkeys: [],
-      rotations: [],
-    };
+    return signerEvidence(this.acceptances, publicKey);
   }
 }

@@ -105,9 +105,9 @@ export class ReceiptWithReportResponse {
 export class SignerSummaryView {
   @ApiProperty({ type: String, pattern: ADDR.source }) publicKey!: string;
   @ApiProperty({ enum: ['wallet'] }) signerType!: string;
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: 200, description: 'Acceptances listed (at most 200)' }) acceptanceCount!: number;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true }) firstAcceptedAt!: string | null;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true }) lastAcceptedAt!: string | null;
+  @ApiProperty({ type: 'integer', minimum: 1, description: 'Every public acceptance of the signer (the list shows the newest 200)' }) acceptanceCount!: number;
+  @ApiProperty({ type: String, format: 'date-time', description: 'blockTime of the oldest' }) firstAcceptedAt!: string;
+  @ApiProperty({ type: String, format: 'date-time', description: 'blockTime of the newest' }) lastAcceptedAt!: string;
 }
 
 /** One acceptance of a signer. */
@@ -117,7 +117,7 @@ export class SignerAcceptanceView {
   @ApiProperty({ type: 'integer', minimum: 1 }) versionNumber!: number;
   @ApiProperty({ type: String, pattern: SLUG.source }) documentSlug!: string;
   @ApiProperty({ type: String, pattern: SIG.source, nullable: true }) transactionSignature!: string | null;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true }) blockTime!: string | null;
+  @ApiProperty({ type: String, format: 'date-time' }) blockTime!: string;
   @ApiProperty({ enum: ['confirmed', 'finalized'] }) commitment!: string;
 }
 

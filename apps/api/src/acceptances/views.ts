@@ -16,13 +16,15 @@ export function publicAcceptanceRecord(a: AcceptanceDoc): AcceptanceRecord {
  * batch has `transactionSignature` null (spec §2.3), `slot` 0, `feeLamports` 0, `blockTime` the time the service
  * recorded it and `commitment` `confirmed` (the record is durable; spec §2.3 types every other field as always
  * present); its anchoring fills in the transaction, slot, fee share and the block's time (docs/api.md).
+ * `blockTime` is always an ISO 8601 time (spec §2.3): the block's, or, where the ledger gives none (a cluster that
+ * does not know the block's time), the submission's, in whole seconds as a block's.
  */
 export function acceptanceRecord(a: AcceptanceDoc) {
   return {
     acceptanceId: a.acceptanceId,
     transactionSignature: a.transactionSignature,
     slot: a.slot ?? 0,
-    blockTime: a.blockTime === null ? null : new Date(a.blockTime * 1000).toISOString(),
+    blockTime: new Date((a.blockTime ?? Math.floor(Date.parse(a.submittedAt) / 1000)) * 1000).toISOString(),
     signer: a.signer,
     signerType: a.signerType,
     versionAddress: a.versionAddress,
