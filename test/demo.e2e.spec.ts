@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { cliMain } from '../apps/cli/src/paths';
+import { freePort } from '../apps/cli/src/service-process';
 
 const exec = promisify(execFile);
 const built = existsSync(cliMain());
@@ -11,9 +12,11 @@ const built = existsSync(cliMain());
 (built ? describe : describe.skip)(`the main job: svc demo${built ? '' : ' (skipped: run "npm run build" first; npm test does)'}`, () => {
   it('publishes the real Terms of Service, collects acceptances, refuses a repeat, links one to a customer, and every receipt verifies VALID', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-demo-'));
+    const port = await freePort();
     try {
-      const { stdout } = await exec(process.execPath, [cliMain(), 'demo', '--json', '--data-dir', dataDir], { timeout: 180_000, env: process.env });
+      const { stdout } = await exec(process.execPath, [cliMain(), 'demo', '--json', '--data-dir', dataDir], { timeout: 180_000, env: { ...process.env, PORT: String(port) } });
       const summary = JSON.parse(stdout);
+      expect(summary.service).toBe(`http://127.0.0.1:${port}`);
       expect(summary.latestVersion).toBe(2);
       expect(summary.aliceAcceptedV1).toBe(true);
       expect(summary.aliceAcceptedV2BeforeSigning).toBe(false);
@@ -25,6 +28,19 @@ const built = existsSync(cliMain());
       const bobV2 = summary.acceptances.find((a: { who: string; version: number }) => a.who === 'bob' && a.version === 2);
       expect(summary.customerLink).toEqual({ externalUserRef: 'customer-1042', version: 2, acceptanceId: bobV2.acceptanceId, found: true });
       expect(summary.allValid).toBe(true);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a PORT that is not a TCP port before it starts anything', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-demo-'));
+    try {
+      for (const bad of ['0', '65536', '1.5', 'http']) {
+        const run = exec(process.execPath, [cliMain(), 'demo', '--json', '--data-dir', dataDir], { timeout: 30_000, env: { ...process.env, PORT: bad } });
+        await expect(run).rejects.toMatchObject({ code: 1, stdout: '', stderr: expect.stringContaining(`value '${bad}' from env 'PORT' is invalid. must be a TCP port, 1 to 65535`) });
+      }
+      expect(existsSync(path.join(dataDir, 'events.sqlite'))).toBe(false);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { httpUrlProblem, OWNER_ONLY_UMASK } from '@svc/config';
 import { generateKeypairFile, loadKeypairSigner, RpcLedger, toSignature } from '@svc/ledger';
 import { serializeReceipt, verifyReceipt, type VerificationReport } from '@svc/evidence';
@@ -34,6 +34,12 @@ function positiveNumber(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('must be a positive number');
   return n;
+}
+
+/** A TCP port: an integer from 1 to 65535 written in decimal. */
+function tcpPort(value: string): number {
+  if (!/^[1-9][0-9]{0,4}$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('must be a TCP port, 1 to 65535');
+  return Number(value);
 }
 
 /** A `--rpc` value: an http or https URL (a ledger's JSON-RPC endpoint). */
@@ -344,7 +350,7 @@ program
   .command('demo')
   .description('start the service on its embedded default and run the whole evidence path on the real Terms of Service')
   .option('--data-dir <dir>', 'data directory (default: $DATA_DIR or ./data)')
-  .option('--port <port>', 'port of the service (default: a free one)', positiveNumber)
+  .addOption(new Option('--port <port>', 'port of the service (default: $PORT, else a free one)').env('PORT').argParser(tcpPort))
   .option('--keep-running', 'leave the service running at the end')
   .option('--json', 'machine-readable summary')
   .action(
