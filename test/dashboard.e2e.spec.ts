@@ -1,4 +1,6 @@
-import { generateKeyPairSigner } from '@solana/kit';
+import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
+import { getAddMemoInstruction } from '@solana-program/memo';
+import { buildPublicationTransaction, encodeMemo, MEMO_PROGRAM_ADDRESS } from '@svc/evidence';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { ApiClient } from '../apps/cli/src/api-client';
 import { codeOf } from './support/durability';
@@ -107,6 +109,60 @@ describe('dashboard sign-in, sessions and publishing', () => {
     // Re-confirming a recorded publication is harmless and returns the same version.
     const again = await doc.dashboard.request<{ version: { address: string } }>('POST', '/v1/publications/confirm', { signature: doc.versions[1].transactionSignature });
     expect(again.version.address).toBe(doc.versions[1].address);
+  });
+
+  it('records a version only from the publication that created its address: a fresh key, not the wallet, not one used before (docs/protocol.md §7.1–7.2)', async () => {
+    const doc = await publishedDocument(service, [1]);
+    type Publication = { document: string; number: number; label: string; title: string; contentHash: string; fingerprint: string; effectiveAt: number | null };
+    const prepareDraft = async (n: 2 | 3) => {
+      const { draft } = await doc.dashboard.request<{ draft: { id: string } }>('POST', `/v1/documents/${doc.document.id}/drafts`, { title: 'Terms of Service', versionLabel: `v${n}`, source: termsOfService(n), effectiveAt: null });
+      const { publication } = await doc.dashboard.request<{ publication: Publication }>('POST', `/v1/drafts/${draft.id}/prepare`);
+      return { draftId: draft.id, publication };
+    };
+    const land = async (publication: Publication, version: KeyPairSigner) => {
+      const tx = await buildPublicationTransaction({ authority: doc.owner, version, ...publication, lifetime: await doc.ledger.getLatestBlockhash() });
+      return doc.ledger.sendTransaction(tx.wire, { commitment: 'confirmed' });
+    };
+    const confirm = (signature: string) => doc.dashboard.request<{ version: { address: string; number: number } }>('POST', '/v1/publications/confirm', { signature });
+    const recorded = async () => (await doc.dashboard.request<{ versions: { number: number; address: string }[] }>('GET', `/v1/documents/${doc.document.id}`)).versions;
+    const draftStatus = async (draftId: string) => (await doc.dashboard.request<{ draft: { status: string } }>('GET', `/v1/drafts/${draftId}`)).draft.status;
+
+    // The wallet as the version's address (the record's memo signed by the wallet alone, which the Memo program
+    // allows): the ledger's oldest transaction of that address is not this publication.
+    const two = await prepareDraft(2);
+    const { pipe, createTransactionMessage, setTransactionMessageFeePayerSigner, setTransactionMessageLifetimeUsingBlockhash, appendTransactionMessageInstruction, signTransactionMessageWithSigners, getBase64EncodedWireTransaction, blockhash } =
+      await import('@solana/kit');
+    const lifetime = await doc.ledger.getLatestBlockhash();
+    const walletOnly = await signTransactionMessageWithSigners(
+      pipe(
+        createTransactionMessage({ version: 0 }),
+        (m) => setTransactionMessageFeePayerSigner(doc.owner, m),
+        (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash(lifetime.blockhash), lastValidBlockHeight: lifetime.lastValidBlockHeight }, m),
+        (m) => appendTransactionMessageInstruction(getAddMemoInstruction({ memo: encodeMemo({ kind: 'ver', ...two.publication }), signers: [doc.owner] }, { programAddress: MEMO_PROGRAM_ADDRESS }), m),
+      ),
+    );
+    const byWallet = await doc.ledger.sendTransaction(Buffer.from(getBase64EncodedWireTransaction(walletOnly), 'base64'), { commitment: 'confirmed' });
+    expect(await codeOf(confirm(byWallet))).toBe('409 chain_state');
+    expect((await recorded()).map((v) => v.number)).toEqual([1]);
+    expect(await draftStatus(two.draftId)).toBe('prepared');
+
+    // The same draft published with a fresh key is version 2.
+    const key = await generateKeyPairSigner();
+    const v2 = await confirm(await land(two.publication, key));
+    expect(v2.version).toMatchObject({ address: key.address, number: 2 });
+
+    // The same key again for the next version: refused, nothing recorded, the draft still prepared.
+    const three = await prepareDraft(3);
+    const reused = await land(three.publication, key);
+    expect(await codeOf(confirm(reused))).toBe('409 chain_state');
+    expect((await recorded()).map((v) => [v.number, v.address])).toEqual([
+      [1, doc.versions[0].address],
+      [2, key.address],
+    ]);
+    expect(await draftStatus(three.draftId)).toBe('prepared');
+    const { version: v3 } = await confirm(await land(three.publication, await generateKeyPairSigner()));
+    expect(v3.number).toBe(3);
+    expect(await draftStatus(three.draftId)).toBe('published');
   });
 
   it('keeps drafts consistent: validation, abandon, and no edits after publication', async () => {

@@ -33,7 +33,8 @@ export class ConfirmPublicationHandler implements ICommandHandler<ConfirmPublica
   /**
    * @throws DomainError not_found (transaction or document unknown), transaction_failed (409: it failed on the
    * ledger), not_a_publication (400), version_superseded (409: a version with this number exists),
-   * chain_state (409: no prepared draft matches, fingerprint mismatch, publisher not allowed); the ledger's error
+   * chain_state (409: no prepared draft matches, fingerprint mismatch, publisher not allowed, a version address that
+   * is not a fresh key: another version's, the publisher's own, or one used before this publication); the ledger's error
    * (500 internal_error, to retry) when the transaction cannot be read.
    */
   async execute({ signature, wallet, ctx }: ConfirmPublication): Promise<{ version: VersionDoc; document: DocumentDoc }> {
@@ -52,6 +53,12 @@ export class ConfirmPublicationHandler implements ICommandHandler<ConfirmPublica
     if (!document) throw new DomainError('not_found', 'the publication names a document that is not synced');
     const organization = await this.facts.organization(document.organization);
     if (!organization) throw new DomainError('not_found', 'document not found');
+    // The version address's creation (docs/protocol.md §7.2), which the decider requires to be this publication. A
+    // version recorded with this very transaction (the read model is a hint; the decider re-checks it on the stream)
+    // spares reading the address's history again.
+    const versionAddress = transaction.objectSigner!;
+    const known = await this.readStore.collection<VersionDoc>(COLLECTIONS.versions).findOne({ _id: versionAddress });
+    const addressCreation = known?.transactionSignature === signature ? null : (await this.history.creationOf(versionAddress)).signature;
 
     const matched: { draft: PreparedDraftFacts | null } = { draft: null };
     const decided = await this.decisions.handle(
@@ -67,6 +74,7 @@ export class ConfirmPublicationHandler implements ICommandHandler<ConfirmPublica
           organization,
           recomputedFingerprint: versionFingerprint({ organization: organization.address, ...record }),
           draft,
+          addressCreation,
         };
       },
       ctx,
@@ -81,13 +89,13 @@ export class ConfirmPublicationHandler implements ICommandHandler<ConfirmPublica
       const marked = await this.decisions.handle(
         streams.draft(draftId),
         draftDecider,
-        { kind: 'MarkDraftPublished', versionAddress: transaction.objectSigner!, transactionSignature: signature },
+        { kind: 'MarkDraftPublished', versionAddress, transactionSignature: signature },
         ctx,
       );
       if (marked.appended && marked.appended.position > position) position = marked.appended.position;
     }
     await this.log.settled(position);
-    const version = await this.readStore.collection<VersionDoc>(COLLECTIONS.versions).findOne({ _id: transaction.objectSigner! });
+    const version = await this.readStore.collection<VersionDoc>(COLLECTIONS.versions).findOne({ _id: versionAddress });
     if (!version) throw new DomainError('chain_state', 'the version is being recorded; retry');
     return { version, document: (await this.access.document(document.documentId, wallet)).document };
   }

@@ -19,6 +19,13 @@ export interface LedgerRecord {
 /** Most signatures of an authority's history read by one sync or refresh (docs/api.md "Members and roles"). */
 export const MEMBER_SCAN_LIMIT = 10_000;
 
+/**
+ * Most signatures of one address `creationOf` reads looking for its oldest. The objects of the protocol (organizations,
+ * documents, versions, shards) have short histories, except a sponsoring shard, whose nonce every sponsored acceptance
+ * advances.
+ */
+export const CREATION_SCAN_LIMIT = 1_000_000;
+
 /** Pages of an address's history `versionRecordsSince` reads at most past the last signature it saw. */
 export const MAX_SINCE_PAGES = 8;
 
@@ -31,16 +38,34 @@ export class LedgerHistory {
   constructor(@Inject(LEDGER) private readonly ledger: Ledger) {}
 
   /**
-   * The transaction that created `address`.
-   * @throws DomainError not_found (404) when the ledger has no transaction for the address.
+   * The transaction that created `address` (docs/protocol.md §7.2): its oldest successful transaction, found by
+   * reading its whole history newest first (pages of 1,000, `before` the last seen; at most
+   * {@link CREATION_SCAN_LIMIT} signatures), or its oldest transaction of all when none succeeded (the caller then
+   * refuses it as a failed creation). `historyLength` is the number of signatures read.
+   * @throws DomainError not_found (404) when the ledger has no transaction for the address; the ledger's error when
+   *   it cannot be read.
    */
   async creationOf(address: string): Promise<LedgerRecord> {
-    const history = await this.ledger.getSignaturesForAddress(toAddress(address), { limit: 1000 });
-    const oldest = history[history.length - 1];
-    if (!oldest) throw new DomainError('not_found', `no transaction on the ledger for ${address}`);
-    const record = await this.transaction(oldest.signature);
-    if (!record) throw new DomainError('not_found', `transaction ${oldest.signature} not found on the ledger`);
-    return { ...record, historyLength: history.length };
+    let oldest: AddressSignature | undefined;
+    let oldestSucceeded: AddressSignature | undefined;
+    let read = 0;
+    let before: string | undefined;
+    for (;;) {
+      const page = await this.ledger.getSignaturesForAddress(toAddress(address), { limit: 1000, ...(before ? { before: toSignature(before) } : {}) });
+      // Newest first: the last entry seen of each kind is the oldest.
+      for (const entry of page) {
+        oldest = entry;
+        if (entry.err === null) oldestSucceeded = entry;
+      }
+      read += page.length;
+      if (page.length < 1000 || read >= CREATION_SCAN_LIMIT) break;
+      before = page[page.length - 1]!.signature;
+    }
+    const creation = oldestSucceeded ?? oldest;
+    if (!creation) throw new DomainError('not_found', `no transaction on the ledger for ${address}`);
+    const record = await this.transaction(creation.signature);
+    if (!record) throw new DomainError('not_found', `transaction ${creation.signature} not found on the ledger`);
+    return { ...record, historyLength: read };
   }
 
   /**

@@ -51,6 +51,12 @@ export type DocumentCommand =
       recomputedFingerprint: string;
       /** The prepared draft whose number and fingerprint match the record, or null. */
       draft: PreparedDraftFacts | null;
+      /**
+       * The signature of the version address's creation on the ledger (its oldest successful transaction,
+       * docs/protocol.md §7.2), which must be this publication; null when the caller did not read it because the
+       * version is recorded already with this very transaction (a repeated confirm).
+       */
+      addressCreation: string | null;
     };
 
 /** The current (highest-numbered) version, or null before the first publication. */
@@ -82,11 +88,12 @@ export const documentDecider: Decider<DocumentCommand, DocumentEvent, DocumentSt
     }
   },
   /**
-   * Sync of a known document is a no-op; confirming an already recorded version is a no-op.
+   * Sync of a known document is a no-op; confirming an already recorded version again (the same transaction) is a no-op.
    * @throws DomainError not_found (404: organization or document unknown to this wallet, no creation transaction),
    *   forbidden (403: the signed-in wallet is a member who is neither owner nor publisher),
    *   chain_state (409: not a document of this organization on the ledger, a creator or publisher without the
-   *   publisher role, a fingerprint that does not match, a gap in numbers, no matching prepared draft),
+   *   publisher role, a version address that is not fresh (another version's, or used before the publication), a
+   *   fingerprint that does not match, a gap in numbers, no matching prepared draft),
    *   version_superseded (409: the number is taken).
    */
   decide(command, state) {
@@ -134,9 +141,21 @@ export const documentDecider: Decider<DocumentCommand, DocumentEvent, DocumentSt
         }
         requireRole(org, command.wallet, PUBLISHERS);
         const versionAddress = tx.objectSigner!;
-        if (state.versions.some((v) => v.versionAddress === versionAddress)) return [];
+        const recorded = state.versions.find((v) => v.versionAddress === versionAddress);
+        if (recorded?.transactionSignature === tx.signature) return [];
+        if (recorded) {
+          throw new DomainError('chain_state', `the version address is version ${recorded.number}'s, created by another transaction; a version's address is a fresh key (docs/protocol.md §7.1)`);
+        }
         if (!hasRole(org, tx.actor, ['owner', 'publisher'])) {
           throw new DomainError('chain_state', 'the publication was signed by a key that may not publish for this organization');
+        }
+        // docs/protocol.md §7.1–7.2: the version is found again as its address's oldest successful transaction, so
+        // only a publication that is that transaction (a fresh key, not the publisher's own) can be recorded.
+        if (versionAddress === tx.actor || command.addressCreation !== tx.signature) {
+          throw new DomainError(
+            'chain_state',
+            `the version address ${versionAddress} was used before this publication, so the ledger does not show it as the version's creation; sign each publication with a fresh version key (docs/protocol.md §7.1)`,
+          );
         }
         if (command.recomputedFingerprint !== record.fingerprint) throw new DomainError('chain_state', 'the fingerprint on the ledger does not match the version fields');
         const count = state.versions.length;

@@ -53,6 +53,7 @@ function publish(number: 1 | 2, over: Partial<Publish> = {}): Publish {
     organization: ORG,
     recomputedFingerprint: v.fingerprint,
     draft: { draftId: A.draftId, number, fingerprint: v.fingerprint },
+    addressCreation: v.transactionSignature,
     ...over,
   };
 }
@@ -60,7 +61,7 @@ function publish(number: 1 | 2, over: Partial<Publish> = {}): Publish {
 /** Version 1's confirmation with another version address: another publication claiming the same number. */
 const rivalOfV1 = (over: Partial<Publish> = {}): Publish => {
   const p = publish(1);
-  return { ...p, transaction: { ...p.transaction, objectSigner: A.v3, signature: SIG.v3 }, ...over };
+  return { ...p, transaction: { ...p.transaction, objectSigner: A.v3, signature: SIG.v3 }, addressCreation: SIG.v3, ...over };
 };
 
 const withRecord = (p: Publish, change: Partial<VersionRecord>): Publish => ({ ...p, record: { ...p.record, ...change } });
@@ -122,6 +123,20 @@ describe('document decider: publication confirm', () => {
   it('confirming a recorded version again decides nothing', () => {
     expect(given(documentDecider, [synced, v1]).when(publish(1))).toEqual(decided());
     expect(given(documentDecider, [synced, v1, v2]).when(publish(1, { draft: null }))).toEqual(decided());
+    // The caller need not read the address's history again for a version recorded with this transaction.
+    expect(given(documentDecider, [synced, v1]).when(publish(1, { addressCreation: null }))).toEqual(decided());
+  });
+
+  it('refuses a version address that is not a fresh key created by this publication with chain_state (docs/protocol.md §7.1–7.2)', () => {
+    const p = publish(1);
+    // The address was used before: its oldest successful transaction is another one (or was not read).
+    expect(given(documentDecider, [synced]).when({ ...p, addressCreation: SIG.v3 })).toEqual(refused('chain_state'));
+    expect(given(documentDecider, [synced]).when({ ...p, addressCreation: null })).toEqual(refused('chain_state'));
+    // The publisher's own wallet as the version address, even where the ledger shows this transaction as its oldest.
+    expect(given(documentDecider, [synced]).when(actor({ ...p, transaction: { ...p.transaction, objectSigner: A.authority } }, A.authority))).toEqual(refused('chain_state'));
+    // Version 1's address again, in another transaction that would be version 2: not a repeat, and not recorded.
+    const reuse = publish(2, { transaction: { ...publish(2).transaction, objectSigner: A.v1 }, addressCreation: SIG.v1 });
+    expect(given(documentDecider, [synced, v1]).when(reuse)).toEqual(refused('chain_state'));
   });
 
   it('refuses a publication for a document that is not synced with not_found', () => {
@@ -160,16 +175,19 @@ describe('document decider: publication confirm', () => {
     expect(given(documentDecider, [synced]).when({ ...p, draft: { ...p.draft!, number: 2 } })).toEqual(refused('chain_state'));
   });
 
-  it('checks membership → recorded already → publisher role → fingerprint → number taken → gap → draft', () => {
+  it('checks membership → recorded already → publisher role → fresh address → fingerprint → number taken → gap → draft', () => {
     const noDraft = (p: Publish): Publish => ({ ...p, draft: null });
     // A rival of version 1 by an admin, with a wrong fingerprint and no draft: each fix reveals the next rule.
     const bad = noDraft(actor(rivalOfV1({ recomputedFingerprint: HEX.fingerprint2, wallet: A.stranger }), ADMIN));
     const s = given(documentDecider, [synced, v1]);
     expect(s.when(bad)).toEqual(refused('not_found'));
     expect(s.when({ ...bad, transaction: { ...bad.transaction, objectSigner: A.v1 } })).toEqual(refused('not_found'));
-    expect(s.when({ ...bad, wallet: A.authority, transaction: { ...bad.transaction, objectSigner: A.v1 } })).toEqual(decided());
+    // Version 1's own transaction again: recorded already, whatever else the command says.
+    expect(s.when({ ...bad, wallet: A.authority, transaction: { ...bad.transaction, objectSigner: A.v1, signature: SIG.v1 } })).toEqual(decided());
     expect(s.when({ ...bad, wallet: A.authority })).toEqual(refused('chain_state'));
     expect(s.when(actor({ ...bad, wallet: A.authority }, A.authority))).toEqual(refused('chain_state'));
+    // A used address is refused before the number is looked at (version_superseded below once it is fresh).
+    expect(s.when(actor({ ...bad, wallet: A.authority, recomputedFingerprint: HEX.fingerprint1, addressCreation: SIG.v1 }, A.authority))).toEqual(refused('chain_state'));
     expect(s.when(actor({ ...bad, wallet: A.authority, recomputedFingerprint: HEX.fingerprint1 }, A.authority))).toEqual(refused('version_superseded'));
   });
 
