@@ -3,8 +3,10 @@
  * beside the organization's own stream (which mirrors the ledger) so that a settings change never races a sync.
  *
  * Who may change what (spec §5, docs/api.md "Roles"): owners and admins change settings; `evidenceMode` needs the
- * admin role (owners hold it); the acceptance policy (`signingPolicy`, `requireAcceptanceSessions`,
- * `allowedRequestDomains`) needs a wallet signature made within the fresh-signature window.
+ * admin role (owners hold it); only the owner turns the organization's sponsorship on or its fallback to the service
+ * on (spec §5: "admins may pause and lower sponsorship limits; only the owner raises limits, resumes or withdraws");
+ * the acceptance policy (`signingPolicy`, `requireAcceptanceSessions`, `allowedRequestDomains`) needs a wallet
+ * signature made within the fresh-signature window.
  */
 import type { Decider } from '../decider';
 import { DomainError } from '../errors';
@@ -54,7 +56,8 @@ export const settingsDecider: Decider<ChangeSettingsCommand, SettingsEvent, Sett
   /**
    * Keys set to the value in force are left out; a change that alters nothing decides nothing.
    * @throws DomainError not_found (404: the wallet is not a member), forbidden (403: not owner or admin; evidenceMode
-   *   without the admin role), reauthentication_required (403: the acceptance policy changes without a fresh signature).
+   *   without the admin role; `feeSponsor: organization` or `sponsorFallbackToStele: true` by an admin who is not
+   *   the owner), reauthentication_required (403: the acceptance policy changes without a fresh signature).
    */
   decide(command, state) {
     const { organization, wallet } = command;
@@ -66,6 +69,11 @@ export const settingsDecider: Decider<ChangeSettingsCommand, SettingsEvent, Sett
     }
     if (changes.evidenceMode !== undefined && !hasRole(organization, wallet, ['admin'])) {
       throw new DomainError('forbidden', 'evidenceMode: only an admin sets the evidence mode');
+    }
+    // An admin may pause sponsorship and narrow it; starting or resuming it, or widening it, is the owner's.
+    const widened = [changes.feeSponsor === 'organization' && 'feeSponsor', changes.sponsorFallbackToStele === true && 'sponsorFallbackToStele'].filter((k): k is string => k !== false);
+    if (widened.length > 0 && !hasRole(organization, wallet, ['owner'])) {
+      throw new DomainError('forbidden', `${widened.join(', ')}: only the owner turns sponsorship on or resumes it (an admin may pause it)`);
     }
     const policyChanged = ACCEPTANCE_POLICY_KEYS.filter((k) => k in changes);
     if (policyChanged.length > 0 && !command.signatureFresh) {

@@ -68,6 +68,22 @@ describe('settings decider', () => {
     expect(given(settingsDecider).when(command)).toEqual(refused(code as never));
   });
 
+  it('lets an admin pause and narrow sponsorship, and only the owner start or resume it (spec §5 "Roles")', () => {
+    const sponsoring = changed({ feeSponsor: 'organization' });
+    // The owner starts it; an admin pauses it and turns the fallback to the service off.
+    expect(given(settingsDecider).when(change({ feeSponsor: 'organization' }))).toEqual(decided(sponsoring));
+    expect(given(settingsDecider, [sponsoring]).when(change({ feeSponsor: 'svc', sponsorFallbackToStele: false }, ADMIN))).toEqual(
+      decided(changed({ feeSponsor: 'svc', sponsorFallbackToStele: false }, sponsoring.data.settings, ADMIN)),
+    );
+    // An admin may not start or resume it, nor turn the fallback back on; nothing is recorded.
+    const paused = changed({ sponsorFallbackToStele: false });
+    expect(given(settingsDecider).when(change({ feeSponsor: 'organization' }, ADMIN))).toEqual(refused('forbidden'));
+    expect(given(settingsDecider, [paused]).when(change({ sponsorFallbackToStele: true, products: { gate: true } }, ADMIN))).toEqual(refused('forbidden'));
+    // Values already in force change nothing and need no owner.
+    expect(given(settingsDecider, [sponsoring]).when(change({ feeSponsor: 'organization' }, ADMIN))).toEqual(decided());
+    expect(given(settingsDecider).when(change({ sponsorFallbackToStele: true }, ADMIN))).toEqual(decided());
+  });
+
   it('needs no fresh signature for settings outside the acceptance policy', () => {
     expect(given(settingsDecider).when(change({ feeSponsor: 'organization', products: { gate: true } }, A.authority, false))).toEqual(
       decided(changed({ feeSponsor: 'organization', products: { gate: true } })),
