@@ -30,7 +30,7 @@ interface Verified {
   entries: number;
   head: { sequence: number; hash: string };
   firstBreak: { sequence: number; reason: string } | null;
-  anchors: { sequence: number; head: string; transactionSignature: string; matchesLog: boolean; onLedger?: boolean }[];
+  anchors: { sequence: number; head: string; transactionSignature: string; matchesLog: boolean; onLedger: boolean }[];
 }
 
 describe('audit log', () => {
@@ -44,7 +44,8 @@ describe('audit log', () => {
     service = await startTestService({ env: { AUDIT_ANCHOR_SECONDS: '1', RATE_LIMIT_SIGNIN_PER_MINUTE: '1000' } });
     [doc, other] = await Promise.all([publishedDocument(service, [1]), publishedDocument(service, [1], 'privacy')]);
     await doc.dashboard.request('POST', `/v1/organizations/${doc.organization.id}/api-keys`, { name: 'Audited key', scopes: ['acceptances:read'] });
-    await doc.dashboard.request('PATCH', `/v1/organizations/${doc.organization.id}/settings`, { products: { gate: true } });
+    const { organization } = await doc.dashboard.request<{ organization: { settings: { products: { gate: boolean } } } }>('GET', `/v1/organizations/${doc.organization.id}`);
+    await doc.dashboard.request('PATCH', `/v1/organizations/${doc.organization.id}/settings`, { products: { gate: !organization.settings.products.gate } });
     // A sign-in of a member is recorded in the organizations it belongs to.
     await signIn(new ApiClient(service.baseUrl), doc.owner);
   });
@@ -126,5 +127,27 @@ describe('audit log', () => {
     expect(after.head.sequence).toBe(target - 1);
     // Anchors taken after the edited entry no longer match the stored log.
     expect(after.anchors.filter((a) => a.sequence >= target).every((a) => !a.matchesLog)).toBe(true);
+  });
+
+  it('reads every listed anchor back from the ledger: a stored anchor whose head was rewritten is not on the ledger', async () => {
+    // One more action moves the head, so a second anchor follows (AUDIT_ANCHOR_SECONDS=1): the older one is checked too.
+    await eventually(async () => ((await verify(doc)).anchors.length > 0 ? true : undefined));
+    const { organization } = await doc.dashboard.request<{ organization: { settings: { products: { gate: boolean } } } }>('GET', `/v1/organizations/${doc.organization.id}`);
+    await doc.dashboard.request('PATCH', `/v1/organizations/${doc.organization.id}/settings`, { products: { gate: !organization.settings.products.gate } });
+    const before = await eventually(async () => {
+      const v = await verify(doc);
+      return v.anchors.length >= 2 && v.anchors.every((a) => a.onLedger === true) ? v : undefined;
+    });
+    const anchor = before.anchors[before.anchors.length - 1]!;
+    const db = new Database(path.join(service.dataDir, 'read.sqlite'));
+    try {
+      const row = db.prepare('SELECT doc FROM "rm_audit_anchors_v1" WHERE _id = ?').get(anchor.transactionSignature) as { doc: string };
+      db.prepare('UPDATE "rm_audit_anchors_v1" SET doc = ? WHERE _id = ?').run(JSON.stringify({ ...JSON.parse(row.doc), head: 'f'.repeat(64) }), anchor.transactionSignature);
+    } finally {
+      db.close();
+    }
+    const after = await verify(doc);
+    expect(after.anchors.find((a) => a.transactionSignature === anchor.transactionSignature)).toMatchObject({ head: 'f'.repeat(64), matchesLog: false, onLedger: false });
+    expect(after.anchors.filter((a) => a.transactionSignature !== anchor.transactionSignature).every((a) => a.onLedger)).toBe(true);
   });
 });

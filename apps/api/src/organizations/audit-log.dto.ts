@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
 import { HEX64, PageSizeQuery, PatternField, SIG } from '@svc/http';
 
 /** Query of `GET /v1/organizations/{orgId}/audit-log` (spec §4.10): no other parameters. */
@@ -46,7 +46,7 @@ export class AuditAnchorResponse {
   @ApiProperty({ type: 'integer' }) slot!: number;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) anchoredAt!: string | null;
   @ApiProperty({ type: Boolean, description: 'The stored entry at `sequence` has this hash, and the chain holds up to it' }) matchesLog!: boolean;
-  @ApiPropertyOptional({ type: Boolean, description: 'Latest anchor only: its transaction on the ledger carries this head (`svc/1 audit`)' }) onLedger?: boolean;
+  @ApiProperty({ type: Boolean, description: 'Its transaction succeeded on the ledger with the `svc/1 audit` record of this organization, sequence and head' }) onLedger!: boolean;
 }
 
 export class AuditVerifyResponse {
