@@ -3,7 +3,10 @@
  * ledger by the organization's wallet, read by refresh; a publisher may prepare drafts but not act as an admin; a
  * non-member sees 404; labels are the dashboard's own.
  */
-import { generateKeyPairSigner } from '@solana/kit';
+import { generateKeyPairSigner, lamports } from '@solana/kit';
+import { getTransferSolInstruction } from '@solana-program/system';
+import { LEDGER, type Ledger } from '@svc/ledger';
+import { buildTransaction } from '../libs/ledger/src/testing/test-transactions';
 import { ApiClient } from '../apps/cli/src/api-client';
 import { codeOf } from './support/durability';
 import { signIn, writeMemberOnLedger } from '../apps/cli/src/operations';
@@ -75,6 +78,31 @@ describe('members and roles', () => {
     expect(await codeOf(asAdmin.request('POST', `/v1/documents/${doc.document.id}/drafts`, { title: 'T', versionLabel: 'v9', source: 'x' }))).toBe('403 forbidden');
 
     await writeMemberOnLedger(doc.ledger, doc.owner, { organization: doc.organization.address, member: admin.address, roles: [], active: false });
+    const after = await doc.dashboard.request<{ organization: OrgView }>('POST', `${orgPath}/refresh`);
+    expect(after.organization.members.map((m) => m.address)).not.toContain(admin.address);
+    expect(await codeOf(asAdmin.request('GET', orgPath))).toBe('404 not_found');
+  });
+
+  it('applies a revocation buried under more than 10,000 later transfers to the wallet', async () => {
+    const admin = await generateKeyPairSigner();
+    const asAdmin = await session(admin);
+    const orgPath = `/v1/organizations/${doc.organization.id}`;
+    await writeMemberOnLedger(doc.ledger, doc.owner, { organization: doc.organization.address, member: admin.address, roles: ['admin'], active: true });
+    await doc.dashboard.request('POST', `${orgPath}/refresh`);
+    expect((await asAdmin.request<{ organization: OrgView }>('GET', orgPath)).organization.members.map((m) => m.address)).toContain(admin.address);
+
+    await writeMemberOnLedger(doc.ledger, doc.owner, { organization: doc.organization.address, member: admin.address, roles: [], active: false });
+    // Anyone may send to the organization's wallet: 10,001 transfers after the revocation.
+    const ledger = service.app.get<Ledger>(LEDGER);
+    const sender = await generateKeyPairSigner();
+    await ledger.requestAirdrop(sender.address, 1_000_000_000n);
+    let lifetime = await ledger.getLatestBlockhash();
+    for (let i = 0; i < 10_001; i++) {
+      if (i % 500 === 0) lifetime = await ledger.getLatestBlockhash();
+      const transfer = await buildTransaction(lifetime, sender, [getTransferSolInstruction({ source: sender, destination: doc.owner.address, amount: lamports(BigInt(1 + i)) })]);
+      await ledger.sendTransaction(transfer.wire, { commitment: 'processed' });
+    }
+
     const after = await doc.dashboard.request<{ organization: OrgView }>('POST', `${orgPath}/refresh`);
     expect(after.organization.members.map((m) => m.address)).not.toContain(admin.address);
     expect(await codeOf(asAdmin.request('GET', orgPath))).toBe('404 not_found');

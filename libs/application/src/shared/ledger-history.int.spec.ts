@@ -1,21 +1,21 @@
 /**
- * LedgerHistory.creationOf against the embedded ledger: an object is found again by its oldest successful
- * transaction (docs/protocol.md §7.2), however long its history has grown since, and a failed transaction before it
- * does not stand for it.
+ * LedgerHistory against the embedded ledger: an object is found again by its oldest successful transaction
+ * (docs/protocol.md §7.2), however long its history has grown since, and a failed transaction before it does not stand
+ * for it; an authority's member records (§7.4) are all found, however many transactions were sent to it since.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateKeyPairSigner, lamports } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
-import { buildDocumentTransaction } from '@svc/evidence';
+import { buildDocumentTransaction, buildMemberTransaction, encodeMemo } from '@svc/evidence';
 import { EmbeddedLedger } from '@svc/ledger';
-import { buildTransaction } from '../../../ledger/src/testing/test-transactions';
+import { buildTransaction, memoInstruction } from '../../../ledger/src/testing/test-transactions';
 import { LedgerHistory } from './ledger-history.service';
 
 jest.setTimeout(120_000);
 
-describe('LedgerHistory.creationOf (docs/protocol.md §7.2)', () => {
+describe('LedgerHistory (docs/protocol.md §7.2, §7.4)', () => {
   let dir: string;
   let ledger: EmbeddedLedger;
 
@@ -55,5 +55,60 @@ describe('LedgerHistory.creationOf (docs/protocol.md §7.2)', () => {
 
   it('answers not_found for an address the ledger never saw', async () => {
     await expect(new LedgerHistory(ledger).creationOf((await generateKeyPairSigner()).address)).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('lists every member record of the authority since the last one applied, however many transfers bury it', async () => {
+    const authority = await generateKeyPairSigner();
+    const sender = await generateKeyPairSigner();
+    const organization = (await generateKeyPairSigner()).address;
+    const member = (await generateKeyPairSigner()).address;
+    const other = (await generateKeyPairSigner()).address;
+    await ledger.requestAirdrop(authority.address, 1_000_000_000n);
+    await ledger.requestAirdrop(sender.address, 1_000_000_000n);
+    const send = async (built: { wire: Uint8Array; signature: string }) => {
+      await ledger.sendTransaction(built.wire, { commitment: 'processed' });
+      return built.signature;
+    };
+    const memberTx = async (who: string, active: boolean) =>
+      send(await buildMemberTransaction({ authority, organization, member: who, roles: active ? ['admin'] : [], active, lifetime: await ledger.getLatestBlockhash() }));
+
+    const applied = await memberTx(member, true); // the newest record applied so far: where reading stops
+    const revoked = await memberTx(member, false);
+    // Anyone may send to the authority: a memo of the same shape from the sender is listed but is not the authority's.
+    const forgedMemo = encodeMemo({ kind: 'member', organization, member, roles: ['admin'], active: true });
+    const forged = await send(
+      await buildTransaction(await ledger.getLatestBlockhash(), sender, [
+        getTransferSolInstruction({ source: sender, destination: authority.address, amount: lamports(1n) }),
+        memoInstruction({ memo: forgedMemo, signers: [sender] }),
+      ]),
+    );
+    // One transaction with two records of the authority: the first counts.
+    const twoRecords = await send(
+      await buildTransaction(await ledger.getLatestBlockhash(), authority, [
+        memoInstruction({ memo: encodeMemo({ kind: 'member', organization, member: other, roles: ['publisher'], active: true }), signers: [authority] }),
+        memoInstruction({ memo: encodeMemo({ kind: 'member', organization, member, roles: ['admin'], active: true }), signers: [authority] }),
+      ]),
+    );
+    // More transfers to the authority than any fixed window: 10,001, in pages of 1,000 for the lister.
+    let lifetime = await ledger.getLatestBlockhash();
+    for (let i = 0; i < 10_001; i++) {
+      if (i % 500 === 0) lifetime = await ledger.getLatestBlockhash();
+      await send(await buildTransaction(lifetime, sender, [getTransferSolInstruction({ source: sender, destination: authority.address, amount: lamports(BigInt(2 + i)) })]));
+    }
+
+    const history = new LedgerHistory(ledger);
+    const reads = jest.spyOn(ledger, 'getTransaction');
+    const records = await history.memberRecordsOf(authority.address, organization, applied);
+    expect(records.map((r) => [r.signature, r.signedBy, r.member, r.active])).toEqual([
+      [revoked, authority.address, member, false],
+      [forged, sender.address, member, true],
+      [twoRecords, authority.address, other, true],
+    ]);
+    // Only the transactions whose listed memo may hold a member record were read, not the 10,001 transfers.
+    expect(reads).toHaveBeenCalledTimes(3);
+    reads.mockRestore();
+
+    // A history longer than the bound is refused as a whole, not read in part.
+    await expect(history.memberRecordsOf(authority.address, organization, applied, 5_000)).rejects.toMatchObject({ code: 'chain_state' });
   });
 });

@@ -16,8 +16,14 @@ export interface LedgerRecord {
   historyLength?: number;
 }
 
-/** Most signatures of an authority's history read by one sync or refresh (docs/api.md "Members and roles"). */
-export const MEMBER_SCAN_LIMIT = 10_000;
+/**
+ * Most signatures of an authority's history one sync or refresh lists past the newest member record applied
+ * (docs/api.md "Members and roles"); a longer history is refused rather than read in part.
+ */
+export const MEMBER_SCAN_LIMIT = 1_000_000;
+
+/** Transactions `memberRecordsOf` reads from the ledger at once. */
+const MEMBER_FETCH_CONCURRENCY = 16;
 
 /**
  * Most signatures of one address `creationOf` reads looking for its oldest. The objects of the protocol (organizations,
@@ -69,50 +75,74 @@ export class LedgerHistory {
   }
 
   /**
-   * The member records of `organization` in the history of its `authority` (docs/protocol.md "Member record"), oldest
-   * first: the authority's signatures are read newest first back to `stopAt` (the organization's creation, or the
-   * newest member record already applied), at most {@link MEMBER_SCAN_LIMIT} of them per call.
+   * The member records of `organization` in the history of its `authority` (docs/protocol.md §7.4), oldest first: every
+   * signature of the authority newer than `stopAt` (the organization's creation, or the newest member record already
+   * applied) is listed, 1,000 a page, and only the successful transactions whose listed memo may hold a member record
+   * are read (all of them when the ledger does not report memos). A transaction counts with its first `member` record
+   * of this organization; any other in it is ignored. Nothing is skipped: a history that buries a record under many
+   * later transactions is read to the end, or refused as a whole.
+   * @returns one {@link MemberRecordFacts} per transaction that carries a record naming `organization`, in ledger order.
+   * @param scanLimit most signatures listed (default {@link MEMBER_SCAN_LIMIT}).
+   * @throws DomainError chain_state (409) when more than `scanLimit` signatures are newer than `stopAt`; the ledger's
+   *   error when a listing or a transaction cannot be read.
    */
-  async memberRecordsOf(authority: string, organization: string, stopAt: string): Promise<MemberRecordFacts[]> {
-    const newer: { signature: string; err: unknown }[] = [];
+  async memberRecordsOf(authority: string, organization: string, stopAt: string, scanLimit = MEMBER_SCAN_LIMIT): Promise<MemberRecordFacts[]> {
+    const candidates: string[] = [];
+    let listed = 0;
     let before: string | undefined;
-    scan: while (newer.length < MEMBER_SCAN_LIMIT) {
-      const page = await this.ledger.getSignaturesForAddress(toAddress(authority), { limit: 1000, ...(before ? { before: toSignature(before) } : {}) });
+    for (;;) {
+      const page = await this.ledger.getSignaturesForAddress(toAddress(authority), {
+        limit: 1000,
+        until: toSignature(stopAt),
+        ...(before ? { before: toSignature(before) } : {}),
+      });
       for (const entry of page) {
-        if (entry.signature === stopAt) break scan;
-        newer.push({ signature: entry.signature, err: entry.err });
+        // A listed memo (Solana's `[len] text`) spares reading transfers and other records; null means no memo at all.
+        const maybeMember = entry.memo === undefined || (typeof entry.memo === 'string' && entry.memo.includes('svc/1 member '));
+        if (entry.err === null && maybeMember) candidates.push(entry.signature);
       }
+      listed += page.length;
       if (page.length < 1000) break;
+      if (listed >= scanLimit) {
+        throw new DomainError('chain_state', `the authority has more than ${scanLimit} transactions since the last member record applied; its members cannot be read`);
+      }
       before = page[page.length - 1]!.signature;
     }
+    candidates.reverse();
     const records: MemberRecordFacts[] = [];
-    for (const entry of newer.reverse()) {
-      if (entry.err !== null) continue;
-      const tx = await this.ledger.getTransaction(toSignature(entry.signature));
-      if (!tx) continue;
-      let parsed;
-      try {
-        parsed = parseEvidenceTransaction(tx.wire);
-      } catch {
-        continue;
-      }
-      for (const memo of parsed.memos) {
-        const r = memo.record;
-        if (r?.kind !== 'member' || r.organization !== organization) continue;
-        records.push({
-          signature: entry.signature,
-          slot: Number(tx.slot),
-          blockTime: tx.blockTime,
-          succeeded: tx.err === null,
-          signedBy: memo.signerAccounts[0] ?? '',
-          organization: r.organization,
-          member: r.member,
-          roles: r.roles,
-          active: r.active,
-        });
-      }
+    for (let i = 0; i < candidates.length; i += MEMBER_FETCH_CONCURRENCY) {
+      const read = await Promise.all(candidates.slice(i, i + MEMBER_FETCH_CONCURRENCY).map((signature) => this.memberRecordIn(signature, organization)));
+      for (const record of read) if (record) records.push(record);
     }
     return records;
+  }
+
+  /** The first member record of `organization` in transaction `signature`, or null (none, unknown, not parsable). */
+  private async memberRecordIn(signature: string, organization: string): Promise<MemberRecordFacts | null> {
+    const tx = await this.ledger.getTransaction(toSignature(signature));
+    if (!tx) return null;
+    let parsed;
+    try {
+      parsed = parseEvidenceTransaction(tx.wire);
+    } catch {
+      return null; // not a transaction of this protocol
+    }
+    for (const memo of parsed.memos) {
+      const r = memo.record;
+      if (r?.kind !== 'member' || r.organization !== organization) continue;
+      return {
+        signature,
+        slot: Number(tx.slot),
+        blockTime: tx.blockTime,
+        succeeded: tx.err === null,
+        signedBy: memo.signerAccounts[0] ?? '',
+        organization: r.organization,
+        member: r.member,
+        roles: r.roles,
+        active: r.active,
+      };
+    }
+    return null;
   }
 
   /**
