@@ -351,6 +351,13 @@ describe('API keys, sessions and acceptance search', () => {
     expect(inclusive.acceptances.every((a) => a.blockTime === blockTime)).toBe(true);
     const strictlyBefore = await api.request<AcceptancePage>('GET', `/v1/acceptances?before=${encodeURIComponent(blockTime)}&limit=200`);
     expect(strictlyBefore.acceptances.every((a) => Date.parse(a.blockTime) < Date.parse(blockTime))).toBe(true);
+    // Bounds keep their meaning below the millisecond: one nanosecond past the block time is after it.
+    const nanosecondAfter = `${new Date(blockTime).toISOString().slice(0, 19)}.000000001Z`;
+    const ids = async (query: string) => (await api.request<AcceptancePage>('GET', `/v1/acceptances?${query}&limit=200`)).acceptances.map((a) => a.acceptanceId);
+    const atBlockTime = inclusive.acceptances.map((a) => a.acceptanceId);
+    expect((await ids(`from=${nanosecondAfter}`)).filter((id) => atBlockTime.includes(id))).toEqual([]);
+    expect(await ids(`before=${nanosecondAfter}&from=${encodeURIComponent(blockTime)}`)).toEqual(atBlockTime);
+    expect(await ids(`to=${nanosecondAfter}&from=${encodeURIComponent(blockTime)}`)).toEqual(atBlockTime);
   });
 });
 

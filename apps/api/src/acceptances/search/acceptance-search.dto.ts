@@ -11,6 +11,15 @@ export function isIsoDateTime(value: unknown): value is string {
   return typeof value === 'string' && ISO_DATE_TIME.test(value) && isISO8601(value, { strict: true, strictSeparator: true }) && !Number.isNaN(Date.parse(value));
 }
 
+/**
+ * The whole Unix seconds of a date-time `isIsoDateTime` accepted, rounded down, and whether it lies past them (a
+ * fraction with any non-zero digit, to nanoseconds: `Date.parse` keeps milliseconds only).
+ */
+export function unixSecondsOf(value: string): { seconds: number; pastSecond: boolean } {
+  const fraction = /T\d{2}:\d{2}:\d{2}\.(\d+)/.exec(value)?.[1] ?? '';
+  return { seconds: Math.floor(Date.parse(value) / 1000), pastSecond: /[1-9]/.test(fraction) };
+}
+
 const DateTimeQuery = (description: string) =>
   applyDecorators(
     ApiPropertyOptional({ type: String, format: 'date-time', description }),
