@@ -49,6 +49,15 @@ describe('HTTP edge: field rules are the protocol rules', () => {
     expect(outcome(await send(service.baseUrl, 'GET', `/v1/public/versions/${'1'.repeat(32)}`))).toBe('404 not_found');
   });
 
+  it('refuses the passkey signer types this release does not serve: 400 unsupported_signer', async () => {
+    const wallet = (await generateKeyPairSigner()).address;
+    const p256 = `p256:02${'ab'.repeat(32)}`;
+    for (const [signerType, signer] of [['passkey', wallet], ['passkey_p256', p256]]) {
+      expect([signerType, outcome(await post('/v1/acceptance/challenges', { organization: fixture.organization.address, document: fixture.document.address, signer, signerType }))]).toEqual([signerType, '400 unsupported_signer']);
+    }
+    expect(outcome(await post('/v1/acceptance/challenges', { organization: fixture.organization.address, document: fixture.document.address, signer: wallet, signerType: 'webauthn' }))).toBe('400 invalid_request');
+  });
+
   describe('drafts', () => {
     const create = (fields: Record<string, unknown>) =>
       post(`/v1/documents/${fixture.document.id}/drafts`, { title: 'Terms of Service', versionLabel: 'v1', source: '# Terms\n', ...fields }, true);

@@ -20,6 +20,7 @@ export const ERROR_STATUS = {
   missing_binding: 400,
   passkey_required: 400,
   not_a_publication: 400,
+  unsupported_signer: 400,
   unauthorized: 401,
   credits_exhausted: 402,
   sponsorship_unavailable: 402,

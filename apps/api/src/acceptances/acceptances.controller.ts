@@ -35,6 +35,7 @@ export class AcceptanceSigningController {
     'invalid_request',
     'invalid_address',
     'invalid_signer',
+    'unsupported_signer',
     'invalid_origin',
     'passkey_required',
     'sponsorship_unavailable',

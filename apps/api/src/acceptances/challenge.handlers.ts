@@ -110,7 +110,7 @@ export class IssueAcceptanceChallengeHandler implements ICommandHandler<IssueAcc
    * acceptance decider re-checks against the document's and the acceptance's streams at submit.
    * An acceptance session is read from its own stream (the token names it), so one created a moment ago on another
    * replica is already usable; it is claimed only by the submission (docs/api.md "Acceptance sessions").
-   * @throws DomainError invalid_origin (400), invalid_request / invalid_signer (400), not_found (404),
+   * @throws DomainError invalid_origin (400), unsupported_signer / invalid_signer (400), not_found (404),
    * forbidden (403: site not allowed; session required, unknown, used, expired, or for another document),
    * passkey_required (400), chain_state (409), sponsorship_unavailable (402: settings not offered yet),
    * no_published_version (409), already_accepted (409), too_many_open_challenges (429: the signer's open challenges

@@ -68,14 +68,14 @@ export function payingSponsor(settings: Pick<OrganizationSettingsValues, 'feeSpo
  * without wallets (`passkey_required`), and fee sponsorship by the organization without the fallback to the service
  * (`sponsorship_unavailable`); docs/api.md
  * "Organization settings". Both evidence modes are offered: the challenge records the organization's.
- * @throws DomainError invalid_request (400: signer type not accepted), invalid_signer (400), not_found (404),
+ * @throws DomainError unsupported_signer (400: a passkey signer type, not served by this release), invalid_signer (400), not_found (404),
  *   forbidden (403: site not on the allowed list; session required, unknown, used, expired or for another document),
  *   passkey_required (400), sponsorship_unavailable (402), no_published_version (409),
  *   already_accepted (409).
  */
 export function checkChallengeFacts(facts: ChallengeFacts): void {
   if (facts.signerType !== 'wallet') {
-    throw new DomainError('invalid_request', `signerType: ${facts.signerType} signers are not accepted by this deployment; use a wallet`);
+    throw new DomainError('unsupported_signer', `signerType: ${facts.signerType} signers are not served by this release; use a wallet`);
   }
   if (facts.signer.startsWith('p256:')) throw new DomainError('invalid_signer', 'signer: a wallet signer is a base58 address');
   const org = facts.organization;

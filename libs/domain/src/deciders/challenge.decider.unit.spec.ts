@@ -51,8 +51,8 @@ describe('challenge decider: issuing', () => {
   });
 
   it.each<[string, Partial<ChallengeFacts>, string]>([
-    ['a passkey signer type', { signerType: 'passkey' }, 'invalid_request'],
-    ['a native passkey signer type', { signerType: 'passkey_p256' }, 'invalid_request'],
+    ['a passkey signer type', { signerType: 'passkey' }, 'unsupported_signer'],
+    ['a native passkey signer type', { signerType: 'passkey_p256' }, 'unsupported_signer'],
     ['a P256ID as a wallet signer', { signer: 'p256:AiKzWqR0q3Rj1hFh3bXnC0o6sVbY4u6yW2o1cF0r7pQx' }, 'invalid_signer'],
     ['an unknown organization', { organization: null }, 'not_found'],
     ['an unknown document', { document: null }, 'not_found'],
@@ -89,7 +89,7 @@ describe('challenge decider: issuing', () => {
   it('checks the rules in the order the API reports them', () => {
     // Every rule broken; fixing them one at a time reveals the next.
     const steps: [Partial<ChallengeFacts>, string][] = [
-      [{ signerType: 'passkey', signer: 'p256:AiKzWqR0q3Rj1hFh3bXnC0o6sVbY4u6yW2o1cF0r7pQx', organization: null, document: null, session: { refusal: 'unknown acceptance session' }, alreadyAccepted: true }, 'invalid_request'],
+      [{ signerType: 'passkey', signer: 'p256:AiKzWqR0q3Rj1hFh3bXnC0o6sVbY4u6yW2o1cF0r7pQx', organization: null, document: null, session: { refusal: 'unknown acceptance session' }, alreadyAccepted: true }, 'unsupported_signer'],
       [{ signerType: 'wallet' }, 'invalid_signer'],
       [{ signer: A.signer }, 'not_found'],
       [org({ allowedRequestDomains: ['app.example.org'], requireAcceptanceSessions: true, signingPolicy: 'PASSKEY_ONLY', evidenceMode: 'MERKLE_BATCHED', feeSponsor: 'organization', sponsorFallbackToStele: false }), 'not_found'],
