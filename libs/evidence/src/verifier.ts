@@ -123,14 +123,18 @@ type Outcome = { status: CheckStatus; detail: string };
 const utf8 = new TextEncoder();
 
 /** Why a ledger-dependent check could not run. */
-type Blocked = { kind: 'unreachable' | 'other-network' | 'no-transaction'; detail: string };
+type Blocked = { kind: 'unreachable' | 'other-network' | 'no-transaction' | 'unsupported'; detail: string };
+
+/** The proof receipt of spec §2.6: a format of the contract that this verifier does not check. */
+const PROOF_RECEIPT_FORMAT = 'svc-proof-v1';
 
 /**
  * Verifies a receipt against the ledger. Never throws: bad input yields an `INVALID` report and a
  * failing ledger an `INCONCLUSIVE` one.
  *
- * Verdict: any critical check failed → `INVALID` (except a network mismatch alone, see below); else
- * a ledger read failed or the ledger is another network (genesis hash differs) → `INCONCLUSIVE`;
+ * Verdict: a proof receipt (`svc-proof-v1`, spec §2.6), which this verifier does not check → `INCONCLUSIVE`; any
+ * critical check failed → `INVALID` (except a network mismatch alone, see below); else a ledger read failed or the
+ * ledger is another network (genesis hash differs) → `INCONCLUSIVE`;
  * else any warning → `VALID_WITH_WARNINGS`; else `VALID`. A transaction the ledger does not know,
  * while the ledger answers and is the right network, is a critical failure (`INVALID`).
  *
@@ -168,6 +172,12 @@ async function runChecks(
       set('receipt.format', 'fail', 'receipt is not valid JSON');
       return;
     }
+  }
+  if (typeof value === 'object' && value !== null && (value as { format?: unknown }).format === PROOF_RECEIPT_FORMAT) {
+    const detail = `${PROOF_RECEIPT_FORMAT} is a proof receipt, which this verifier does not check (it checks acceptance receipts: svc-receipt-v1 and svc-receipt/2)`;
+    set('receipt.format', 'warn', detail);
+    block({ kind: 'unsupported', detail });
+    return;
   }
   const problems = receiptProblems(value);
   if (problems.length > 0) {
@@ -476,6 +486,7 @@ function report(list: CheckList, outcomes: Map<CheckId, Outcome>, blocked: Block
   const criticalFailures = checks.filter((c) => c.critical && c.status === 'fail' && c.id !== 'ledger.network');
   const warnings = checks.filter((c) => c.status === 'warn' || (!c.critical && c.status === 'fail'));
   const b = blocked as Blocked | null;
+  if (b?.kind === 'unsupported') return { verdict: 'INCONCLUSIVE', summary: `Inconclusive: ${b.detail}.`, checks };
   if (criticalFailures.length > 0) {
     const n = criticalFailures.length;
     const first = criticalFailures[0]!;

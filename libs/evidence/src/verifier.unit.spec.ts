@@ -191,6 +191,16 @@ describe('verifyReceipt', () => {
     expect(status(report, 'ledger.network')).toBe('fail');
   });
 
+  it('INCONCLUSIVE, not INVALID, for a proof receipt (svc-proof-v1), which it does not check; INVALID for an unknown format', async () => {
+    const proof = { format: 'svc-proof-v1', proofId: 'ab'.repeat(32), statement: 'I confirm the order', transactionSignature: world.receipt.transaction.signature };
+    const report = await verifyReceipt(proof, world.ledger, { now });
+    expect(report.verdict).toBe('INCONCLUSIVE');
+    expect(report.summary).toMatch(/proof receipt/);
+    expect(status(report, 'receipt.format')).toBe('warn');
+    expect(report.checks.filter((c) => c.id !== 'receipt.format').every((c) => c.status === 'skip')).toBe(true);
+    expect((await verifyReceipt({ ...proof, format: 'svc-proof-v9' }, world.ledger, { now })).verdict).toBe('INVALID');
+  });
+
   it('INVALID (not INCONCLUSIVE) for an offline failure even when the ledger is unreachable', async () => {
     world.ledger.failWith = new Error('down');
     const r = clone(world.receipt);
