@@ -428,6 +428,8 @@ describe('organization settings', () => {
 
   it('stores settings this deployment does not offer yet, and refuses them at challenge time with a clear error unless the service may pay instead', async () => {
     const target = { organization: doc.organization.address, document: doc.document.address };
+    const accepted = await generateKeyPairSigner();
+    expect((await submitSigned(client, await issueChallenge(client, target, accepted), accepted)).kind).toBe('ok');
     for (const [setting, expected] of [
       [{ feeSponsor: 'organization', sponsorFallbackToStele: false }, '402 sponsorship_unavailable'],
       [{ signingPolicy: 'PASSKEY_ONLY' }, '400 passkey_required'],
@@ -435,6 +437,8 @@ describe('organization settings', () => {
       const { organization } = await patch(setting);
       expect(organization.settings).toMatchObject(setting);
       expect([setting, await codeOf(issueChallenge(client, target, await generateKeyPairSigner()))]).toEqual([setting, expected]);
+      // A signer who already accepted is told so: the refusal concerns only a signature still to come.
+      expect([setting, await codeOf(issueChallenge(client, target, accepted))]).toEqual([setting, '409 already_accepted']);
       await patch({ evidenceMode: 'DIRECT_ONCHAIN', feeSponsor: 'svc', sponsorFallbackToStele: true, signingPolicy: 'WALLET_ONLY' });
     }
     // With the fallback on (the default), the organization's shard being unable to pay, the service pays (spec §7 rule 5).

@@ -5,6 +5,7 @@ import { APP_CONFIG, type AppConfig } from '@svc/config';
 import {
   acceptanceSessionDecider,
   challengeDecider,
+  checkChallengeAccess,
   checkChallengeFacts,
   DomainError,
   payingSponsor,
@@ -141,9 +142,9 @@ export class IssueAcceptanceChallengeHandler implements ICommandHandler<IssueAcc
       signerType: input.signerType,
       signer: input.signer,
     });
-    // The rules that do not depend on the version first (organization, document, site, session, policy), so that
-    // only a request the organization would serve makes the ledger read below.
-    checkChallengeFacts(factsOf(found, false, true));
+    // The rules that do not depend on the version first (organization, document, site, session), so that only a
+    // request the organization would serve makes the ledger read below.
+    checkChallengeAccess(factsOf(found, false, true));
     // A publication that landed on the ledger but was not confirmed yet is recorded first (spec §4.4 "live ledger state").
     const doc = found && (await this.publications.catchUp(found, ctx)) ? await documents.findOne({ address: input.document }) : found;
     const version = doc?.currentVersion ?? null;

@@ -68,24 +68,15 @@ export function payingSponsor(settings: Pick<OrganizationSettingsValues, 'feeSpo
  * without wallets (`passkey_required`), and fee sponsorship by the organization without the fallback to the service
  * (`sponsorship_unavailable`); docs/api.md
  * "Organization settings". Both evidence modes are offered: the challenge records the organization's.
- * @throws DomainError unsupported_signer (400: a passkey signer type, not served by this release), invalid_signer (400), not_found (404),
- *   forbidden (403: site not on the allowed list; session required, unknown, used, expired or for another document),
- *   passkey_required (400), sponsorship_unavailable (402), no_published_version (409),
- *   already_accepted (409).
+ * A document without a published version (`no_published_version`) and a signer who accepted its current version
+ * (`already_accepted`) are told so before those two: the refusals concern only a signature still to come.
+ * @throws DomainError as {@link checkChallengeAccess}; then no_published_version (409), already_accepted (409),
+ *   passkey_required (400), sponsorship_unavailable (402).
  */
 export function checkChallengeFacts(facts: ChallengeFacts): void {
-  if (facts.signerType !== 'wallet') {
-    throw new DomainError('unsupported_signer', `signerType: ${facts.signerType} signers are not served by this release; use a wallet`);
-  }
-  if (facts.signer.startsWith('p256:')) throw new DomainError('invalid_signer', 'signer: a wallet signer is a base58 address');
-  const org = facts.organization;
-  if (!org) throw new DomainError('not_found', 'organization not found');
-  if (!facts.document || facts.document.organization !== org.address) throw new DomainError('not_found', 'document not found');
-  if (org.allowedRequestDomains.length > 0 && !org.allowedRequestDomains.includes(facts.requestDomain)) {
-    throw new DomainError('forbidden', `the site ${facts.requestDomain} may not request signatures for this organization`);
-  }
-  if (facts.session && 'refusal' in facts.session) throw new DomainError('forbidden', `sessionToken: ${facts.session.refusal}`);
-  if (!facts.session && org.requireAcceptanceSessions) throw new DomainError('forbidden', 'this organization requires an acceptance session: sessionToken missing');
+  const { org, document } = checkChallengeAccess(facts);
+  if (!document.hasPublishedVersion) throw new DomainError('no_published_version', 'the document has no published version');
+  if (facts.alreadyAccepted) throw new DomainError('already_accepted', `${facts.signer} already accepted the current version of this document`);
   if (org.signingPolicy === 'PASSKEY_ONLY' || org.signingPolicy === 'ACCOUNT_AND_PASSKEY') {
     throw new DomainError('passkey_required', `the organization's signing policy ${org.signingPolicy} accepts passkey signers only`);
   }
@@ -95,8 +86,30 @@ export function checkChallengeFacts(facts: ChallengeFacts): void {
       "the organization's shard cannot pay (fee sponsorship by the organization is not available on this deployment yet) and sponsorFallbackToStele is off: set feeSponsor to svc or turn the fallback on",
     );
   }
-  if (!facts.document.hasPublishedVersion) throw new DomainError('no_published_version', 'the document has no published version');
-  if (facts.alreadyAccepted) throw new DomainError('already_accepted', `${facts.signer} already accepted the current version of this document`);
+}
+
+/**
+ * The rules of {@link checkChallengeFacts} that do not depend on the document's version: who asks, from which site,
+ * with which session. Returns the organization's and the document's facts.
+ * @throws DomainError unsupported_signer (400: a passkey signer type, not served by this release), invalid_signer
+ *   (400), not_found (404), forbidden (403: site not on the allowed list; session required, unknown, used, expired or
+ *   for another document).
+ */
+export function checkChallengeAccess(facts: ChallengeFacts): { org: NonNullable<ChallengeFacts['organization']>; document: NonNullable<ChallengeFacts['document']> } {
+  if (facts.signerType !== 'wallet') {
+    throw new DomainError('unsupported_signer', `signerType: ${facts.signerType} signers are not served by this release; use a wallet`);
+  }
+  if (facts.signer.startsWith('p256:')) throw new DomainError('invalid_signer', 'signer: a wallet signer is a base58 address');
+  const org = facts.organization;
+  if (!org) throw new DomainError('not_found', 'organization not found');
+  const document = facts.document;
+  if (!document || document.organization !== org.address) throw new DomainError('not_found', 'document not found');
+  if (org.allowedRequestDomains.length > 0 && !org.allowedRequestDomains.includes(facts.requestDomain)) {
+    throw new DomainError('forbidden', `the site ${facts.requestDomain} may not request signatures for this organization`);
+  }
+  if (facts.session && 'refusal' in facts.session) throw new DomainError('forbidden', `sessionToken: ${facts.session.refusal}`);
+  if (!facts.session && org.requireAcceptanceSessions) throw new DomainError('forbidden', 'this organization requires an acceptance session: sessionToken missing');
+  return { org, document };
 }
 
 export const challengeDecider: Decider<ChallengeCommand, ChallengeEvent, ChallengeState> = {

@@ -97,12 +97,12 @@ describe('challenge decider: issuing', () => {
       [{ document: { address: A.doc, organization: A.org, hasPublishedVersion: false } }, 'forbidden'],
       [org({ allowedRequestDomains: [], requireAcceptanceSessions: true, signingPolicy: 'PASSKEY_ONLY', evidenceMode: 'MERKLE_BATCHED', feeSponsor: 'organization', sponsorFallbackToStele: false }), 'forbidden'],
       [{ session: null }, 'forbidden'],
-      [org({ requireAcceptanceSessions: false, signingPolicy: 'PASSKEY_ONLY', evidenceMode: 'MERKLE_BATCHED', feeSponsor: 'organization', sponsorFallbackToStele: false }), 'passkey_required'],
+      [org({ requireAcceptanceSessions: false, signingPolicy: 'PASSKEY_ONLY', evidenceMode: 'MERKLE_BATCHED', feeSponsor: 'organization', sponsorFallbackToStele: false }), 'no_published_version'],
+      [doc({ hasPublishedVersion: true }), 'already_accepted'],
+      [{ alreadyAccepted: false }, 'passkey_required'],
       [org({ signingPolicy: 'WALLET_ONLY', evidenceMode: 'MERKLE_BATCHED', feeSponsor: 'organization', sponsorFallbackToStele: false }), 'sponsorship_unavailable'],
       [org({ evidenceMode: 'DIRECT_ONCHAIN', feeSponsor: 'organization', sponsorFallbackToStele: false }), 'sponsorship_unavailable'],
-      [org({ feeSponsor: 'svc' }), 'no_published_version'],
-      [doc({ hasPublishedVersion: true }), 'already_accepted'],
-      [{ alreadyAccepted: false }, 'issued'],
+      [org({ feeSponsor: 'svc' }), 'issued'],
     ];
     let facts: ChallengeFacts = FACTS;
     const seen: string[] = [];
