@@ -274,6 +274,11 @@ describe('API keys, sessions and acceptance search', () => {
       ['to=2026-11-31T00:00:00Z', '400 invalid_request'],
       ['from=2025-02-29T00:00:00Z', '400 invalid_request'],
       ['from=2024-02-29T00:00:00Z', 'ok'],
+      // A calendar date is that day in UTC; the basic form and dates not in the calendar are not taken.
+      ['from=2024-02-29&to=2024-02-29', 'ok'],
+      ['to=2026-02-30', '400 invalid_request'],
+      ['before=20261128', '400 invalid_request'],
+      ['from=2026-11', '400 invalid_request'],
       // A query that is not percent-encoded UTF-8.
       ['externalUserRef=%FF', '400 invalid_request'],
       ['externalUserRef=user%6', '400 invalid_request'],
@@ -358,6 +363,10 @@ describe('API keys, sessions and acceptance search', () => {
     expect((await ids(`from=${nanosecondAfter}`)).filter((id) => atBlockTime.includes(id))).toEqual([]);
     expect(await ids(`before=${nanosecondAfter}&from=${encodeURIComponent(blockTime)}`)).toEqual(atBlockTime);
     expect(await ids(`to=${nanosecondAfter}&from=${encodeURIComponent(blockTime)}`)).toEqual(atBlockTime);
+    // A date covers its whole UTC day.
+    const day = new Date(blockTime).toISOString().slice(0, 10);
+    expect((await ids(`from=${day}&to=${day}`)).filter((id) => atBlockTime.includes(id))).toEqual(atBlockTime);
+    expect((await ids(`before=${day}`)).filter((id) => atBlockTime.includes(id))).toEqual([]);
   });
 });
 

@@ -5,7 +5,7 @@ import { READ_STORE, type Filter, type ReadStore } from '@svc/read-store';
 import { COLLECTIONS, type AcceptanceDoc } from '@svc/projections';
 import { receiptUrlOf } from '../submit.handler';
 import { acceptanceRecord, type AcceptanceRecord } from '../views';
-import { unixSecondsOf, type AcceptanceSearchQuery } from './acceptance-search.dto';
+import { secondsCoveredBy, type AcceptanceSearchQuery } from './acceptance-search.dto';
 import { PageCursors, type CursorScope } from '../../system/page-cursor';
 
 const DEFAULT_LIMIT = 50;
@@ -48,14 +48,10 @@ export class AcceptanceSearch {
     if (query.signer !== undefined) filter.signer = query.signer;
     if (query.externalUserRef !== undefined) filter.externalUserRef = query.externalUserRef;
     const time: Record<string, number> = {};
-    // blockTime is whole seconds: a bound with a fraction (to nanoseconds) is rounded the way that keeps its meaning.
-    const rounded = (value: string, up: boolean) => {
-      const { seconds, pastSecond } = unixSecondsOf(value);
-      return up && pastSecond ? seconds + 1 : seconds;
-    };
-    if (query.from !== undefined) time.$gte = rounded(query.from, true);
-    if (query.to !== undefined) time.$lte = rounded(query.to, false);
-    if (query.before !== undefined) time.$lt = rounded(query.before, true);
+    // blockTime is whole seconds: each bound is the first or last whole second it covers.
+    if (query.from !== undefined) time.$gte = secondsCoveredBy(query.from).first;
+    if (query.to !== undefined) time.$lte = secondsCoveredBy(query.to).last;
+    if (query.before !== undefined) time.$lt = secondsCoveredBy(query.before).first;
     if (Object.keys(time).length > 0) filter.blockTime = time;
     const rows = await this.acceptances.find(filter, { sort: { confirmedSeq: -1 }, limit: limit + 1 });
     const page = rows.slice(0, limit);
