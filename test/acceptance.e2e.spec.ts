@@ -1,5 +1,6 @@
-import { toSignature } from '@svc/ledger';
-import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
+import { LEDGER, toSignature, type Ledger } from '@svc/ledger';
+import { getTransferSolInstruction } from '@solana-program/system';
+import { generateKeyPairSigner, lamports, type Address, type KeyPairSigner } from '@solana/kit';
 import { base58ToBytes, buildAcceptanceTransaction, buildPublicationTransaction, acceptanceIdOf } from '@svc/evidence';
 import { ApiClient, ApiError } from '../apps/cli/src/api-client';
 import { acceptAsWallet, signText } from '../apps/cli/src/operations';
@@ -466,28 +467,55 @@ describe('wallet acceptance (challenge, submit, relay) against the embedded stor
     expect(version).toMatchObject({ address: versionKey.address, number: 2 });
   });
 
-  it('finds a landed publication behind more than a page of the wallet\'s later transactions', async () => {
+  /** Plain transfers from a stranger to `wallet`: anyone may send them, and each is a transaction of the wallet. */
+  async function transfersTo(wallet: Address, count: number): Promise<void> {
+    const ledger = service.app.get<Ledger>(LEDGER);
+    const sender = await generateKeyPairSigner();
+    await ledger.requestAirdrop(sender.address, 1_000_000_000n);
+    let lifetime = await ledger.getLatestBlockhash();
+    for (let i = 0; i < count; i++) {
+      if (i % 500 === 0) lifetime = await ledger.getLatestBlockhash();
+      const transfer = await buildTransaction(lifetime, sender, [getTransferSolInstruction({ source: sender, destination: wallet, amount: lamports(BigInt(1 + i)) })]);
+      await ledger.sendTransaction(transfer.wire, { commitment: 'processed' });
+    }
+  }
+
+  const askFor = (local: PublishedDocument) => async () =>
+    client.request<{ version: { address: string; number: number } }>(
+      'POST',
+      '/v1/acceptance/challenges',
+      { organization: local.organization.address, document: local.document.address, signer: (await generateKeyPairSigner()).address },
+      { origin: ORIGIN },
+    );
+
+  it('finds a landed publication behind more than a page of the wallet\'s later transactions, on a first and on a later read', async () => {
+    // A later read: the document's wallet was read before the publication landed.
     const local = await publishedDocument(service, [1], 'landed-behind');
     const publication = await preparedVersion2(local);
-    const ask = async () =>
-      client.request<{ version: { address: string; number: number } }>(
-        'POST',
-        '/v1/acceptance/challenges',
-        { organization: local.organization.address, document: local.document.address, signer: (await generateKeyPairSigner()).address },
-        { origin: ORIGIN },
-      );
-    // The first challenge reads the wallet's recent history: nothing has landed yet.
+    const ask = askFor(local);
     expect((await ask()).version.number).toBe(1);
     const versionKey = await generateKeyPairSigner();
     const tx = await buildPublicationTransaction({ authority: local.owner, version: versionKey, ...publication, lifetime: await local.ledger.getLatestBlockhash() });
     await local.ledger.sendTransaction(tx.wire, { commitment: 'confirmed' });
-    // Then the wallet sends more transactions than one listing page (25) holds.
+    // Then the wallet signs transactions of its own, and a stranger sends it more transfers than a listing page holds.
     for (let i = 0; i < 30; i++) {
       const note = await buildTransaction(await local.ledger.getLatestBlockhash(), local.owner, [memoInstruction({ memo: `note ${i}` })]);
       await local.ledger.sendTransaction(note.wire, { commitment: 'confirmed' });
     }
-    await new Promise((resolve) => setTimeout(resolve, 2_100)); // a document's wallets are read at most every 2 s
+    await transfersTo(local.owner.address, 1_100);
+    await new Promise((resolve) => setTimeout(resolve, 2_100)); // a document's wallet is read at most every 2 s
     expect((await ask()).version).toMatchObject({ address: versionKey.address, number: 2 });
+
+    // A first read: the publication landed and was buried before any signer asked.
+    const fresh = await publishedDocument(service, [1], 'landed-buried');
+    const freshPublication = await preparedVersion2(fresh);
+    const freshKey = await generateKeyPairSigner();
+    const freshTx = await buildPublicationTransaction({ authority: fresh.owner, version: freshKey, ...freshPublication, lifetime: await fresh.ledger.getLatestBlockhash() });
+    await fresh.ledger.sendTransaction(freshTx.wire, { commitment: 'confirmed' });
+    await transfersTo(fresh.owner.address, 1_100);
+    expect((await askFor(fresh)()).version).toMatchObject({ address: freshKey.address, number: 2 });
+    const current = await client.request<{ version: { number: number } }>('GET', `/v1/public/organizations/${fresh.organization.address}/documents/landed-buried`);
+    expect(current.version.number).toBe(2);
   });
 });
 

@@ -7,6 +7,7 @@ import { generateKeyPairSigner, lamports } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { LEDGER, type Ledger } from '@svc/ledger';
 import { buildTransaction } from '../libs/ledger/src/testing/test-transactions';
+import { buildPublicationTransaction, type VersionFields } from '@svc/evidence';
 import { ApiClient } from '../apps/cli/src/api-client';
 import { codeOf } from './support/durability';
 import { signIn, writeMemberOnLedger } from '../apps/cli/src/operations';
@@ -18,6 +19,9 @@ interface OrgView {
   address: string;
   members: { address: string; roles: string[]; label: string | null }[];
 }
+
+/** The `publication` of `POST /v1/drafts/{id}/prepare`: the fields of the version record to sign. */
+type PreparedPublication = VersionFields & { fingerprint: string };
 
 describe('members and roles', () => {
   let service: TestService;
@@ -32,7 +36,7 @@ describe('members and roles', () => {
   const session = async (wallet: Awaited<ReturnType<typeof generateKeyPairSigner>>) =>
     new ApiClient(service.baseUrl).useSession(await signIn(new ApiClient(service.baseUrl), wallet));
 
-  it('reads member records from the ledger on refresh: a publisher drafts and prepares, is refused admin work, sees the organization listed', async () => {
+  it('reads member records from the ledger on refresh: a publisher drafts, prepares and confirms what the organization wallet co-signed, is refused admin work, sees the organization listed', async () => {
     const publisher = await generateKeyPairSigner();
     const stranger = await generateKeyPairSigner();
     const asPublisher = await session(publisher);
@@ -54,8 +58,21 @@ describe('members and roles', () => {
 
     // A publisher prepares a draft...
     const { draft } = await asPublisher.request<{ draft: { id: string } }>('POST', `/v1/documents/${doc.document.id}/drafts`, { title: 'Terms of Service', versionLabel: 'v2', source: termsOfService(2) });
-    const prepared = await asPublisher.request<{ draft: { status: string } }>('POST', `/v1/drafts/${draft.id}/prepare`);
+    const prepared = await asPublisher.request<{ draft: { status: string }; publication: PreparedPublication }>('POST', `/v1/drafts/${draft.id}/prepare`);
     expect(prepared.draft.status).toBe('prepared');
+    // A version whose record only the publisher's own key co-signed would not verify as the organization's
+    // (docs/protocol.md §7.2): refused, and the draft stays prepared.
+    await doc.ledger.requestAirdrop(publisher.address, 100_000_000n);
+    const ownKey = await buildPublicationTransaction({ authority: publisher, version: await generateKeyPairSigner(), ...prepared.publication, lifetime: await doc.ledger.getLatestBlockhash() });
+    await doc.ledger.sendTransaction(ownKey.wire, { commitment: 'confirmed' });
+    expect(await codeOf(asPublisher.request('POST', '/v1/publications/confirm', { signature: ownKey.signature }))).toBe('409 chain_state');
+    expect((await asPublisher.request<{ draft: { status: string } }>('GET', `/v1/drafts/${draft.id}`)).draft.status).toBe('prepared');
+    // Co-signed by the organization's wallet, the publisher confirms it.
+    const versionKey = await generateKeyPairSigner();
+    const cosigned = await buildPublicationTransaction({ authority: doc.owner, version: versionKey, ...prepared.publication, lifetime: await doc.ledger.getLatestBlockhash() });
+    await doc.ledger.sendTransaction(cosigned.wire, { commitment: 'confirmed' });
+    const confirmed = await asPublisher.request<{ version: { address: string; number: number } }>('POST', '/v1/publications/confirm', { signature: cosigned.signature });
+    expect(confirmed.version).toMatchObject({ address: versionKey.address, number: 2 });
     // ...but may not do what owners and admins do.
     expect(await codeOf(asPublisher.request('PATCH', `${orgPath}/members/${publisher.address}`, { label: 'me' }))).toBe('403 forbidden');
     // A non-member gets 404 everywhere.

@@ -1,18 +1,14 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { LRUCache } from 'lru-cache';
-import { DomainError, PUBLISHERS } from '@svc/domain';
+import { DomainError } from '@svc/domain';
 import { type CommandContext, EventLog, LedgerHistory, OrganizationFactsReader } from '@svc/application';
 import { EVENT_STORE, type EventStore } from '@svc/event-store';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { COLLECTIONS, type DocumentDoc, type DraftDoc } from '@svc/projections';
 import { ConfirmPublication } from './publication.handlers';
 
-/** Newest transactions of each publishing wallet read when a document has a prepared draft. */
-const SCAN_LIMIT = 25;
-/** Publishing wallets read per document at most (owners and publishers). */
-const WALLET_LIMIT = 8;
-/** A document's publishing wallets are read at most once in this many milliseconds (challenges are public). */
+/** A document's organization wallet is read at most once in this many milliseconds (challenges are public). */
 const RESCAN_MS = 2_000;
 /** Seconds before a draft's last change from which a landed publication of it is looked for (clock skew). */
 const SKEW_SECONDS = 120;
@@ -26,19 +22,21 @@ const NO_DRAFT_MS = 1_000;
  * Keeps a document's current version live at the moment a signer asks to accept it (spec §4.4: the message is
  * "rebuilt from live ledger state"). The organization's wallet publishes a prepared draft on the ledger and then
  * has the service read it (`POST /v1/publications/confirm`); a challenge asked for between those two steps would
- * name the superseded version. So, when the document has a prepared draft, the recent transactions of the wallets
- * that may publish for the organization are read from the ledger, and a landed `ver` record of the document is
- * recorded exactly as the confirm endpoint records it (same command, same checks; the wallet that signed it is
- * the confirming wallet, the service the actor). Without a prepared draft nothing can be published (a publication
- * must match a prepared draft), so the common case costs one indexed read a second per document. One document's
- * wallets are read by one caller at a time (others wait for that read) and at most every two seconds, each time
- * only for what landed since the last read.
+ * name the superseded version. So, when the document has a prepared draft, the history of the organization's wallet
+ * (its authority, which co-signs every version of the organization: docs/protocol.md §7.2) is read from the ledger,
+ * and a landed `ver` record of the document is recorded exactly as the confirm endpoint records it (same command,
+ * same checks; the authority is the confirming wallet, the service the actor). Without a prepared draft nothing can
+ * be published (a publication must match a prepared draft), so the common case costs one indexed read a second per
+ * document. One document's wallet is read by one caller at a time (others wait for that read) and at most every two
+ * seconds: the first time back to shortly before its drafts were prepared, then everything that landed since the
+ * last read, however many transactions that is (transfers to the wallet cannot hide a publication; docs/api.md
+ * "Signing an acceptance").
  */
 @Injectable()
 export class PublicationCatchUp {
   private readonly logger = new Logger(PublicationCatchUp.name);
-  /** Per document address: when its wallets were last read, the newest signature then seen of each, the read running. */
-  private readonly scans = new LRUCache<string, { at: number; seen: Map<string, string>; running: Promise<boolean> | null }>({ max: 1_000 });
+  /** Per document address: when its organization's wallet was last read, the newest signature then listed, the read running. */
+  private readonly scans = new LRUCache<string, { at: number; seen: string | undefined; running: Promise<boolean> | null }>({ max: 1_000 });
   /** Documents recently found without a prepared draft. */
   private readonly withoutDrafts = new LRUCache<string, true>({ max: 10_000, ttl: NO_DRAFT_MS });
 
@@ -68,31 +66,31 @@ export class PublicationCatchUp {
     let scan = this.scans.get(doc.address);
     if (scan?.running) return scan.running;
     if (scan && Date.now() - scan.at < RESCAN_MS) return false;
-    scan ??= { at: 0, seen: new Map<string, string>(), running: null };
+    scan ??= { at: 0, seen: undefined, running: null };
     this.scans.set(doc.address, scan);
     const current = scan;
     current.at = Date.now();
-    current.running = this.scan(doc, prepared, current.seen, ctx).finally(() => {
+    current.running = this.scan(doc, prepared, current, ctx).finally(() => {
       current.running = null;
     });
     return current.running;
   }
 
-  private async scan(doc: DocumentDoc, prepared: DraftDoc[], seen: Map<string, string>, ctx: CommandContext): Promise<boolean> {
+  private async scan(doc: DocumentDoc, prepared: DraftDoc[], progress: { seen: string | undefined }, ctx: CommandContext): Promise<boolean> {
     const since = Math.min(...prepared.map((d) => Date.parse(d.updatedAt) / 1000)) - SKEW_SECONDS;
     const fingerprints = new Set(prepared.map((d) => d.prepared?.fingerprint));
     let found = false;
-    let retry = false;
     try {
       const organization = await this.facts.organization(doc.organization);
-      if (!organization) return false;
-      const publishers = organization.members.filter((m) => m.roles.some((r) => PUBLISHERS.includes(r))).map((m) => m.address);
-      const landed = await this.history.versionRecordsSince(publishers.slice(0, WALLET_LIMIT), since, SCAN_LIMIT, seen);
-      for (const { signature, record, actor } of landed) {
+      const authority = organization?.members.find((m) => m.roles.includes('owner'))?.address;
+      if (!authority) return false;
+      const { records, newest } = await this.history.versionRecordsSince(authority, since, progress.seen);
+      let retry = false;
+      for (const { signature, record } of records) {
         if (record.document !== doc.address || !fingerprints.has(record.fingerprint)) continue;
         found = true;
         try {
-          await this.commands.execute(new ConfirmPublication(signature, actor, { ...ctx, actor: 'service:publication-catch-up' }));
+          await this.commands.execute(new ConfirmPublication(signature, authority, { ...ctx, actor: 'service:publication-catch-up' }));
         } catch (err) {
           if (!(err instanceof DomainError)) throw err;
           // Recorded meanwhile by another caller (the version exists, or is being projected): the wait below covers it.
@@ -102,10 +100,10 @@ export class PublicationCatchUp {
           retry = true;
         }
       }
-      if (retry) seen.clear();
+      // Read again from the start next time when a record seen here may not have been recorded.
+      progress.seen = retry ? undefined : newest;
     } catch (err) {
-      // Read again from the start next time: a record seen here may not have been recorded.
-      seen.clear();
+      progress.seen = undefined;
       this.logger.warn(`publications of document ${doc.address} not caught up: ${(err as Error).message}`);
     }
     if (found) await this.log.settled(await this.events.headPosition());

@@ -33,7 +33,7 @@ export class ConfirmPublicationHandler implements ICommandHandler<ConfirmPublica
   /**
    * @throws DomainError not_found (transaction or document unknown), transaction_failed (409: it failed on the
    * ledger), not_a_publication (400), version_superseded (409: a version with this number exists),
-   * chain_state (409: no prepared draft matches, fingerprint mismatch, publisher not allowed, a version address that
+   * chain_state (409: no prepared draft matches, fingerprint mismatch, a record not co-signed by the organization's authority, a version address that
    * is not a fresh key: another version's, the publisher's own, or one used before this publication); the ledger's error
    * (500 internal_error, to retry) when the transaction cannot be read.
    */

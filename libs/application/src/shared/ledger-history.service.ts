@@ -22,8 +22,8 @@ export interface LedgerRecord {
  */
 export const MEMBER_SCAN_LIMIT = 1_000_000;
 
-/** Transactions `memberRecordsOf` reads from the ledger at once. */
-const MEMBER_FETCH_CONCURRENCY = 16;
+/** Transactions the history scans (`memberRecordsOf`, `versionRecordsSince`) read from the ledger at once. */
+const FETCH_CONCURRENCY = 16;
 
 /**
  * Most signatures of one address `creationOf` reads looking for its oldest. The objects of the protocol (organizations,
@@ -32,8 +32,12 @@ const MEMBER_FETCH_CONCURRENCY = 16;
  */
 export const CREATION_SCAN_LIMIT = 1_000_000;
 
-/** Pages of an address's history `versionRecordsSince` reads at most past the last signature it saw. */
-export const MAX_SINCE_PAGES = 8;
+/**
+ * Most signatures of the organization's wallet the catch-up of a landed publication lists past its last read (or
+ * since the draft was prepared); a longer history is refused rather than read in part (docs/api.md "Signing an
+ * acceptance").
+ */
+export const CATCH_UP_SCAN_LIMIT = 100_000;
 
 /**
  * Reads organizations, documents and versions back from the ledger: an object's address co-signs the
@@ -47,7 +51,9 @@ export class LedgerHistory {
    * The transaction that created `address` (docs/protocol.md §7.2): its oldest successful transaction, found by
    * reading its whole history newest first (pages of 1,000, `before` the last seen; at most
    * {@link CREATION_SCAN_LIMIT} signatures), or its oldest transaction of all when none succeeded (the caller then
-   * refuses it as a failed creation). `historyLength` is the number of signatures read.
+   * refuses it as a failed creation). `historyLength` is the number of signatures read. A creation that is not a
+   * transaction of this protocol (one it cannot parse, such as a version-0 transaction with address lookup tables)
+   * comes back without a memo.
    * @throws DomainError not_found (404) when the ledger has no transaction for the address; the ledger's error when
    *   it cannot be read.
    */
@@ -69,8 +75,16 @@ export class LedgerHistory {
     }
     const creation = oldestSucceeded ?? oldest;
     if (!creation) throw new DomainError('not_found', `no transaction on the ledger for ${address}`);
-    const record = await this.transaction(creation.signature);
-    if (!record) throw new DomainError('not_found', `transaction ${creation.signature} not found on the ledger`);
+    const tx = await this.ledger.getTransaction(toSignature(creation.signature));
+    if (!tx) throw new DomainError('not_found', `transaction ${creation.signature} not found on the ledger`);
+    let record: LedgerRecord;
+    try {
+      record = LedgerHistory.recordOf(creation.signature, tx);
+    } catch {
+      // Not a transaction of this protocol (docs/protocol.md §7: legacy format, no lookup tables): it created nothing
+      // the protocol knows, which the deciders refuse as chain_state.
+      record = { signature: creation.signature, slot: Number(tx.slot), blockTime: tx.blockTime, feePayer: '', memo: null, err: tx.err };
+    }
     return { ...record, historyLength: read };
   }
 
@@ -110,8 +124,8 @@ export class LedgerHistory {
     }
     candidates.reverse();
     const records: MemberRecordFacts[] = [];
-    for (let i = 0; i < candidates.length; i += MEMBER_FETCH_CONCURRENCY) {
-      const read = await Promise.all(candidates.slice(i, i + MEMBER_FETCH_CONCURRENCY).map((signature) => this.memberRecordIn(signature, organization)));
+    for (let i = 0; i < candidates.length; i += FETCH_CONCURRENCY) {
+      const read = await Promise.all(candidates.slice(i, i + FETCH_CONCURRENCY).map((signature) => this.memberRecordIn(signature, organization)));
       for (const record of read) if (record) records.push(record);
     }
     return records;
@@ -146,64 +160,74 @@ export class LedgerHistory {
   }
 
   /**
-   * The `ver` records (docs/protocol.md §5) that landed in the recent history of `addresses`: of each address, the
-   * transactions newer than the signature `seen` holds for it (all of them, read `limit` at a time, up to
-   * {@link MAX_SINCE_PAGES} pages), or without one the newest `limit`, at or after `sinceUnix` (Unix seconds; a
-   * transaction without a block time counts as recent); successful, oldest first, each once. Once every one of them
-   * was read, `seen` takes each address's newest signature, so the next call reads only what landed since; a call
-   * that fails leaves `seen` as it was.
-   * @throws the ledger's error when a listing or a transaction cannot be read (a transaction that is not of this
-   *   protocol is skipped).
+   * The `ver` records (docs/protocol.md §5) that landed in the history of `authority` (the organization's wallet, which
+   * co-signs every version of the organization: §7.2) since a point: every signature newer than `seen` (the newest one
+   * a previous call returned), or without it every signature back to `sinceUnix` (Unix seconds; a transaction without
+   * a block time counts as recent), listed 1,000 a page and never stopped at a count, so transfers to the wallet
+   * cannot bury a publication. Only the successful transactions whose listed memo may hold a version record are read
+   * (all of them when the ledger does not report memos).
+   * @returns the records, oldest first, each with the transaction's facts, and `newest`: the newest signature listed
+   *   (the `seen` of the next call; `seen` again when nothing is newer).
+   * @param scanLimit most signatures listed (default {@link CATCH_UP_SCAN_LIMIT}).
+   * @throws DomainError chain_state (409) when more than `scanLimit` signatures are newer than the point; the ledger's
+   *   error when a listing or a transaction cannot be read (a transaction that is not of this protocol is skipped).
    */
   async versionRecordsSince(
-    addresses: readonly string[],
+    authority: string,
     sinceUnix: number,
-    limit: number,
-    seen: Map<string, string> = new Map(),
-  ): Promise<{ signature: string; slot: number; record: Extract<ProtocolRecord, { kind: 'ver' }>; actor: string }[]> {
-    const candidates = new Set<string>();
-    const pages = await Promise.all(addresses.map(async (address) => ({ address, page: await this.signaturesSince(address, seen.get(address), limit) })));
-    for (const { page } of pages) {
-      for (const entry of page) {
-        // The memo the listing reports spares reading transactions that hold no version record.
-        const maybeVersion = typeof entry.memo !== 'string' || entry.memo.includes('svc/1 ver ');
-        if (entry.err === null && maybeVersion && (entry.blockTime === null || entry.blockTime >= sinceUnix)) candidates.add(entry.signature);
-      }
-    }
-    const found: { signature: string; slot: number; record: Extract<ProtocolRecord, { kind: 'ver' }>; actor: string }[] = [];
-    for (const signature of candidates) {
-      const tx = await this.ledger.getTransaction(toSignature(signature));
-      if (!tx) continue;
-      let record: LedgerRecord;
-      try {
-        record = LedgerHistory.recordOf(signature, tx);
-      } catch {
-        continue; // not a transaction of this protocol
-      }
-      const facts = LedgerHistory.factsOf(record);
-      if (facts.succeeded && facts.objectSigner && facts.record?.kind === 'ver') found.push({ signature, slot: record.slot, record: facts.record, actor: facts.actor });
-    }
-    for (const { address, page } of pages) if (page[0]) seen.set(address, page[0].signature);
-    return found.sort((a, b) => a.slot - b.slot);
-  }
-
-  /**
-   * Signatures of `address`, newest first: those newer than `until` (every one, `limit` a page, at most
-   * {@link MAX_SINCE_PAGES} pages), or without it the newest `limit`.
-   */
-  private async signaturesSince(address: string, until: string | undefined, limit: number): Promise<AddressSignature[]> {
-    const listed: AddressSignature[] = [];
-    for (let pages = 0; pages < (until ? MAX_SINCE_PAGES : 1); pages++) {
-      const before = listed[listed.length - 1]?.signature;
-      const page = await this.ledger.getSignaturesForAddress(toAddress(address), {
-        limit,
-        ...(until ? { until: toSignature(until) } : {}),
+    seen: string | undefined,
+    scanLimit = CATCH_UP_SCAN_LIMIT,
+  ): Promise<{ records: { signature: string; slot: number; record: Extract<ProtocolRecord, { kind: 'ver' }>; facts: LedgerTransactionFacts }[]; newest: string | undefined }> {
+    const candidates: string[] = [];
+    let newest: string | undefined;
+    let listed = 0;
+    let before: string | undefined;
+    for (;;) {
+      const page = await this.ledger.getSignaturesForAddress(toAddress(authority), {
+        limit: 1000,
+        ...(seen ? { until: toSignature(seen) } : {}),
         ...(before ? { before: toSignature(before) } : {}),
       });
-      listed.push(...page);
-      if (page.length < limit) break;
+      newest ??= page[0]?.signature;
+      let older = false;
+      for (const entry of page) {
+        if (entry.blockTime !== null && entry.blockTime < sinceUnix) {
+          older = true;
+          break;
+        }
+        // The memo the listing reports spares reading transactions that hold no version record; null means none.
+        const maybeVersion = entry.memo === undefined || (typeof entry.memo === 'string' && entry.memo.includes('svc/1 ver '));
+        if (entry.err === null && maybeVersion) candidates.push(entry.signature);
+      }
+      listed += page.length;
+      if (older || page.length < 1000) break;
+      if (listed >= scanLimit) {
+        throw new DomainError('chain_state', `the organization's wallet has more than ${scanLimit} transactions since the draft was prepared; confirm the publication by its signature`);
+      }
+      before = page[page.length - 1]!.signature;
     }
-    return listed;
+    candidates.reverse();
+    const records: { signature: string; slot: number; record: Extract<ProtocolRecord, { kind: 'ver' }>; facts: LedgerTransactionFacts }[] = [];
+    for (let i = 0; i < candidates.length; i += FETCH_CONCURRENCY) {
+      const read = await Promise.all(candidates.slice(i, i + FETCH_CONCURRENCY).map((signature) => this.protocolTransaction(signature)));
+      for (const record of read) {
+        if (!record) continue;
+        const facts = LedgerHistory.factsOf(record);
+        if (facts.succeeded && facts.objectSigner && facts.record?.kind === 'ver') records.push({ signature: record.signature, slot: record.slot, record: facts.record, facts });
+      }
+    }
+    return { records, newest: newest ?? seen };
+  }
+
+  /** A transaction of this protocol, parsed; null when the ledger does not know it or it is not of this protocol. */
+  private async protocolTransaction(signature: string): Promise<LedgerRecord | null> {
+    const tx = await this.ledger.getTransaction(toSignature(signature));
+    if (!tx) return null;
+    try {
+      return LedgerHistory.recordOf(signature, tx);
+    } catch {
+      return null;
+    }
   }
 
   /**
@@ -231,7 +255,8 @@ export class LedgerHistory {
 
   /**
    * The facts a decider needs from a parsed transaction (libs/domain `LedgerTransactionFacts`): success, the
-   * protocol record, the object that co-signed it, and who acted (the other memo signer, else the fee payer).
+   * protocol record, the object that co-signed it (the memo's first signer account), and its authority (the second:
+   * docs/protocol.md §7.1–7.2), null when the memo has no second signer, so the record names no authority.
    */
   static factsOf(record: LedgerRecord): LedgerTransactionFacts {
     const memo = record.memo;
@@ -243,7 +268,7 @@ export class LedgerHistory {
       succeeded: record.err === null,
       record: memo ? protocolRecordOf(memo.record) : null,
       objectSigner,
-      actor: memo?.signerAccounts.find((a) => a !== objectSigner) ?? record.feePayer,
+      actor: memo?.signerAccounts[1] ?? null,
     };
   }
 }

@@ -7,7 +7,7 @@ import type { Decider } from '../decider';
 import { DomainError } from '../errors';
 import type { EventOf, VersionPublishedData } from '../events';
 import { PUBLISHERS } from './draft.decider';
-import { hasRole, requireRole, type LedgerTransactionFacts, type OrganizationFacts, type ProtocolRecord } from './ledger-facts';
+import { isAuthority, requireRole, type LedgerTransactionFacts, type OrganizationFacts, type ProtocolRecord } from './ledger-facts';
 
 export type DocumentEvent = EventOf<'DocumentSynced'> | EventOf<'VersionPublished'>;
 
@@ -91,8 +91,8 @@ export const documentDecider: Decider<DocumentCommand, DocumentEvent, DocumentSt
    * Sync of a known document is a no-op; confirming an already recorded version again (the same transaction) is a no-op.
    * @throws DomainError not_found (404: organization or document unknown to this wallet, no creation transaction),
    *   forbidden (403: the signed-in wallet is a member who is neither owner nor publisher),
-   *   chain_state (409: not a document of this organization on the ledger, a creator or publisher without the
-   *   publisher role, a version address that is not fresh (another version's, or used before the publication), a
+   *   chain_state (409: not a document of this organization on the ledger, a document or version record not
+   *   co-signed by the organization's authority (docs/protocol.md §7.2), a version address that is not fresh (another version's, or used before the publication), a
    *   fingerprint that does not match, a gap in numbers, no matching prepared draft),
    *   version_superseded (409: the number is taken).
    */
@@ -113,8 +113,9 @@ export const documentDecider: Decider<DocumentCommand, DocumentEvent, DocumentSt
           throw new DomainError('chain_state', `${command.address} was not created as a document on the ledger`);
         }
         if (record.organization !== org.address) throw new DomainError('chain_state', 'the document belongs to another organization');
-        if (!hasRole(org, tx.actor, ['owner', 'publisher'])) {
-          throw new DomainError('chain_state', 'the document was created by a key that may not publish for this organization');
+        // docs/protocol.md §7.2: a document belongs to the organization only if its authority is the organization's.
+        if (!isAuthority(org, tx.actor)) {
+          throw new DomainError('chain_state', "the document record is not co-signed by the organization's authority (its wallet), so it does not belong to the organization (docs/protocol.md §7.2)");
         }
         return [
           {
@@ -146,8 +147,10 @@ export const documentDecider: Decider<DocumentCommand, DocumentEvent, DocumentSt
         if (recorded) {
           throw new DomainError('chain_state', `the version address is version ${recorded.number}'s, created by another transaction; a version's address is a fresh key (docs/protocol.md §7.1)`);
         }
-        if (!hasRole(org, tx.actor, ['owner', 'publisher'])) {
-          throw new DomainError('chain_state', 'the publication was signed by a key that may not publish for this organization');
+        // docs/protocol.md §7.2: a version belongs to the organization only if its authority is the organization's. A
+        // publisher prepares and confirms, but the organization's wallet co-signs the record.
+        if (!isAuthority(org, tx.actor)) {
+          throw new DomainError('chain_state', "the publication is not co-signed by the organization's authority (its wallet), so the version would not belong to the organization (docs/protocol.md §7.2)");
         }
         // docs/protocol.md §7.1–7.2: the version is found again as its address's oldest successful transaction, so
         // only a publication that is that transaction (a fresh key, not the publisher's own) can be recorded.
@@ -183,7 +186,7 @@ export const documentDecider: Decider<DocumentCommand, DocumentEvent, DocumentSt
               transactionSignature: tx.signature,
               slot: tx.slot,
               blockTime: tx.blockTime,
-              publisher: tx.actor,
+              publisher: tx.actor!,
               draftId: draft.draftId,
             },
           },

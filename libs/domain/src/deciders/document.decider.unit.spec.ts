@@ -65,15 +65,15 @@ const rivalOfV1 = (over: Partial<Publish> = {}): Publish => {
 };
 
 const withRecord = (p: Publish, change: Partial<VersionRecord>): Publish => ({ ...p, record: { ...p.record, ...change } });
-const actor = (p: Publish, wallet: string): Publish => ({ ...p, transaction: { ...p.transaction, actor: wallet } });
+const actor = (p: Publish, wallet: string | null): Publish => ({ ...p, transaction: { ...p.transaction, actor: wallet } });
 
 describe('document decider: sync', () => {
   it('records a document created on the ledger by the organization', () => {
     expect(given(documentDecider).when(sync())).toEqual(decided(documentSynced()));
   });
 
-  it('records a document created by a member with the publisher role', () => {
-    expect(given(documentDecider).when(sync({ creation: { ...sync().creation!, actor: PUBLISHER } }))).toEqual(decided(documentSynced()));
+  it('records a document created by the organization, synced by a member with the publisher role', () => {
+    expect(given(documentDecider).when(sync({ wallet: PUBLISHER }))).toEqual(decided(documentSynced()));
   });
 
   it('a sync of a known document decides nothing', () => {
@@ -97,6 +97,9 @@ describe('document decider: sync', () => {
     ['a document of another organization', { record: { kind: 'doc', organization: A.otherOrg, slug: 'terms-of-service', title: 'Terms of Service' } }],
     ['a document created by a wallet that is not a member', { actor: A.stranger }],
     ['a document created by an admin without the publisher role', { actor: ADMIN }],
+    // docs/protocol.md §7.2: a verifier attributes the document only to the organization's own authority.
+    ['a document created by a member with the publisher role', { actor: PUBLISHER }],
+    ['a document record no authority co-signed', { actor: null }],
   ])('refuses %s with chain_state', (_what, change) => {
     expect(given(documentDecider).when(sync({ creation: { ...sync().creation!, ...change } }))).toEqual(refused('chain_state'));
   });
@@ -115,9 +118,9 @@ describe('document decider: publication confirm', () => {
     expect(given(documentDecider, [synced]).when(publish(1))).toEqual(decided(v1));
   });
 
-  it('records version 2 after version 1, published by a member with the publisher role', () => {
-    const expected: EventOf<'VersionPublished'> = { ...v2, data: { ...v2.data, publisher: PUBLISHER } };
-    expect(given(documentDecider, [synced, v1]).when(actor(publish(2), PUBLISHER))).toEqual(decided(expected));
+  it('records version 2 after version 1, confirmed by a member with the publisher role and co-signed by the organization', () => {
+    const expected: EventOf<'VersionPublished'> = { ...v2, data: { ...v2.data, publisher: A.authority } };
+    expect(given(documentDecider, [synced, v1]).when(publish(2, { wallet: PUBLISHER }))).toEqual(decided(expected));
   });
 
   it('confirming a recorded version again decides nothing', () => {
@@ -148,9 +151,13 @@ describe('document decider: publication confirm', () => {
     expect(given(documentDecider, [synced]).when(publish(1, { organization: OTHER_ORG }))).toEqual(refused('not_found'));
   });
 
-  it('refuses a publication signed by a key without the publisher role with chain_state', () => {
+  it('refuses a publication not co-signed by the organization authority with chain_state (docs/protocol.md §7.2)', () => {
     expect(given(documentDecider, [synced]).when(actor(publish(1), ADMIN))).toEqual(refused('chain_state'));
     expect(given(documentDecider, [synced]).when(actor(publish(1), A.stranger))).toEqual(refused('chain_state'));
+    // A publisher may confirm, but a version its own key signed would not verify as the organization's.
+    expect(given(documentDecider, [synced]).when(actor(publish(1, { wallet: PUBLISHER }), PUBLISHER))).toEqual(refused('chain_state'));
+    // A record whose memo lists no second signer names no authority at all.
+    expect(given(documentDecider, [synced]).when({ ...publish(1), transaction: { ...publish(1).transaction, actor: null } })).toEqual(refused('chain_state'));
   });
 
   it('refuses a fingerprint that does not match the version fields with chain_state', () => {
@@ -175,7 +182,7 @@ describe('document decider: publication confirm', () => {
     expect(given(documentDecider, [synced]).when({ ...p, draft: { ...p.draft!, number: 2 } })).toEqual(refused('chain_state'));
   });
 
-  it('checks membership → recorded already → publisher role → fresh address → fingerprint → number taken → gap → draft', () => {
+  it('checks membership → recorded already → organization authority → fresh address → fingerprint → number taken → gap → draft', () => {
     const noDraft = (p: Publish): Publish => ({ ...p, draft: null });
     // A rival of version 1 by an admin, with a wrong fingerprint and no draft: each fix reveals the next rule.
     const bad = noDraft(actor(rivalOfV1({ recomputedFingerprint: HEX.fingerprint2, wallet: A.stranger }), ADMIN));

@@ -43,8 +43,11 @@ export interface LedgerTransactionFacts {
   record: ProtocolRecord | null;
   /** The first account that co-signed the memo: the address of the object created. */
   objectSigner: Address | null;
-  /** The other signer of the memo, else the fee payer: who created or published. */
-  actor: Address;
+  /**
+   * The memo's second signer account: the authority that created or published (docs/protocol.md §7.2), or null when
+   * the memo has no second signer (a record no authority signed, which creates nothing).
+   */
+  actor: Address | null;
 }
 
 /** Roles of an organization's member (spec §5). */
@@ -60,6 +63,15 @@ export interface OrganizationFacts {
 /** Whether `wallet` holds one of `roles` in the organization. */
 export function hasRole(org: OrganizationFacts, wallet: Address, roles: readonly MemberRole[]): boolean {
   return org.members.some((m) => m.address === wallet && m.roles.some((r) => roles.includes(r)));
+}
+
+/**
+ * Whether `address` is the organization's authority: its wallet, the owner (docs/protocol.md §7.2: documents and
+ * versions belong to the organization only when this authority co-signed their records; member records grant
+ * `admin` and `publisher`, never `owner`).
+ */
+export function isAuthority(org: OrganizationFacts, address: Address | null): boolean {
+  return address !== null && hasRole(org, address, ['owner']);
 }
 
 /**

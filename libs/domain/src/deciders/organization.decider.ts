@@ -141,6 +141,8 @@ export const organizationDecider: Decider<OrganizationCommand, OrganizationEvent
         if (!tx.succeeded || record?.kind !== 'org' || tx.objectSigner !== command.address) {
           throw new DomainError('chain_state', `${command.address} was not created as an organization on the ledger`);
         }
+        // docs/protocol.md §7.1–7.2: the record's second signer is the organization's authority; without one it names none.
+        if (tx.actor === null) throw new DomainError('chain_state', `${command.address}'s organization record is not co-signed by an authority`);
         if (tx.actor !== command.wallet) throw new DomainError('forbidden', 'the signed-in wallet is not the authority of this organization');
         const created: EventOf<'OrganizationSynced'> = {
             type: 'OrganizationSynced',

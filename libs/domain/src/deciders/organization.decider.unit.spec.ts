@@ -66,6 +66,8 @@ describe('organization decider: sync', () => {
     ['a record that is not an organization record', { ...creation, record: { kind: 'doc', organization: A.org, slug: 'terms', title: 'Terms' } }],
     ['a memo not co-signed by the address', { ...creation, objectSigner: A.otherOrg }],
     ['a memo co-signed by no object', { ...creation, objectSigner: null }],
+    // docs/protocol.md §7.1–7.2: the memo's second signer is the authority; a record with none names no authority.
+    ['a record no authority co-signed', { ...creation, actor: null }],
   ])('refuses %s with chain_state', (_what, tx) => {
     expect(given(organizationDecider).when(sync({ creation: tx }))).toEqual(refused('chain_state'));
   });
