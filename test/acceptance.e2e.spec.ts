@@ -37,7 +37,7 @@ describe('wallet acceptance (challenge, submit, relay) against the embedded stor
   let doc: PublishedDocument;
 
   beforeAll(async () => {
-    service = await startTestService({ env: { RATE_LIMIT_ACCEPTANCE_PER_MINUTE: '10000', RATE_LIMIT_GENERAL_PER_MINUTE: '100000' } });
+    service = await startTestService({ env: { RATE_LIMIT_ACCEPTANCE_PER_MINUTE: '10000', RATE_LIMIT_GENERAL_PER_MINUTE: '100000', LEDGER_AIRDROPS_PER_MINUTE: '1000' } });
     client = new ApiClient(service.baseUrl);
     doc = await publishedDocument(service, [1]);
   });
@@ -465,6 +465,46 @@ describe('wallet acceptance (challenge, submit, relay) against the embedded stor
     // Confirming afterwards answers the version already recorded.
     const { version } = await local.dashboard.request<{ version: { address: string; number: number } }>('POST', '/v1/publications/confirm', { signature: tx.signature });
     expect(version).toMatchObject({ address: versionKey.address, number: 2 });
+  });
+
+  it.each(['DIRECT_ONCHAIN', 'MERKLE_BATCHED'] as const)(
+    'refuses in %s mode the submission of a challenge whose version a landed but unconfirmed publication superseded (409 version_superseded)',
+    async (evidenceMode) => {
+      const local = await publishedDocument(service, [1], evidenceMode === 'DIRECT_ONCHAIN' ? 'unconfirmed-direct' : 'unconfirmed-batched');
+      await local.dashboard.request('PATCH', `/v1/organizations/${local.organization.id}/settings`, { evidenceMode });
+      const publication = await preparedVersion2(local);
+      // The challenge reads the wallet (a draft is prepared) and finds nothing landed yet: it names version 1.
+      const signer = await generateKeyPairSigner();
+      const c = await client.request<{ challengeId: string; message: string; clientBinding: string; version: { number: number } }>(
+        'POST',
+        '/v1/acceptance/challenges',
+        { organization: local.organization.address, document: local.document.address, signer: signer.address },
+        { origin: ORIGIN },
+      );
+      expect(c.version.number).toBe(1);
+      // Version 2 lands at once, and nobody confirms it; the signer submits well within the 2 s between challenge reads.
+      const versionKey = await generateKeyPairSigner();
+      const tx = await buildPublicationTransaction({ authority: local.owner, version: versionKey, ...publication, lifetime: await local.ledger.getLatestBlockhash() });
+      await local.ledger.sendTransaction(tx.wire, { commitment: 'confirmed' });
+      await expectApiError(
+        client.request('POST', `/v1/acceptance/challenges/${c.challengeId}/submit`, { clientBinding: c.clientBinding, signature: await signText(signer, c.message) }, { origin: ORIGIN }),
+        409,
+        'version_superseded',
+      );
+      const current = await client.request<{ version: { address: string; number: number } }>('GET', `/v1/public/organizations/${local.organization.address}/documents/${local.document.slug}`);
+      expect(current.version).toMatchObject({ address: versionKey.address, number: 2 });
+    },
+  );
+
+  it('reads the wallet for the first challenge after a draft is prepared, even right after a challenge found none', async () => {
+    const local = await publishedDocument(service, [1], 'prepared-after-challenge');
+    const ask = askFor(local);
+    expect((await ask()).version.number).toBe(1);
+    const publication = await preparedVersion2(local);
+    const versionKey = await generateKeyPairSigner();
+    const tx = await buildPublicationTransaction({ authority: local.owner, version: versionKey, ...publication, lifetime: await local.ledger.getLatestBlockhash() });
+    await local.ledger.sendTransaction(tx.wire, { commitment: 'confirmed' });
+    expect((await ask()).version).toMatchObject({ address: versionKey.address, number: 2 });
   });
 
   /** Plain transfers from a stranger to `wallet`: anyone may send them, and each is a transaction of the wallet. */

@@ -15,6 +15,7 @@ import {
   type EvidenceMode,
 } from '@svc/domain';
 import { acceptanceIdOf, base58ToBytes, verifyEd25519OffThread } from '@svc/evidence';
+import { type CatchUpDocument, PublicationCatchUp } from '../organizations/publication-catch-up';
 import { AcceptanceRelay, type CommandContext, Decisions, EventLog, hashSecret, OrganizationFactsReader, RelayOutcomes, safeEqual } from '@svc/application';
 
 /** Response of the submit endpoint (spec §4.4). */
@@ -55,12 +56,14 @@ export class SubmitAcceptanceHandler implements ICommandHandler<SubmitAcceptance
     private readonly relay: AcceptanceRelay,
     private readonly outcomes: RelayOutcomes,
     private readonly facts: OrganizationFactsReader,
+    private readonly publications: PublicationCatchUp,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /**
    * The acceptance decider judges the submission against the challenge's stream, the document's stream (current
-   * version) and the acceptance's own stream (one per signer and version); the relay processor sends it. A challenge
+   * version, after a publication of it that landed on the ledger but was not confirmed yet is recorded) and the
+   * acceptance's own stream (one per signer and version); the relay processor sends it. A challenge
    * issued in `MERKLE_BATCHED` mode is answered at once with `pending_batch`: the batcher anchors it within 10 s.
    * @throws DomainError not_found (404), forbidden (403: wrong clientBinding), challenge_not_open (409),
    * challenge_expired (409), version_superseded (409), invalid_request / invalid_signature (400),
@@ -78,8 +81,14 @@ export class SubmitAcceptanceHandler implements ICommandHandler<SubmitAcceptance
     const signatureBytes = cmd.signature ? base58ToBytes(cmd.signature) : null;
     // The curve equation is checked on the thread pool while the document's stream is probed.
     const verifying = signatureBytes !== null && signatureBytes.length === 64 ? verifyEd25519OffThread(issued.signer, Buffer.from(issued.message, 'utf8'), signatureBytes) : false;
-    const document = await this.facts.document(issued.document);
+    const probing = this.facts.document(issued.document);
     const signatureValid = await verifying;
+    // A publication of the document that landed since the challenge was issued, but was not confirmed yet, is
+    // recorded first, so the decider refuses the superseded version (spec §4.4; docs/api.md "Signing an acceptance").
+    // Only a verified signature on a challenge still valid pays for the ledger read.
+    const open = challenge.completedBy === null && Date.parse(issued.expiresAt) > ctx.now.getTime();
+    const landed = signatureValid && open && (await this.publications.catchUp(catchUpDocumentOf(issued), ctx, { fresh: true }));
+    const document = landed ? await this.facts.document(issued.document) : await probing;
     const acceptanceId = acceptanceIdOf(issued.message);
     const submission = signatureValid && cmd.signature ? await this.submission(issued, cmd.signature, acceptanceId) : null;
     const command: SubmitAcceptanceCommand = {
@@ -210,6 +219,11 @@ export class SubmitAcceptanceHandler implements ICommandHandler<SubmitAcceptance
       ...transaction,
     };
   }
+}
+
+/** The document a challenge names, as the publication catch-up reads it. */
+function catchUpDocumentOf(issued: AcceptanceChallengeIssuedData): CatchUpDocument {
+  return { documentId: issued.documentId, address: issued.document, organization: issued.organization };
 }
 
 /** The receipt page of an acceptance: an address that contains the acceptance ID (spec §2.3). */

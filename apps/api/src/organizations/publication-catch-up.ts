@@ -12,11 +12,9 @@ import { ConfirmPublication } from './publication.handlers';
 const RESCAN_MS = 2_000;
 /** Seconds before a draft's last change from which a landed publication of it is looked for (clock skew). */
 const SKEW_SECONDS = 120;
-/**
- * Milliseconds a document found without a prepared draft is taken to have none. A publication lands seconds after
- * its draft is prepared (the wallet signs, the ledger confirms), so this only spares the read on busy documents.
- */
-const NO_DRAFT_MS = 1_000;
+
+/** What the catch-up needs of a document: its ID, its address and its organization's address. */
+export type CatchUpDocument = Pick<DocumentDoc, 'documentId' | 'address' | 'organization'>;
 
 /**
  * Keeps a document's current version live at the moment a signer asks to accept it (spec §4.4: the message is
@@ -26,9 +24,9 @@ const NO_DRAFT_MS = 1_000;
  * (its authority, which co-signs every version of the organization: docs/protocol.md §7.2) is read from the ledger,
  * and a landed `ver` record of the document is recorded exactly as the confirm endpoint records it (same command,
  * same checks; the authority is the confirming wallet, the service the actor). Without a prepared draft nothing can
- * be published (a publication must match a prepared draft), so the common case costs one indexed read a second per
- * document. One document's wallet is read by one caller at a time (others wait for that read) and at most every two
- * seconds: the first time back to shortly before its drafts were prepared, then everything that landed since the
+ * be published (a publication must match a prepared draft), so the common case costs one indexed read of the drafts.
+ * One document's wallet is read by one caller at a time (others wait for that read) and, for challenges, at most
+ * every two seconds; a signed submission reads it again whatever the last read's age: the first time back to shortly before its drafts were prepared, then everything that landed since the
  * last read, however many transactions that is (transfers to the wallet cannot hide a publication; docs/api.md
  * "Signing an acceptance").
  */
@@ -37,8 +35,6 @@ export class PublicationCatchUp {
   private readonly logger = new Logger(PublicationCatchUp.name);
   /** Per document address: when its organization's wallet was last read, the newest signature then listed, the read running. */
   private readonly scans = new LRUCache<string, { at: number; seen: string | undefined; running: Promise<boolean> | null }>({ max: 1_000 });
-  /** Documents recently found without a prepared draft. */
-  private readonly withoutDrafts = new LRUCache<string, true>({ max: 10_000, ttl: NO_DRAFT_MS });
 
   constructor(
     private readonly commands: CommandBus,
@@ -52,20 +48,27 @@ export class PublicationCatchUp {
   /**
    * Records the publications of `doc` that landed on the ledger but were not confirmed yet, and waits until the
    * read models show them.
+   * @param doc the document: its ID, address and organization's address.
+   * @param options.fresh read the wallet even if it was read less than two seconds ago (a signed submission, which
+   *   is about to be recorded against the version it names); a read already running is waited for, then the wallet
+   *   is read again.
    * @returns true when a landed publication of one of the document's prepared drafts was found (recorded now, or
    *   meanwhile by another caller): the caller reads the document again.
    * Errors of the ledger or of a publication that does not qualify are logged and leave the document as it was.
    */
-  async catchUp(doc: DocumentDoc, ctx: CommandContext): Promise<boolean> {
-    if (this.withoutDrafts.has(doc.documentId)) return false;
+  async catchUp(doc: CatchUpDocument, ctx: CommandContext, options: { fresh?: boolean } = {}): Promise<boolean> {
+    const fresh = options.fresh === true;
+    // Read on every call (one indexed lookup): a draft prepared a moment ago may already have landed.
     const prepared = await this.readStore.collection<DraftDoc>(COLLECTIONS.drafts).find({ documentId: doc.documentId, status: 'prepared' });
-    if (prepared.length === 0) {
-      this.withoutDrafts.set(doc.documentId, true);
-      return false;
-    }
+    if (prepared.length === 0) return false;
     let scan = this.scans.get(doc.address);
-    if (scan?.running) return scan.running;
-    if (scan && Date.now() - scan.at < RESCAN_MS) return false;
+    if (scan?.running) {
+      const found = await scan.running;
+      if (found || !fresh) return found;
+      // Another caller's read began before this caller asked: it may have missed what landed since.
+      if (scan.running) return scan.running;
+    }
+    if (!fresh && scan && Date.now() - scan.at < RESCAN_MS) return false;
     scan ??= { at: 0, seen: undefined, running: null };
     this.scans.set(doc.address, scan);
     const current = scan;
@@ -76,7 +79,7 @@ export class PublicationCatchUp {
     return current.running;
   }
 
-  private async scan(doc: DocumentDoc, prepared: DraftDoc[], progress: { seen: string | undefined }, ctx: CommandContext): Promise<boolean> {
+  private async scan(doc: CatchUpDocument, prepared: DraftDoc[], progress: { seen: string | undefined }, ctx: CommandContext): Promise<boolean> {
     const since = Math.min(...prepared.map((d) => Date.parse(d.updatedAt) / 1000)) - SKEW_SECONDS;
     const fingerprints = new Set(prepared.map((d) => d.prepared?.fingerprint));
     let found = false;
