@@ -249,7 +249,7 @@ describe('wallet acceptance (challenge, submit, relay) against the embedded stor
     expect(res.response.status).toBe(404);
   });
 
-  it('answers the acceptance a signed transaction sent around the service records; 404 for an accept memo that no signature backs, or two', async () => {
+  it('answers the acceptance a signed transaction sent around the service records; 404 for an accept memo that no signature backs, two, or one naming another version', async () => {
     const signer = await generateKeyPairSigner();
     const c = await challenge(signer);
     const signature = await signText(signer, c.message);
@@ -277,7 +277,17 @@ describe('wallet acceptance (challenge, submit, relay) against the embedded stor
     const memo = (id: string) => memoInstruction({ memo: `svc/1 accept ${id} ${versionAddress}` });
     const unsigned = await buildTransaction(await doc.ledger.getLatestBlockhash(), payer, [memo(acceptanceId)]);
     const twice = await buildTransaction(await doc.ledger.getLatestBlockhash(), payer, [memo(acceptanceId), memo('ab'.repeat(32))]);
-    for (const tx of [unsigned, twice]) {
+    // The signer's real signature and acceptance ID, with a memo naming a version the signed message does not accept.
+    const otherVersion = await buildAcceptanceTransaction({
+      feePayer: payer,
+      signer: signer.address,
+      signature: base58ToBytes(signature),
+      message: c.message,
+      acceptanceId,
+      versionAddress: (await generateKeyPairSigner()).address,
+      lifetime: await doc.ledger.getLatestBlockhash(),
+    });
+    for (const tx of [unsigned, twice, otherVersion]) {
       await doc.ledger.sendTransaction(tx.wire);
       expect(await doc.ledger.getTransaction(toSignature(tx.signature))).not.toBeNull();
       await expectApiError(client.request('GET', `/v1/public/transactions/${tx.signature}/acceptance`), 404, 'not_found');

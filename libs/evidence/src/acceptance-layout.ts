@@ -3,7 +3,7 @@
  * (its `transaction.signature-instruction` and `transaction.memo` checks) and by the service's lookup of the
  * acceptance a transaction records.
  */
-import { acceptanceIdOf } from './acceptance-message';
+import { acceptanceIdOf, type AcceptanceMessageFields, parseAcceptanceMessage } from './acceptance-message';
 import { ED25519_PROGRAM_ADDRESS } from './constants';
 import type { EvidenceTransaction, ParsedEd25519Signature, ParsedMemo } from './transactions';
 
@@ -43,18 +43,23 @@ export function acceptRecord(tx: EvidenceTransaction): { acceptanceId: string; v
 
 /**
  * The acceptance a transaction records as §7.3 lays it out: instruction 0 the Ed25519 precompile checking exactly one
- * signature, exactly one well-formed accept memo without accounts, and the memo's acceptance ID the hash of the
- * message the precompile checked. Null for any other transaction.
+ * signature, over a well-formed acceptance message whose signer is the key it checks; exactly one well-formed accept
+ * memo without accounts, naming the hash of that message and the version the message accepts. Null for any other
+ * transaction (the verifier's `transaction.signature-instruction`, `message.fields` and `transaction.memo` checks
+ * would fail it).
  */
 export function recordedAcceptance(tx: EvidenceTransaction): { acceptanceId: string; versionAddress: string; signer: string; message: string } | null {
   const entry = acceptanceSignatureEntry(tx);
   const record = acceptRecord(tx);
   if (typeof entry === 'string' || typeof record === 'string') return null;
   let message: string;
+  let fields: AcceptanceMessageFields;
   try {
     message = SIGNED_TEXT.decode(entry.message);
+    fields = parseAcceptanceMessage(message);
   } catch {
     return null;
   }
-  return acceptanceIdOf(message) === record.acceptanceId ? { acceptanceId: record.acceptanceId, versionAddress: record.versionAddress, signer: entry.publicKey, message } : null;
+  if (fields.signer !== entry.publicKey || fields.versionAddress !== record.versionAddress || acceptanceIdOf(message) !== record.acceptanceId) return null;
+  return { acceptanceId: record.acceptanceId, versionAddress: record.versionAddress, signer: entry.publicKey, message };
 }
