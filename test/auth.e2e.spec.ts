@@ -49,7 +49,7 @@ describe('dashboard sign-in and re-authentication', () => {
           const context = { switchToHttp: () => ({ getRequest: () => request }) } as unknown as ExecutionContext;
           try {
             await sessions.canActivate(context);
-            fresh.canActivate(context);
+            await fresh.canActivate(context);
             return reply.send({ done: true });
           } catch (err) {
             if (!(err instanceof DomainError)) throw err;

@@ -5,6 +5,7 @@
  */
 import { generateKeyPairSigner, lamports } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
+import { AdjustableClock } from '@svc/application';
 import { LEDGER, type Ledger } from '@svc/ledger';
 import { buildTransaction } from '../libs/ledger/src/testing/test-transactions';
 import { buildPublicationTransaction, type VersionFields } from '@svc/evidence';
@@ -140,5 +141,58 @@ describe('members and roles', () => {
     for (const label of ['a\u0000b', 'two\nlines', 'tab\there', '\ud800', 'del\u007f']) {
       expect([label, await codeOf(doc.dashboard.request('PATCH', orgPath, { label }))]).toEqual([label, '400 invalid_request']);
     }
+  });
+});
+
+describe('operations that need a fresh signature, after the window', () => {
+  let service: TestService;
+  let doc: PublishedDocument;
+  const clock = new AdjustableClock();
+
+  beforeAll(async () => {
+    service = await startTestService({ clock, env: { RATE_LIMIT_SIGNIN_PER_MINUTE: '1000' } });
+    doc = await publishedDocument(service, [1]);
+  });
+  afterAll(() => service.destroy());
+
+  it('answer a non-member 404 and a publisher 403 forbidden, as when the signature is fresh; only the owner and admins are asked to re-sign', async () => {
+    const [admin, publisher, stranger] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner(), generateKeyPairSigner()]);
+    for (const [member, roles] of [[admin, ['admin']], [publisher, ['publisher']]] as const) {
+      await writeMemberOnLedger(doc.ledger, doc.owner, { organization: doc.organization.address, member: member.address, roles: [...roles], active: true });
+    }
+    const orgPath = `/v1/organizations/${doc.organization.id}`;
+    await doc.dashboard.request('POST', `${orgPath}/refresh`);
+    const clients = {
+      owner: doc.dashboard,
+      admin: new ApiClient(service.baseUrl).useSession(await signIn(new ApiClient(service.baseUrl), admin)),
+      publisher: new ApiClient(service.baseUrl).useSession(await signIn(new ApiClient(service.baseUrl), publisher)),
+      stranger: new ApiClient(service.baseUrl).useSession(await signIn(new ApiClient(service.baseUrl), stranger)),
+    };
+    const someId = '4d3c2b1a-0f9e-4d8c-8b7a-6f5e4d3c2b1a';
+    const operations: [string, string, unknown][] = [
+      ['POST', `${orgPath}/api-keys`, { name: 'Checkout server', scopes: ['acceptances:read'] }],
+      ['POST', `${orgPath}/webhooks`, { url: 'https://hooks.example.com/agreements', events: ['agreement.accepted'] }],
+      ['POST', `${orgPath}/webhooks/${someId}/rotate-secret`, undefined],
+      ['POST', `${orgPath}/domains/${someId}/revoke`, undefined],
+    ];
+    const answers = async () => {
+      const seen: Record<string, string[]> = {};
+      for (const [who, client] of Object.entries(clients)) {
+        seen[who] = await Promise.all(operations.map(([method, path, body]) => codeOf(client.request(method, path, body))));
+      }
+      return seen;
+    };
+    // Fresh: the stranger and the publisher are refused by access, the managers get past it.
+    const fresh = await answers();
+    expect(fresh.stranger).toEqual(Array(4).fill('404 not_found'));
+    expect(fresh.publisher).toEqual(Array(4).fill('403 forbidden'));
+
+    clock.advance(11 * 60);
+    expect(await answers()).toEqual({
+      owner: Array(4).fill('403 reauthentication_required'),
+      admin: Array(4).fill('403 reauthentication_required'),
+      publisher: Array(4).fill('403 forbidden'),
+      stranger: Array(4).fill('404 not_found'),
+    });
   });
 });
