@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@svc/config';
-import { DomainError, requireRole } from '@svc/domain';
+import { DomainError, MANAGERS, requireRole } from '@svc/domain';
 import { UUID } from '@svc/http';
 import { CLOCK, type Clock, OrganizationFactsReader } from '@svc/application';
 import type { DashboardSession } from './session.guard';
@@ -12,9 +12,6 @@ import type { DashboardSession } from './session.guard';
 export function signatureFresh(session: Pick<DashboardSession, 'signedAt'>, now: Date, windowSeconds: number): boolean {
   return (now.getTime() - Date.parse(session.signedAt)) / 1000 <= windowSeconds;
 }
-
-/** The roles every operation behind FreshSignatureGuard needs in the organization of its path (spec §5 roles). */
-const MANAGERS = ['owner', 'admin'] as const;
 
 /**
  * Operations that need a wallet signature made within the last `FRESH_SIGNATURE_SECONDS` (600 by default; spec §5
@@ -40,6 +37,7 @@ export class FreshSignatureGuard implements CanActivate {
     const session = request.dashboardSession;
     if (!session) throw new DomainError('forbidden', 'sign in first: no dashboard session');
     const orgId = request.params?.orgId;
+    // Every operation behind this guard is the owner's or an admin's (spec §5 roles).
     if (orgId !== undefined && UUID.test(orgId)) {
       requireRole(await this.facts.organization(await this.facts.organizationAddress(orgId.toLowerCase())), session.address, MANAGERS);
     }
