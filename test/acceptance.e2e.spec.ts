@@ -449,12 +449,18 @@ describe('wallet acceptance (challenge, submit, relay) against the embedded stor
     return publication;
   }
 
-  it('builds the challenge from the ledger: a prepared version that landed but was not confirmed yet is the one to sign', async () => {
-    const local = await publishedDocument(service, [1], 'landed-unconfirmed');
-    const publication = await preparedVersion2(local);
+  /** Lands `publication` on the ledger, co-signed by the organization's wallet, without confirming it. */
+  async function landUnconfirmed(local: PublishedDocument, publication: Awaited<ReturnType<typeof preparedVersion2>>) {
     const versionKey = await generateKeyPairSigner();
     const tx = await buildPublicationTransaction({ authority: local.owner, version: versionKey, ...publication, lifetime: await local.ledger.getLatestBlockhash() });
     await local.ledger.sendTransaction(tx.wire, { commitment: 'confirmed' });
+    return { versionKey, tx };
+  }
+
+  it('builds the challenge from the ledger: a prepared version that landed but was not confirmed yet is the one to sign', async () => {
+    const local = await publishedDocument(service, [1], 'landed-unconfirmed');
+    const publication = await preparedVersion2(local);
+    const { versionKey, tx } = await landUnconfirmed(local, publication);
     // No POST /v1/publications/confirm: the service learns of version 2 when signers ask, several at once.
     const challenges = await Promise.all(
       Array.from({ length: 3 }, async () =>
@@ -493,9 +499,7 @@ describe('wallet acceptance (challenge, submit, relay) against the embedded stor
       );
       expect(c.version.number).toBe(1);
       // Version 2 lands at once, and nobody confirms it; the signer submits well within the 2 s between challenge reads.
-      const versionKey = await generateKeyPairSigner();
-      const tx = await buildPublicationTransaction({ authority: local.owner, version: versionKey, ...publication, lifetime: await local.ledger.getLatestBlockhash() });
-      await local.ledger.sendTransaction(tx.wire, { commitment: 'confirmed' });
+      const { versionKey, tx } = await landUnconfirmed(local, publication);
       await expectApiError(
         client.request('POST', `/v1/acceptance/challenges/${c.challengeId}/submit`, { clientBinding: c.clientBinding, signature: await signText(signer, c.message) }, { origin: ORIGIN }),
         409,
@@ -511,10 +515,22 @@ describe('wallet acceptance (challenge, submit, relay) against the embedded stor
     const ask = askFor(local);
     expect((await ask()).version.number).toBe(1);
     const publication = await preparedVersion2(local);
-    const versionKey = await generateKeyPairSigner();
-    const tx = await buildPublicationTransaction({ authority: local.owner, version: versionKey, ...publication, lifetime: await local.ledger.getLatestBlockhash() });
-    await local.ledger.sendTransaction(tx.wire, { commitment: 'confirmed' });
+    const { versionKey, tx } = await landUnconfirmed(local, publication);
     expect((await ask()).version).toMatchObject({ address: versionKey.address, number: 2 });
+  });
+
+  it('answers confirms racing each other and challenges over one landed publication with the version, recorded once', async () => {
+    const local = await publishedDocument(service, [1], 'confirm-race');
+    const publication = await preparedVersion2(local);
+    const { versionKey, tx } = await landUnconfirmed(local, publication);
+    const ask = askFor(local);
+    const [confirms] = await Promise.all([
+      Promise.all(Array.from({ length: 6 }, () => local.dashboard.request<{ version: { address: string; number: number } }>('POST', '/v1/publications/confirm', { signature: tx.signature }))),
+      Promise.all([ask(), ask(), ask()]),
+    ]);
+    for (const { version } of confirms) expect(version).toMatchObject({ address: versionKey.address, number: 2 });
+    const current = await client.request<{ versions: { number: number }[] }>('GET', `/v1/public/organizations/${local.organization.address}/documents/confirm-race`);
+    expect(current.versions.map((v) => v.number)).toEqual([2, 1]);
   });
 
   /** Plain transfers from a stranger to `wallet`: anyone may send them, and each is a transaction of the wallet. */
@@ -544,9 +560,7 @@ describe('wallet acceptance (challenge, submit, relay) against the embedded stor
     const publication = await preparedVersion2(local);
     const ask = askFor(local);
     expect((await ask()).version.number).toBe(1);
-    const versionKey = await generateKeyPairSigner();
-    const tx = await buildPublicationTransaction({ authority: local.owner, version: versionKey, ...publication, lifetime: await local.ledger.getLatestBlockhash() });
-    await local.ledger.sendTransaction(tx.wire, { commitment: 'confirmed' });
+    const { versionKey, tx } = await landUnconfirmed(local, publication);
     // Then the wallet signs transactions of its own, and a stranger sends it more transfers than a listing page holds.
     for (let i = 0; i < 30; i++) {
       const note = await buildTransaction(await local.ledger.getLatestBlockhash(), local.owner, [memoInstruction({ memo: `note ${i}` })]);

@@ -60,7 +60,7 @@ describe('domain verification', () => {
     const addresses = await dns.listen({ udp: { port: 0, address: '127.0.0.1' } });
     service = await startTestService({
       clock,
-      env: { DNS_SERVERS: `127.0.0.1:${addresses.udp!.port}`, RATE_LIMIT_SIGNIN_PER_MINUTE: '1000', RATE_LIMIT_DNS_CHECK_PER_MINUTE: '1000', SESSION_TTL_SECONDS: String(400 * DAY) },
+      env: { DNS_SERVERS: `127.0.0.1:${addresses.udp!.port}`, RATE_LIMIT_SIGNIN_PER_MINUTE: '1000', RATE_LIMIT_DNS_CHECK_PER_MINUTE: '1000', LEDGER_AIRDROPS_PER_MINUTE: '1000', SESSION_TTL_SECONDS: String(400 * DAY) },
     });
     [org, other] = await Promise.all([publishedDocument(service, []), publishedDocument(service, [], 'privacy')]);
     anonymous = new ApiClient(service.baseUrl);
@@ -75,6 +75,13 @@ describe('domain verification', () => {
   const start = async (d: PublishedDocument, domain: string) => (await d.dashboard.request<{ verification: Verification }>('POST', domainsOf(d), { domain })).verification;
   const check = (client: ApiClient, d: PublishedDocument, id: string) => client.request<CheckAnswer>('POST', `${domainsOf(d)}/${id}/check`);
   const publicByRef = (ref: string) => anonymous.request<PublicOrganization>('GET', `/v1/public/organizations/${ref}`);
+
+  it('answers identical starts sent at once with the one verification they share', async () => {
+    const busy = await publishedDocument(service, [], 'busy');
+    const answers = await Promise.all(Array.from({ length: 5 }, () => start(busy, 'concurrent.example.net')));
+    expect(new Set(answers.map((v) => v.id)).size).toBe(1);
+    expect((await busy.dashboard.request<{ verifications: Verification[] }>('GET', domainsOf(busy))).verifications.map((v) => v.id)).toEqual([answers[0]!.id]);
+  });
 
   it('stays pending while the TXT record is absent, verifies once it is published, and names the organization publicly', async () => {
     const started = await start(org, 'Shop.Example.com');

@@ -33,7 +33,7 @@ describe('shards and stats', () => {
   let relayer: string;
 
   beforeAll(async () => {
-    service = await startTestService({ env: { RATE_LIMIT_SIGNIN_PER_MINUTE: '1000' } });
+    service = await startTestService({ env: { RATE_LIMIT_SIGNIN_PER_MINUTE: '1000', LEDGER_AIRDROPS_PER_MINUTE: '1000' } });
     [doc, other] = await Promise.all([publishedDocument(service, [1]), publishedDocument(service, [1], 'privacy')]);
     relayer = (await new ApiClient(service.baseUrl).request<{ relayer: string }>('GET', '/v1/network')).relayer;
   });
@@ -56,6 +56,12 @@ describe('shards and stats', () => {
       rentExemptLamports: Number(rent),
       spendableLamports: Number(deposit),
     });
+    // Syncing at once from several requests answers every one with the shard, recorded once (another organization).
+    const busy = await publishedDocument(service, [], 'busy');
+    const second = await createShardOnLedger(busy.ledger, busy.owner, { organization: busy.organization.address, operator: relayer, lamports: rent + deposit });
+    const concurrent = await Promise.all(Array.from({ length: 5 }, () => codeOf(busy.dashboard.request<{ shard: Shard }>('POST', `${shardsOf(busy)}/sync`, { address: second.address }))));
+    expect(concurrent).toEqual(Array(5).fill('ok'));
+    expect((await busy.dashboard.request<{ shards: Shard[] }>('GET', shardsOf(busy))).shards.map((s) => s.address)).toEqual([second.address]);
     // Syncing again answers the same shard; the list holds it once.
     expect((await doc.dashboard.request<{ shard: Shard }>('POST', `${shardsOf(doc)}/sync`, { address: created.address })).shard.address).toBe(created.address);
     expect((await doc.dashboard.request<{ shards: Shard[] }>('GET', shardsOf(doc))).shards.map((s) => s.address)).toEqual([created.address]);

@@ -104,7 +104,9 @@ export class StartDomainVerificationHandler extends DomainHandlerBase implements
       },
       ctx,
     );
+    // Nothing appended: the open verification is answered again, perhaps started by a concurrent request a moment ago.
     if (decided.appended) await this.log.settled(decided.appended.position);
+    else await this.log.settledAtHead();
     const open = decided.state?.verifications.findLast((v) => v.organizationId === organizationId && v.status === 'pending');
     if (!open) throw new DomainError('chain_state', 'the verification is being recorded; retry');
     return this.reread(open.verificationId);

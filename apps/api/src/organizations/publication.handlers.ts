@@ -94,7 +94,9 @@ export class ConfirmPublicationHandler implements ICommandHandler<ConfirmPublica
       );
       if (marked.appended && marked.appended.position > position) position = marked.appended.position;
     }
-    await this.log.settled(position);
+    // Recorded before, perhaps by a concurrent confirm or challenge a moment ago: wait for the read models to show it.
+    if (position < 0n) await this.log.settledAtHead();
+    else await this.log.settled(position);
     const version = await this.readStore.collection<VersionDoc>(COLLECTIONS.versions).findOne({ _id: versionAddress });
     if (!version) throw new DomainError('chain_state', 'the version is being recorded; retry');
     return { version, document: (await this.access.document(document.documentId, wallet)).document };

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { EVENT_STORE, type EventStore } from '@svc/event-store';
 import { ProjectionLagError, type ProjectionRunner } from '@svc/read-store';
 import { PROJECTION_RUNNER } from '../infrastructure/tokens';
 
@@ -10,7 +11,10 @@ import { PROJECTION_RUNNER } from '../infrastructure/tokens';
 export class EventLog {
   private readonly logger = new Logger('EventLog');
 
-  constructor(@Inject(PROJECTION_RUNNER) private readonly projections: ProjectionRunner) {}
+  constructor(
+    @Inject(PROJECTION_RUNNER) private readonly projections: ProjectionRunner,
+    @Inject(EVENT_STORE) private readonly events: EventStore,
+  ) {}
 
   /**
    * Resolves once every projection has applied the log up to `position` (a global log position; negative: no-op).
@@ -25,5 +29,14 @@ export class EventLog {
       if (!(err instanceof ProjectionLagError)) throw err;
       this.logger.warn(`read models lag behind position ${position}: ${err.message}`);
     }
+  }
+
+  /**
+   * Resolves once every projection has applied the log as it stands now. For a command decided as a no-op because
+   * another caller recorded the same thing a moment ago: its events are in the log, perhaps not yet in the read
+   * models the answer is read from.
+   */
+  async settledAtHead(): Promise<void> {
+    await this.settled(await this.events.headPosition());
   }
 }
