@@ -3,7 +3,6 @@ import { CommandBus } from '@nestjs/cqrs';
 import { LRUCache } from 'lru-cache';
 import { DomainError } from '@svc/domain';
 import { type CommandContext, EventLog, LedgerHistory, OrganizationFactsReader } from '@svc/application';
-import { EVENT_STORE, type EventStore } from '@svc/event-store';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { COLLECTIONS, type DocumentDoc, type DraftDoc } from '@svc/projections';
 import { ConfirmPublication } from './publication.handlers';
@@ -26,8 +25,9 @@ export type CatchUpDocument = Pick<DocumentDoc, 'documentId' | 'address' | 'orga
  * same checks; the authority is the confirming wallet, the service the actor). Without a prepared draft nothing can
  * be published (a publication must match a prepared draft), so the common case costs one indexed read of the drafts.
  * One document's wallet is read by one caller at a time (others wait for that read) and, for challenges, at most
- * every two seconds; a signed submission reads it again whatever the last read's age: the first time back to shortly before its drafts were prepared, then everything that landed since the
- * last read, however many transactions that is (transfers to the wallet cannot hide a publication; docs/api.md
+ * every two seconds; a signed submission reads it again whatever the last read's age. The first read goes back to
+ * shortly before the document's drafts were prepared, each later one covers everything that landed since the last
+ * read, however many transactions that is (transfers to the wallet cannot hide a publication; docs/api.md
  * "Signing an acceptance").
  */
 @Injectable()
@@ -41,7 +41,6 @@ export class PublicationCatchUp {
     private readonly history: LedgerHistory,
     private readonly facts: OrganizationFactsReader,
     private readonly log: EventLog,
-    @Inject(EVENT_STORE) private readonly events: EventStore,
     @Inject(READ_STORE) private readonly readStore: ReadStore,
   ) {}
 
@@ -112,7 +111,7 @@ export class PublicationCatchUp {
       progress.seen = undefined;
       this.logger.warn(`publications of document ${doc.address} not caught up: ${(err as Error).message}`);
     }
-    if (found) await this.log.settled(await this.events.headPosition());
+    if (found) await this.log.settledAtHead();
     return found;
   }
 }
