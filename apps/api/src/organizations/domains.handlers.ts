@@ -139,7 +139,9 @@ export class CheckDomainVerificationHandler extends DomainHandlerBase implements
       { kind: 'CheckDomainVerification', verificationId, txtValues: lookup.values, wallet, organization, now: ctx.now },
       ctx,
     );
+    // Nothing appended: still pending, or recorded meanwhile by a concurrent check, whose record is awaited.
     if (decided.appended) await this.log.settled(decided.appended.position);
+    else await this.log.settledAtHead();
     return { verification: await this.reread(verificationId), lookup: { ...lookup, found: lookup.values.includes(known.recordValue) } };
   }
 }
@@ -154,7 +156,9 @@ export class RevokeDomainVerificationHandler extends DomainHandlerBase implement
     const organization = await this.manager(organizationId, wallet);
     const known = await this.verification(organizationId, verificationId);
     const decided = await this.decisions.handle(streams.domain(known.domain), domainDecider, { kind: 'RevokeDomainVerification', verificationId, wallet, organization, now: ctx.now }, ctx);
+    // Nothing appended: revoked already, perhaps by a concurrent request a moment ago, whose record is awaited.
     if (decided.appended) await this.log.settled(decided.appended.position);
+    else await this.log.settledAtHead();
     return this.reread(verificationId);
   }
 }
