@@ -4,7 +4,7 @@ import { buildPublicationTransaction, encodeMemo, MEMO_PROGRAM_ADDRESS } from '@
 import { getTransferSolInstruction } from '@solana-program/system';
 import { ApiClient } from '../apps/cli/src/api-client';
 import { codeOf } from './support/durability';
-import { acceptAsWallet, signIn, signText } from '../apps/cli/src/operations';
+import { acceptAsWallet, createDocumentOnLedger, createOrganizationOnLedger, signIn, signText } from '../apps/cli/src/operations';
 import { publishedDocument, termsOfService } from './support/fixtures';
 import { startTestService, type TestService } from './support/test-service';
 
@@ -194,5 +194,29 @@ describe('dashboard sign-in, sessions and publishing', () => {
     await acceptAsWallet(client, signer, { organization: doc.organization.address, document: doc.document.address, origin: 'https://a.example' });
     const pub = await client.request<{ organization: { documents: { slug: string }[] } }>('GET', `/v1/public/organizations/${doc.organization.address}`);
     expect(pub.organization.documents.map((d) => d.slug)).toEqual(['terms-of-service']);
+  });
+
+  it('answers syncs, refreshes and revocations sent at once (a double click) with the one record they share', async () => {
+    const doc = await publishedDocument(service, [1]);
+    const org = await createOrganizationOnLedger(doc.ledger, doc.owner, 'Concurrent Sync Ltd.', null);
+    type Synced = { id: string; address: string };
+    const orgs = await Promise.all(Array.from({ length: 5 }, () => doc.dashboard.request<{ organization: Synced }>('POST', '/v1/organizations/sync', { address: org.address })));
+    expect(new Set(orgs.map((o) => o.organization.id)).size).toBe(1);
+    const organizationId = orgs[0]!.organization.id;
+    const refreshed = await Promise.all(Array.from({ length: 3 }, () => doc.dashboard.request<{ organization: Synced }>('POST', `/v1/organizations/${organizationId}/refresh`)));
+    expect(refreshed.map((o) => o.organization.id)).toEqual([organizationId, organizationId, organizationId]);
+    const ledgerDoc = await createDocumentOnLedger(doc.ledger, doc.owner, org.address, 'privacy', 'Privacy Statement');
+    const docs = await Promise.all(
+      Array.from({ length: 5 }, () => doc.dashboard.request<{ document: Synced }>('POST', `/v1/organizations/${organizationId}/documents/sync`, { address: ledgerDoc.address })),
+    );
+    expect(new Set(docs.map((d) => d.document.id)).size).toBe(1);
+    const listed = await doc.dashboard.request<{ documents: Synced[] }>('GET', `/v1/organizations/${organizationId}/documents`);
+    expect(listed.documents.map((d) => d.id)).toEqual([docs[0]!.document.id]);
+
+    const created = await doc.dashboard.request<{ apiKey: { id: string } }>('POST', `/v1/organizations/${organizationId}/api-keys`, { name: 'ci', scopes: ['acceptances:read'] });
+    const revoked = await Promise.all(
+      Array.from({ length: 4 }, () => doc.dashboard.request<{ apiKey: { status: string } }>('DELETE', `/v1/organizations/${organizationId}/api-keys/${created.apiKey.id}`)),
+    );
+    expect(revoked.map((r) => r.apiKey.status)).toEqual(['revoked', 'revoked', 'revoked', 'revoked']);
   });
 });

@@ -114,7 +114,7 @@ export class CreateApiKeyHandler implements ICommandHandler<CreateApiKey, { apiK
       ctx,
       { expectNew: true },
     );
-    if (appended) await this.log.settled(appended.position);
+    await this.log.settledAfter(appended);
     const doc = await this.readStore.collection<ApiKeyDoc>(COLLECTIONS.apiKeys).findOne({ _id: keyId });
     if (!doc) throw new DomainError('internal_error', 'the new API key is not in its read model');
     return { apiKey: apiKeyView(doc, ctx.now), key };
@@ -139,7 +139,7 @@ export class RevokeApiKeyHandler implements ICommandHandler<RevokeApiKey, { apiK
     const organization = await this.facts.organization(await this.facts.organizationAddress(organizationId));
     if (!organization) throw new DomainError('not_found', 'organization not found');
     const { appended } = await this.decisions.handle(streams.apiKey(keyId), apiKeyDecider, { kind: 'RevokeApiKey', organization, wallet: session.address, now: ctx.now.toISOString() }, ctx);
-    if (appended) await this.log.settled(appended.position);
+    await this.log.settledAfter(appended);
     const doc = await this.readStore.collection<ApiKeyDoc>(COLLECTIONS.apiKeys).findOne({ _id: keyId });
     if (!doc) throw new DomainError('not_found', 'API key not found');
     return { apiKey: apiKeyView(doc, ctx.now) };

@@ -153,7 +153,7 @@ export class CompleteSignInHandler implements ICommandHandler<CompleteSignIn, Si
     const expiresAt = new Date(ctx.now.getTime() + this.config.sessionTtlSeconds * 1000).toISOString();
     const session = { sessionId, address, tokenHash: hashSecret(sessionToken), csrfHash: hashSecret(csrfToken), signedAt, expiresAt };
     const started = await this.decisions.handle(streams.session(sessionId), sessionDecider, { kind: 'StartSession', session }, ctx, { expectNew: true });
-    if (started.appended) await this.log.settled(started.appended.position);
+    await this.log.settledAfter(started.appended);
     return { sessionId, address, sessionToken, csrfToken, signedAt, expiresAt };
   }
 }
@@ -199,7 +199,7 @@ export class CompleteReauthenticationHandler implements ICommandHandler<Complete
     );
     const signedAt = ctx.now.toISOString();
     const renewed = await this.decisions.handle(streams.session(sessionId), sessionDecider, { kind: 'Reauthenticate', address, nonce: signed.nonce, signedAt, now }, ctx);
-    if (renewed.appended) await this.log.settled(renewed.appended.position);
+    await this.log.settledAfter(renewed.appended);
     return { address, signedAt };
   }
 }
@@ -218,7 +218,7 @@ export class EndSessionHandler implements ICommandHandler<EndSession, void> {
   /** Idempotent. @throws DomainError not_found (404) for a session that never started. */
   async execute({ sessionId, ctx }: EndSession): Promise<void> {
     const ended = await this.decisions.handle(streams.session(sessionId), sessionDecider, { kind: 'EndSession', reason: 'logout' }, ctx);
-    if (ended.appended) await this.log.settled(ended.appended.position);
+    await this.log.settledAfter(ended.appended);
   }
 }
 

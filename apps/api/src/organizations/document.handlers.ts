@@ -42,7 +42,7 @@ export class SyncDocumentHandler implements ICommandHandler<SyncDocument, Docume
       }),
       ctx,
     );
-    if (decided.appended) await this.log.settled(decided.appended.position);
+    await this.log.settledAfter(decided.appended);
     const stored = await this.access.documents.findOne({ address });
     if (!stored) throw new DomainError('chain_state', 'document is being synced; retry');
     return stored;

@@ -105,8 +105,7 @@ export class StartDomainVerificationHandler extends DomainHandlerBase implements
       ctx,
     );
     // Nothing appended: the open verification is answered again, perhaps started by a concurrent request a moment ago.
-    if (decided.appended) await this.log.settled(decided.appended.position);
-    else await this.log.settledAtHead();
+    await this.log.settledAfter(decided.appended);
     const open = decided.state?.verifications.findLast((v) => v.organizationId === organizationId && v.status === 'pending');
     if (!open) throw new DomainError('chain_state', 'the verification is being recorded; retry');
     return this.reread(open.verificationId);
@@ -140,8 +139,7 @@ export class CheckDomainVerificationHandler extends DomainHandlerBase implements
       ctx,
     );
     // Nothing appended: still pending, or recorded meanwhile by a concurrent check, whose record is awaited.
-    if (decided.appended) await this.log.settled(decided.appended.position);
-    else await this.log.settledAtHead();
+    await this.log.settledAfter(decided.appended);
     return { verification: await this.reread(verificationId), lookup: { ...lookup, found: lookup.values.includes(known.recordValue) } };
   }
 }
@@ -157,8 +155,7 @@ export class RevokeDomainVerificationHandler extends DomainHandlerBase implement
     const known = await this.verification(organizationId, verificationId);
     const decided = await this.decisions.handle(streams.domain(known.domain), domainDecider, { kind: 'RevokeDomainVerification', verificationId, wallet, organization, now: ctx.now }, ctx);
     // Nothing appended: revoked already, perhaps by a concurrent request a moment ago, whose record is awaited.
-    if (decided.appended) await this.log.settled(decided.appended.position);
-    else await this.log.settledAtHead();
+    await this.log.settledAfter(decided.appended);
     return this.reread(verificationId);
   }
 }

@@ -73,7 +73,7 @@ abstract class DraftCommandHandler {
 
   protected async decide(draftId: string, wallet: string, ctx: CommandContext, command: (state: DraftState | null) => Promise<DraftCommand>): Promise<DraftDoc> {
     const decided = await this.decisions.handle(streams.draft(draftId), draftDecider, command, ctx);
-    if (decided.appended) await this.log.settled(decided.appended.position);
+    await this.log.settledAfter(decided.appended);
     return (await this.access.draft(draftId, wallet)).draft;
   }
 }

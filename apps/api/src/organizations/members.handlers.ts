@@ -32,7 +32,7 @@ export class SetMemberLabelHandler implements ICommandHandler<SetMemberLabel, Or
   async execute({ organizationId, member, label, wallet, ctx }: SetMemberLabel): Promise<OrganizationDoc> {
     const org = await this.access.organization(organizationId, wallet);
     const decided = await this.decisions.handle(streams.organization(org.address), organizationDecider, { kind: 'SetMemberLabel', wallet, member, label }, ctx);
-    if (decided.appended) await this.log.settled(decided.appended.position);
+    await this.log.settledAfter(decided.appended);
     return this.access.organization(organizationId, wallet);
   }
 }

@@ -41,7 +41,7 @@ export class SyncOrganizationHandler implements ICommandHandler<SyncOrganization
       },
       ctx,
     );
-    if (decided.appended) await this.log.settled(decided.appended.position);
+    await this.log.settledAfter(decided.appended);
     const stored = await this.access.organizations.findOne({ address });
     if (!stored) throw new DomainError('chain_state', 'organization is being synced; retry');
     return stored;
@@ -83,7 +83,7 @@ export class RefreshOrganizationHandler implements ICommandHandler<RefreshOrgani
       }),
       ctx,
     );
-    if (decided.appended) await this.log.settled(decided.appended.position);
+    await this.log.settledAfter(decided.appended);
     return this.access.organization(organizationId, wallet);
   }
 }

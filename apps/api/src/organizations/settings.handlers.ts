@@ -46,7 +46,7 @@ export class ChangeSettingsHandler implements ICommandHandler<ChangeSettings, Or
       { kind: 'ChangeSettings', organization, wallet: session.address, changes, signatureFresh: fresh },
       ctx,
     );
-    if (appended) await this.log.settled(appended.position);
+    await this.log.settledAfter(appended);
     const doc = await this.readStore.collection<OrganizationDoc>(COLLECTIONS.organizations).findOne({ _id: organizationId });
     if (!doc) throw new DomainError('not_found', 'organization not found');
     return doc;

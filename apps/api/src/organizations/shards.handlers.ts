@@ -56,8 +56,7 @@ export class SyncShardHandler implements ICommandHandler<SyncShard, ShardDoc> {
       ctx,
     );
     // Nothing appended: known already, perhaps synced by a concurrent request a moment ago.
-    if (decided.appended) await this.log.settled(decided.appended.position);
-    else await this.log.settledAtHead();
+    await this.log.settledAfter(decided.appended);
     const doc = await this.readStore.collection<ShardDoc>(COLLECTIONS.shards).findOne({ _id: shard });
     if (!doc) throw new DomainError('chain_state', 'the shard is being recorded; retry');
     return doc;

@@ -136,7 +136,7 @@ export class CreateWebhookHandler implements ICommandHandler<CreateWebhook, { we
       ctx,
       { expectNew: true },
     );
-    if (appended) await this.log.settled(appended.position);
+    await this.log.settledAfter(appended);
     const doc = await this.readStore.collection<WebhookDoc>(COLLECTIONS.webhooks).findOne({ _id: webhookId });
     if (!doc) throw new DomainError('internal_error', 'the new webhook endpoint is not in its read model');
     return { webhook: webhookView(doc), secret };
@@ -185,7 +185,7 @@ export class ChangeWebhookHandler implements ICommandHandler<ChangeWebhook> {
       }
     }
     const { appended } = await this.decisions.handle(streams.webhook(webhookId), webhookDecider, command, ctx);
-    if (appended) await this.log.settled(appended.position);
+    await this.log.settledAfter(appended);
     const doc = await this.readStore.collection<WebhookDoc>(COLLECTIONS.webhooks).findOne({ _id: webhookId });
     if (!doc || doc.organizationId !== organizationId) throw new DomainError('not_found', 'webhook endpoint not found');
     if (change.kind !== 'test' || !appended) return { webhook: webhookView(doc), secret };

@@ -39,4 +39,14 @@ export class EventLog {
   async settledAtHead(): Promise<void> {
     await this.settled(await this.events.headPosition());
   }
+
+  /**
+   * What a command handler awaits before it reads its answer from a read model: the position of what its decision
+   * appended, or, when the decision was a no-op (the thing was recorded already, perhaps a moment ago by a concurrent
+   * request), the log's head, so that the answer shows that record and not the state before it.
+   */
+  async settledAfter(appended: { position: bigint } | null | undefined): Promise<void> {
+    if (appended) await this.settled(appended.position);
+    else await this.settledAtHead();
+  }
 }
