@@ -4,7 +4,7 @@ import { buildPublicationTransaction, encodeMemo, MEMO_PROGRAM_ADDRESS } from '@
 import { getTransferSolInstruction } from '@solana-program/system';
 import { ApiClient } from '../apps/cli/src/api-client';
 import { codeOf } from './support/durability';
-import { acceptAsWallet, createDocumentOnLedger, createOrganizationOnLedger, signIn, signText } from '../apps/cli/src/operations';
+import { acceptAsWallet, createDocumentOnLedger, createOrganizationOnLedger, signIn, signText, writeMemberOnLedger } from '../apps/cli/src/operations';
 import { publishedDocument, termsOfService } from './support/fixtures';
 import { startTestService, type TestService } from './support/test-service';
 
@@ -163,6 +163,53 @@ describe('dashboard sign-in, sessions and publishing', () => {
     const { version: v3 } = await confirm(await land(three.publication, await generateKeyPairSigner()));
     expect(v3.number).toBe(3);
     expect(await draftStatus(three.draftId)).toBe('published');
+  });
+
+  it('refuses a publication that failed on the ledger with transaction_failed, to the wallets that may confirm it; others get 404 or 403 as for any confirm', async () => {
+    const doc = await publishedDocument(service, [1]);
+    const { draft } = await doc.dashboard.request<{ draft: { id: string } }>('POST', `/v1/documents/${doc.document.id}/drafts`, { title: 'Terms of Service', versionLabel: 'v2', source: termsOfService(2) });
+    type Publication = { document: string; number: number; label: string; title: string; contentHash: string; fingerprint: string; effectiveAt: number | null };
+    const { publication } = await doc.dashboard.request<{ publication: Publication }>('POST', `/v1/drafts/${draft.id}/prepare`);
+    const kit = await import('@solana/kit');
+    // The prepared record, co-signed by a fresh version key and the wallet, followed by a transfer the wallet cannot pay.
+    const land = async (memo: string, signers: KeyPairSigner[]) => {
+      const lifetime = await doc.ledger.getLatestBlockhash();
+      const signed = await kit.signTransactionMessageWithSigners(
+        kit.pipe(
+          kit.createTransactionMessage({ version: 0 }),
+          (m) => kit.setTransactionMessageFeePayerSigner(doc.owner, m),
+          (m) => kit.setTransactionMessageLifetimeUsingBlockhash({ blockhash: kit.blockhash(lifetime.blockhash), lastValidBlockHeight: lifetime.lastValidBlockHeight }, m),
+          (m) => kit.appendTransactionMessageInstruction(getAddMemoInstruction({ memo, signers }, { programAddress: MEMO_PROGRAM_ADDRESS }), m),
+          (m) => kit.appendTransactionMessageInstruction(getTransferSolInstruction({ source: doc.owner, destination: kit.address(doc.organization.address), amount: 10n ** 15n }), m),
+        ),
+      );
+      const wire = Buffer.from(kit.getBase64EncodedWireTransaction(signed), 'base64');
+      await expect(doc.ledger.sendTransaction(wire, { skipPreflight: true, commitment: 'confirmed' })).rejects.toMatchObject({ landed: true });
+      return kit.getSignatureFromTransaction(signed);
+    };
+    const failed = await land(encodeMemo({ kind: 'ver', ...publication }), [await generateKeyPairSigner(), doc.owner]);
+    const confirm = (client: ApiClient) => codeOf(client.request('POST', '/v1/publications/confirm', { signature: failed }));
+
+    const admin = await generateKeyPairSigner();
+    await writeMemberOnLedger(doc.ledger, doc.owner, { organization: doc.organization.address, member: admin.address, roles: ['admin'], active: true });
+    await doc.dashboard.request('POST', `/v1/organizations/${doc.organization.id}/refresh`);
+    const other = await publishedDocument(service, []);
+    const stranger = new ApiClient(service.baseUrl).useSession(await signIn(client, await generateKeyPairSigner()));
+    const asAdmin = new ApiClient(service.baseUrl).useSession(await signIn(client, admin));
+    expect([await confirm(doc.dashboard), await confirm(asAdmin), await confirm(other.dashboard), await confirm(stranger)]).toEqual([
+      '409 transaction_failed',
+      '403 forbidden',
+      '404 not_found',
+      '404 not_found',
+    ]);
+    // A failed transaction that carries no version record is not a publication, whoever asks.
+    const notPublication = await land('hello', [doc.owner]);
+    expect(await codeOf(stranger.request('POST', '/v1/publications/confirm', { signature: notPublication }))).toBe('400 not_a_publication');
+    // Nothing was recorded: the draft is still prepared, and the same record landed successfully is version 2.
+    expect((await doc.dashboard.request<{ draft: { status: string } }>('GET', `/v1/drafts/${draft.id}`)).draft.status).toBe('prepared');
+    const tx = await buildPublicationTransaction({ ...publication, authority: doc.owner, version: await generateKeyPairSigner(), lifetime: await doc.ledger.getLatestBlockhash() });
+    const landed = await doc.ledger.sendTransaction(tx.wire, { commitment: 'confirmed' });
+    expect((await doc.dashboard.request<{ version: { number: number } }>('POST', '/v1/publications/confirm', { signature: landed })).version.number).toBe(2);
   });
 
   it('keeps drafts consistent: validation, abandon, and no edits after publication', async () => {

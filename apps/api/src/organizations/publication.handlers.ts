@@ -31,8 +31,10 @@ export class ConfirmPublicationHandler implements ICommandHandler<ConfirmPublica
   ) {}
 
   /**
-   * @throws DomainError not_found (transaction or document unknown), transaction_failed (409: it failed on the
-   * ledger), not_a_publication (400), version_superseded (409: a version with this number exists),
+   * @throws DomainError not_found (404: transaction unknown; document or organization unknown to this wallet),
+   * forbidden (403: a member who is neither owner nor publisher), not_a_publication (400: no version record, whether
+   * the transaction succeeded or not), transaction_failed (409: a publication of this wallet's organization that failed
+   * on the ledger), version_superseded (409: a version with this number exists),
    * chain_state (409: no prepared draft matches, fingerprint mismatch, a record not co-signed by the organization's authority, a version address that
    * is not a fresh key: another version's, the publisher's own, or one used before this publication); the ledger's error
    * (500 internal_error, to retry) when the transaction cannot be read.
@@ -58,7 +60,8 @@ export class ConfirmPublicationHandler implements ICommandHandler<ConfirmPublica
     // spares reading the address's history again.
     const versionAddress = transaction.objectSigner!;
     const known = await this.readStore.collection<VersionDoc>(COLLECTIONS.versions).findOne({ _id: versionAddress });
-    const addressCreation = known?.transactionSignature === signature ? null : (await this.history.creationOf(versionAddress)).signature;
+    // A failed publication created nothing (the decider refuses it after the access checks), so nothing is read.
+    const addressCreation = !transaction.succeeded || known?.transactionSignature === signature ? null : (await this.history.creationOf(versionAddress)).signature;
 
     const matched: { draft: PreparedDraftFacts | null } = { draft: null };
     const decided = await this.decisions.handle(

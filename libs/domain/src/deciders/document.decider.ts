@@ -65,11 +65,12 @@ export function currentVersion(state: DocumentState | null): VersionPublishedDat
 }
 
 /**
- * The version record a publication transaction carries.
- * @throws DomainError transaction_failed (409: failed on the ledger), not_a_publication (400: no version record).
+ * The version record a publication transaction carries, whether the transaction succeeded or failed: the record
+ * names the document, whose organization decides who may confirm it, and only then does a failure count
+ * (`PublishVersion` refuses a failed one with transaction_failed after the access checks).
+ * @throws DomainError not_a_publication (400: no version record).
  */
 export function publicationRecord(tx: LedgerTransactionFacts): VersionRecord {
-  if (!tx.succeeded) throw new DomainError('transaction_failed', 'the publication transaction failed on the ledger');
   if (tx.record?.kind !== 'ver' || !tx.objectSigner) throw new DomainError('not_a_publication', 'the transaction is not a version publication');
   return tx.record;
 }
@@ -90,7 +91,8 @@ export const documentDecider: Decider<DocumentCommand, DocumentEvent, DocumentSt
   /**
    * Sync of a known document is a no-op; confirming an already recorded version again (the same transaction) is a no-op.
    * @throws DomainError not_found (404: organization or document unknown to this wallet, no creation transaction),
-   *   forbidden (403: the signed-in wallet is a member who is neither owner nor publisher),
+   *   forbidden (403: the signed-in wallet is a member who is neither owner nor publisher), transaction_failed
+   *   (409: a publication that failed on the ledger, judged after the two access refusals),
    *   chain_state (409: not a document of this organization on the ledger, a document or version record not
    *   co-signed by the organization's authority (docs/protocol.md §7.2), a version address that is not fresh (another version's, or used before the publication), a
    *   fingerprint that does not match, a gap in numbers, no matching prepared draft),
@@ -141,6 +143,8 @@ export const documentDecider: Decider<DocumentCommand, DocumentEvent, DocumentSt
           throw new DomainError('not_found', 'document not found');
         }
         requireRole(org, command.wallet, PUBLISHERS);
+        // After the access checks, so that a wallet without the right learns that (404/403), whatever the outcome.
+        if (!tx.succeeded) throw new DomainError('transaction_failed', 'the publication transaction failed on the ledger');
         const versionAddress = tx.objectSigner!;
         const recorded = state.versions.find((v) => v.versionAddress === versionAddress);
         if (recorded?.transactionSignature === tx.signature) return [];

@@ -214,14 +214,31 @@ describe('publicationRecord', () => {
     expect(publicationRecord(tx)).toEqual(publish(1).record);
   });
 
-  it('refuses a failed transaction with transaction_failed, before looking at its record', () => {
-    expect(() => publicationRecord({ ...tx, succeeded: false, record: null })).toThrow(expect.objectContaining({ code: 'transaction_failed' }));
+  it('returns the record of a failed publication too (the decider refuses it after the access checks), and refuses a failed transaction of another kind as not_a_publication', () => {
+    expect(publicationRecord({ ...tx, succeeded: false })).toEqual(publish(1).record);
+    expect(() => publicationRecord({ ...tx, succeeded: false, record: { kind: 'other' } })).toThrow(expect.objectContaining({ code: 'not_a_publication' }));
   });
 
   it('refuses a transaction without a version record or co-signing object with not_a_publication', () => {
     expect(() => publicationRecord({ ...tx, record: { kind: 'other' } })).toThrow(expect.objectContaining({ code: 'not_a_publication' }));
     expect(() => publicationRecord({ ...tx, record: null })).toThrow(expect.objectContaining({ code: 'not_a_publication' }));
     expect(() => publicationRecord({ ...tx, objectSigner: null })).toThrow(expect.objectContaining({ code: 'not_a_publication' }));
+  });
+});
+
+describe('document decider: a publication that failed on the ledger', () => {
+  const failed = (over: Partial<Publish> = {}) => publish(1, { transaction: { ...publish(1).transaction, succeeded: false }, addressCreation: null, ...over });
+
+  it('is refused with transaction_failed for a wallet that may publish for the organization', () => {
+    expect(given(documentDecider, [documentSynced()]).when(failed())).toEqual(refused('transaction_failed'));
+    expect(given(documentDecider, [documentSynced()]).when(failed({ wallet: PUBLISHER }))).toEqual(refused('transaction_failed'));
+  });
+
+  it('is refused as any confirm would be for other wallets: not_found outside the organization, forbidden without the role', () => {
+    expect(given(documentDecider, [documentSynced()]).when(failed({ wallet: ADMIN }))).toEqual(refused('forbidden'));
+    expect(given(documentDecider, [documentSynced()]).when(failed({ wallet: A.stranger }))).toEqual(refused('not_found'));
+    expect(given(documentDecider, [documentSynced()]).when(failed({ organization: OTHER_ORG }))).toEqual(refused('not_found'));
+    expect(given(documentDecider).when(failed())).toEqual(refused('not_found'));
   });
 });
 
