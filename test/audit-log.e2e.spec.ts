@@ -4,7 +4,9 @@
  */
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
-import { parseEvidenceTransaction } from '@svc/evidence';
+import { encodeMemo, MEMO_PROGRAM_ADDRESS, parseEvidenceTransaction } from '@svc/evidence';
+import { getAddMemoInstruction } from '@solana-program/memo';
+import { toSignature } from '@svc/ledger';
 import { ApiClient } from '../apps/cli/src/api-client';
 import { signIn } from '../apps/cli/src/operations';
 import { codeOf } from './support/durability';
@@ -30,7 +32,7 @@ interface Verified {
   entries: number;
   head: { sequence: number; hash: string };
   firstBreak: { sequence: number; reason: string } | null;
-  anchors: { sequence: number; head: string; transactionSignature: string; matchesLog: boolean; onLedger: boolean }[];
+  anchors: { sequence: number; head: string; transactionSignature: string; slot: number; matchesLog: boolean; onLedger: boolean }[];
 }
 
 describe('audit log', () => {
@@ -149,5 +151,40 @@ describe('audit log', () => {
     const after = await verify(doc);
     expect(after.anchors.find((a) => a.transactionSignature === anchor.transactionSignature)).toMatchObject({ head: 'f'.repeat(64), matchesLog: false, onLedger: false });
     expect(after.anchors.filter((a) => a.transactionSignature !== anchor.transactionSignature).every((a) => a.onLedger)).toBe(true);
+  });
+
+  it('counts as on the ledger only the relayer\'s own anchor: the same record in another wallet\'s transaction is not one', async () => {
+    const { anchors } = await eventually(async () => {
+      const v = await verify(other);
+      return v.anchors.length > 0 && v.anchors.every((a) => a.onLedger) ? v : undefined;
+    });
+    const anchor = anchors[0]!;
+    const anchorTx = await other.ledger.getTransaction(toSignature(anchor.transactionSignature));
+    expect(anchor.slot).toBe(Number(anchorTx!.slot));
+    // Whoever can write the stored log rewrites it, anchors the forged head from any wallet and points the anchor there.
+    const kit = await import('@solana/kit');
+    const lifetime = await other.ledger.getLatestBlockhash();
+    const forged = await kit.signTransactionMessageWithSigners(
+      kit.pipe(
+        kit.createTransactionMessage({ version: 0 }),
+        (m) => kit.setTransactionMessageFeePayerSigner(other.owner, m),
+        (m) => kit.setTransactionMessageLifetimeUsingBlockhash({ blockhash: kit.blockhash(lifetime.blockhash), lastValidBlockHeight: lifetime.lastValidBlockHeight }, m),
+        (m) =>
+          kit.appendTransactionMessageInstruction(
+            getAddMemoInstruction({ memo: encodeMemo({ kind: 'audit', organization: other.organization.address, sequence: anchor.sequence, head: anchor.head }), signers: [other.owner] }, { programAddress: MEMO_PROGRAM_ADDRESS }),
+            m,
+          ),
+      ),
+    );
+    const forgedSignature = await other.ledger.sendTransaction(Buffer.from(kit.getBase64EncodedWireTransaction(forged), 'base64'), { commitment: 'confirmed' });
+    const db = new Database(path.join(service.dataDir, 'read.sqlite'));
+    try {
+      const row = db.prepare('SELECT doc FROM "rm_audit_anchors_v1" WHERE _id = ?').get(anchor.transactionSignature) as { doc: string };
+      db.prepare('UPDATE "rm_audit_anchors_v1" SET doc = ? WHERE _id = ?').run(JSON.stringify({ ...JSON.parse(row.doc), transactionSignature: forgedSignature }), anchor.transactionSignature);
+    } finally {
+      db.close();
+    }
+    const after = await verify(other);
+    expect(after.anchors.find((a) => a.transactionSignature === forgedSignature)).toMatchObject({ sequence: anchor.sequence, head: anchor.head, matchesLog: true, onLedger: false });
   });
 });

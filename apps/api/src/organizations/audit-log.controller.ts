@@ -1,4 +1,6 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
+import type { KeyPairSigner } from '@solana/kit';
+import { RELAYER } from '@svc/application';
 import { ApiCookieAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { parseEvidenceTransaction, verifyAuditChain, type AuditEntry } from '@svc/evidence';
 import { ApiErrors, UuidParam } from '@svc/http';
@@ -32,6 +34,7 @@ export class AuditLogController {
     private readonly access: DashboardAccess,
     @Inject(READ_STORE) private readonly readStore: ReadStore,
     @Inject(LEDGER) private readonly ledger: Ledger,
+    @Inject(RELAYER) private readonly relayer: KeyPairSigner,
   ) {}
 
   private get entries() {
@@ -61,7 +64,8 @@ export class AuditLogController {
   /**
    * Recomputes the whole chain: `{valid, entries, head, firstBreak, anchors}`; `firstBreak` names the first entry
    * whose sequence, previous hash or own hash is wrong. Each anchor (the newest 20) says whether the stored log still
-   * matches it and whether the ledger's transaction carries it.
+   * matches it and whether the ledger holds its transaction as the relayer's anchor of that head (docs/protocol.md
+   * §7.6), with the slot read back.
    */
   @Get('verify')
   @ApiOkResponse({ type: AuditVerifyResponse })
@@ -87,26 +91,38 @@ export class AuditLogController {
       matchesLog: a.sequence <= intactThrough && all[a.sequence - 1]?.hash === a.head,
     }));
     // Each listed anchor is read back from the ledger (at most 20 reads, at once).
-    const onLedger = await Promise.all(views.map((v) => this.onLedger(v, org.address)));
+    const onLedger = await Promise.all(views.map((v) => this.anchorSlot(v, org.address)));
     return {
       valid: checked.firstBreak === null,
       entries: all.length,
       head: { sequence: checked.sequence, hash: checked.head },
       firstBreak: checked.firstBreak,
-      anchors: views.map((v, i) => ({ ...v, onLedger: onLedger[i]! })),
+      // The slot of a transaction read back is the ledger's, not the stored one.
+      anchors: views.map((v, i) => ({ ...v, slot: onLedger[i] ?? v.slot, onLedger: onLedger[i] !== null })),
     };
   }
 
-  /** Whether the anchor's transaction succeeded on the ledger with the `svc/1 audit` record of this head. */
-  private async onLedger(anchor: { sequence: number; head: string; transactionSignature: string }, organization: string): Promise<boolean> {
+  /**
+   * The slot of the anchor's transaction when the ledger holds it as docs/protocol.md §7.6 defines the record: it
+   * succeeded, its fee payer is this service's relayer, and one of its memos carries this organization's `svc/1
+   * audit` record of this sequence and head with the relayer as its only account (a signer). Null otherwise: a
+   * transaction of any other wallet carrying the same text is not the service's anchor.
+   */
+  private async anchorSlot(anchor: { sequence: number; head: string; transactionSignature: string }, organization: string): Promise<number | null> {
     const tx = await this.ledger.getTransaction(toSignature(anchor.transactionSignature)).catch(() => null);
-    if (!tx || tx.err !== null) return false;
+    if (!tx || tx.err !== null) return null;
+    const operator = this.relayer.address;
     try {
-      return parseEvidenceTransaction(tx.wire).memos.some(
-        (m) => m.record?.kind === 'audit' && m.record.organization === organization && m.record.sequence === anchor.sequence && m.record.head === anchor.head,
-      );
+      const parsed = parseEvidenceTransaction(tx.wire);
+      if (parsed.feePayer !== operator) return null;
+      const anchored = parsed.memos.some((m) => {
+        const accounts = parsed.instructions[m.instructionIndex]!.accounts;
+        const byOperator = accounts.length === 1 && accounts[0] === operator && m.signerAccounts.length === 1 && m.signerAccounts[0] === operator;
+        return byOperator && m.record?.kind === 'audit' && m.record.organization === organization && m.record.sequence === anchor.sequence && m.record.head === anchor.head;
+      });
+      return anchored ? Number(tx.slot) : null;
     } catch {
-      return false;
+      return null;
     }
   }
 }

@@ -46,7 +46,7 @@ export class AuditAnchorResponse {
   @ApiProperty({ type: 'integer' }) slot!: number;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) anchoredAt!: string | null;
   @ApiProperty({ type: Boolean, description: 'The stored entry at `sequence` has this hash, and the chain holds up to it' }) matchesLog!: boolean;
-  @ApiProperty({ type: Boolean, description: 'Its transaction succeeded on the ledger with the `svc/1 audit` record of this organization, sequence and head' }) onLedger!: boolean;
+  @ApiProperty({ type: Boolean, description: "Its transaction succeeded on the ledger, paid and signed by this service's relayer, with the `svc/1 audit` record of this organization, sequence and head (docs/protocol.md §7.6)" }) onLedger!: boolean;
 }
 
 export class AuditVerifyResponse {
