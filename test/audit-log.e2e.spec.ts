@@ -4,14 +4,14 @@
  */
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
-import { encodeMemo, MEMO_PROGRAM_ADDRESS, parseEvidenceTransaction } from '@svc/evidence';
-import { getAddMemoInstruction } from '@solana-program/memo';
+import { encodeMemo, parseEvidenceTransaction } from '@svc/evidence';
 import { toSignature } from '@svc/ledger';
 import { ApiClient } from '../apps/cli/src/api-client';
 import { signIn } from '../apps/cli/src/operations';
 import { codeOf } from './support/durability';
 import { eventually, publishedDocument, type PublishedDocument } from './support/fixtures';
 import { startTestService, type TestService } from './support/test-service';
+import { buildTransaction, memoInstruction } from '../libs/ledger/src/testing/test-transactions';
 
 interface Entry {
   sequence: number;
@@ -162,21 +162,10 @@ describe('audit log', () => {
     const anchorTx = await other.ledger.getTransaction(toSignature(anchor.transactionSignature));
     expect(anchor.slot).toBe(Number(anchorTx!.slot));
     // Whoever can write the stored log rewrites it, anchors the forged head from any wallet and points the anchor there.
-    const kit = await import('@solana/kit');
-    const lifetime = await other.ledger.getLatestBlockhash();
-    const forged = await kit.signTransactionMessageWithSigners(
-      kit.pipe(
-        kit.createTransactionMessage({ version: 0 }),
-        (m) => kit.setTransactionMessageFeePayerSigner(other.owner, m),
-        (m) => kit.setTransactionMessageLifetimeUsingBlockhash({ blockhash: kit.blockhash(lifetime.blockhash), lastValidBlockHeight: lifetime.lastValidBlockHeight }, m),
-        (m) =>
-          kit.appendTransactionMessageInstruction(
-            getAddMemoInstruction({ memo: encodeMemo({ kind: 'audit', organization: other.organization.address, sequence: anchor.sequence, head: anchor.head }), signers: [other.owner] }, { programAddress: MEMO_PROGRAM_ADDRESS }),
-            m,
-          ),
-      ),
-    );
-    const forgedSignature = await other.ledger.sendTransaction(Buffer.from(kit.getBase64EncodedWireTransaction(forged), 'base64'), { commitment: 'confirmed' });
+    const forged = await buildTransaction(await other.ledger.getLatestBlockhash(), other.owner, [
+      memoInstruction({ memo: encodeMemo({ kind: 'audit', organization: other.organization.address, sequence: anchor.sequence, head: anchor.head }), signers: [other.owner] }),
+    ]);
+    const forgedSignature = await other.ledger.sendTransaction(forged.wire, { commitment: 'confirmed' });
     const db = new Database(path.join(service.dataDir, 'read.sqlite'));
     try {
       const row = db.prepare('SELECT doc FROM "rm_audit_anchors_v1" WHERE _id = ?').get(anchor.transactionSignature) as { doc: string };

@@ -1,12 +1,12 @@
-import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
-import { getAddMemoInstruction } from '@solana-program/memo';
-import { buildPublicationTransaction, encodeMemo, MEMO_PROGRAM_ADDRESS } from '@svc/evidence';
+import { address, generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
+import { buildPublicationTransaction, encodeMemo } from '@svc/evidence';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { ApiClient } from '../apps/cli/src/api-client';
 import { codeOf } from './support/durability';
 import { acceptAsWallet, createDocumentOnLedger, createOrganizationOnLedger, signIn, signText, writeMemberOnLedger } from '../apps/cli/src/operations';
 import { publishedDocument, termsOfService } from './support/fixtures';
 import { startTestService, type TestService } from './support/test-service';
+import { buildTransaction, memoInstruction } from '../libs/ledger/src/testing/test-transactions';
 
 describe('dashboard sign-in, sessions and publishing', () => {
   let service: TestService;
@@ -90,18 +90,8 @@ describe('dashboard sign-in, sessions and publishing', () => {
     expect(detail.versions.map((v) => v.number)).toEqual([1, 2]);
 
     // A transfer is a transaction, but not a publication.
-    const { pipe, createTransactionMessage, setTransactionMessageFeePayerSigner, setTransactionMessageLifetimeUsingBlockhash, appendTransactionMessageInstruction, signTransactionMessageWithSigners, getBase64EncodedWireTransaction, blockhash } =
-      await import('@solana/kit');
-    const lifetime = await doc.ledger.getLatestBlockhash();
     const other = await generateKeyPairSigner();
-    const message = pipe(
-      createTransactionMessage({ version: 0 }),
-      (m) => setTransactionMessageFeePayerSigner(doc.owner, m),
-      (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash(lifetime.blockhash), lastValidBlockHeight: lifetime.lastValidBlockHeight }, m),
-      (m) => appendTransactionMessageInstruction(getTransferSolInstruction({ source: doc.owner, destination: other.address, amount: 1_000_000n }), m),
-    );
-    const signed = await signTransactionMessageWithSigners(message);
-    const wire = Buffer.from(getBase64EncodedWireTransaction(signed), 'base64');
+    const { wire } = await buildTransaction(await doc.ledger.getLatestBlockhash(), doc.owner, [getTransferSolInstruction({ source: doc.owner, destination: other.address, amount: 1_000_000n })]);
     const signature = await doc.ledger.sendTransaction(wire);
     expect(await codeOf(doc.dashboard.request('POST', '/v1/publications/confirm', { signature }))).toBe('400 not_a_publication');
     expect(await codeOf(doc.dashboard.request('POST', '/v1/publications/confirm', { signature: '1'.repeat(64) }))).toBe('404 not_found');
@@ -130,18 +120,10 @@ describe('dashboard sign-in, sessions and publishing', () => {
     // The wallet as the version's address (the record's memo signed by the wallet alone, which the Memo program
     // allows): the ledger's oldest transaction of that address is not this publication.
     const two = await prepareDraft(2);
-    const { pipe, createTransactionMessage, setTransactionMessageFeePayerSigner, setTransactionMessageLifetimeUsingBlockhash, appendTransactionMessageInstruction, signTransactionMessageWithSigners, getBase64EncodedWireTransaction, blockhash } =
-      await import('@solana/kit');
-    const lifetime = await doc.ledger.getLatestBlockhash();
-    const walletOnly = await signTransactionMessageWithSigners(
-      pipe(
-        createTransactionMessage({ version: 0 }),
-        (m) => setTransactionMessageFeePayerSigner(doc.owner, m),
-        (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash(lifetime.blockhash), lastValidBlockHeight: lifetime.lastValidBlockHeight }, m),
-        (m) => appendTransactionMessageInstruction(getAddMemoInstruction({ memo: encodeMemo({ kind: 'ver', ...two.publication }), signers: [doc.owner] }, { programAddress: MEMO_PROGRAM_ADDRESS }), m),
-      ),
-    );
-    const byWallet = await doc.ledger.sendTransaction(Buffer.from(getBase64EncodedWireTransaction(walletOnly), 'base64'), { commitment: 'confirmed' });
+    const walletOnly = await buildTransaction(await doc.ledger.getLatestBlockhash(), doc.owner, [
+      memoInstruction({ memo: encodeMemo({ kind: 'ver', ...two.publication }), signers: [doc.owner] }),
+    ]);
+    const byWallet = await doc.ledger.sendTransaction(walletOnly.wire, { commitment: 'confirmed' });
     expect(await codeOf(confirm(byWallet))).toBe('409 chain_state');
     expect((await recorded()).map((v) => v.number)).toEqual([1]);
     expect(await draftStatus(two.draftId)).toBe('prepared');
@@ -170,22 +152,14 @@ describe('dashboard sign-in, sessions and publishing', () => {
     const { draft } = await doc.dashboard.request<{ draft: { id: string } }>('POST', `/v1/documents/${doc.document.id}/drafts`, { title: 'Terms of Service', versionLabel: 'v2', source: termsOfService(2) });
     type Publication = { document: string; number: number; label: string; title: string; contentHash: string; fingerprint: string; effectiveAt: number | null };
     const { publication } = await doc.dashboard.request<{ publication: Publication }>('POST', `/v1/drafts/${draft.id}/prepare`);
-    const kit = await import('@solana/kit');
     // The prepared record, co-signed by a fresh version key and the wallet, followed by a transfer the wallet cannot pay.
     const land = async (memo: string, signers: KeyPairSigner[]) => {
-      const lifetime = await doc.ledger.getLatestBlockhash();
-      const signed = await kit.signTransactionMessageWithSigners(
-        kit.pipe(
-          kit.createTransactionMessage({ version: 0 }),
-          (m) => kit.setTransactionMessageFeePayerSigner(doc.owner, m),
-          (m) => kit.setTransactionMessageLifetimeUsingBlockhash({ blockhash: kit.blockhash(lifetime.blockhash), lastValidBlockHeight: lifetime.lastValidBlockHeight }, m),
-          (m) => kit.appendTransactionMessageInstruction(getAddMemoInstruction({ memo, signers }, { programAddress: MEMO_PROGRAM_ADDRESS }), m),
-          (m) => kit.appendTransactionMessageInstruction(getTransferSolInstruction({ source: doc.owner, destination: kit.address(doc.organization.address), amount: 10n ** 15n }), m),
-        ),
-      );
-      const wire = Buffer.from(kit.getBase64EncodedWireTransaction(signed), 'base64');
+      const { wire, signature } = await buildTransaction(await doc.ledger.getLatestBlockhash(), doc.owner, [
+        memoInstruction({ memo, signers }),
+        getTransferSolInstruction({ source: doc.owner, destination: address(doc.organization.address), amount: 10n ** 15n }),
+      ]);
       await expect(doc.ledger.sendTransaction(wire, { skipPreflight: true, commitment: 'confirmed' })).rejects.toMatchObject({ landed: true });
-      return kit.getSignatureFromTransaction(signed);
+      return signature;
     };
     const failed = await land(encodeMemo({ kind: 'ver', ...publication }), [await generateKeyPairSigner(), doc.owner]);
     const confirm = (client: ApiClient) => codeOf(client.request('POST', '/v1/publications/confirm', { signature: failed }));
