@@ -23,8 +23,16 @@ export type Block =
   | { type: 'rule' }
   | { type: 'html'; text: string };
 
-const md = new MarkdownIt({ html: true, linkify: false });
+/**
+ * Block nesting markdown-it follows (each list level counts two: the list and its item; a quote one). Past it the
+ * parser drops the rest of the document, so a source that reaches it is answered losslessly as one code block.
+ */
+export const MAX_BLOCK_NESTING = 200;
+
+const md = new MarkdownIt({ html: true, linkify: false, maxNesting: MAX_BLOCK_NESTING });
 type Token = ReturnType<InstanceType<typeof MarkdownIt>['parse']>[number];
+/** Block tokens whose content markdown-it parses as blocks again, one level deeper. */
+const CONTAINERS = new Set(['blockquote_open', 'bullet_list_open', 'ordered_list_open', 'list_item_open']);
 
 function inlineText(token: Token | undefined): string {
   if (!token) return '';
@@ -38,9 +46,15 @@ function inlineText(token: Token | undefined): string {
     .join('');
 }
 
-/** Parses Markdown into blocks with markdown-it (CommonMark + tables). */
+/**
+ * Parses Markdown into blocks with markdown-it (CommonMark + tables). A source whose blocks nest
+ * {@link MAX_BLOCK_NESTING} levels deep, where the parser would silently drop the text past that depth, is one
+ * `{type: "code", lang: null, text: source}` block: every character stays in the answer.
+ */
 export function parseMarkdownBlocks(source: string): Block[] {
   const tokens = md.parse(source, {});
+  // A container opened at the last level parses its content at the limit, where the parser skips to the end.
+  if (tokens.some((t) => CONTAINERS.has(t.type) && t.level >= MAX_BLOCK_NESTING - 1)) return [{ type: 'code', lang: null, text: source }];
   let i = 0;
 
   function parseUntil(closeType: string | null): Block[] {
