@@ -81,6 +81,15 @@ describe('service endpoints and public document reads', () => {
     expect(createHash('sha256').update(bytes).digest('hex')).toBe(hash);
     expect(bytes.toString('utf8')).toContain('GitHub Terms of Service');
     expect(bytes.toString('utf8').length).toBeGreaterThan(termsOfService(1).length * 0.9);
+    expect(res.headers.get('etag')).toBe(`"${hash}"`);
+    // Revalidation (RFC 9110 §13.1.2): the hash named in If-None-Match, alone or in a list, weak or strong, is 304
+    // without a body; another tag is the bytes again.
+    for (const tag of [`"${hash}"`, `W/"${hash}"`, `"${'1'.repeat(64)}", "${hash}"`, '*']) {
+      const again = await fetch(`${service.baseUrl}/api/v1/public/content/${hash}`, { headers: { 'if-none-match': tag } });
+      expect([tag, again.status, again.headers.get('etag'), (await again.arrayBuffer()).byteLength]).toEqual([tag, 304, `"${hash}"`, 0]);
+    }
+    const other = await fetch(`${service.baseUrl}/api/v1/public/content/${hash}`, { headers: { 'if-none-match': `"${'1'.repeat(64)}"` } });
+    expect([other.status, Buffer.from(await other.arrayBuffer()).equals(bytes)]).toEqual([200, true]);
 
     const parsed = await client.request<{ blocks: { type: string; level?: number; text?: string }[] }>('GET', `/v1/public/content/${hash}/parsed`);
     const headings = parsed.blocks.filter((b) => b.type === 'heading');

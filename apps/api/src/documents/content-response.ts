@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import fresh from 'fresh';
 import { createHash } from 'node:crypto';
 import { DomainError } from '@svc/domain';
 
@@ -16,15 +17,19 @@ export function verifiedBytes(text: string, hash: string): Buffer {
 /**
  * Sends canonical document bytes as `text/markdown; charset=utf-8`, named by their hash (`etag`,
  * `x-content-sha256`), with `x-content-type-options: nosniff` so that no browser renders them as anything else.
+ * A request whose `If-None-Match` names the hash (or `*`) gets `304 Not Modified` with the same headers and no body
+ * (RFC 9110 §13.1.2, weak comparison, as the `fresh` library judges it).
  */
 export function sendContent(reply: FastifyReply, bytes: Buffer, hash: string, cacheControl: string): void {
-  void reply
-    .header('content-type', 'text/markdown; charset=utf-8')
-    .header('x-content-type-options', 'nosniff')
-    .header('etag', `"${hash}"`)
-    .header('cache-control', cacheControl)
-    .header('x-content-sha256', hash)
-    .send(bytes);
+  const etag = `"${hash}"`;
+  void reply.header('x-content-type-options', 'nosniff').header('etag', etag).header('cache-control', cacheControl).header('x-content-sha256', hash);
+  // Only If-None-Match is handed over: a request's `cache-control: no-cache` speaks to caches, and fetch() adds it to
+  // every conditional request, but the origin still answers the condition (RFC 9110 §13.1.2, RFC 9111 §5.2.1.4).
+  if (fresh({ 'if-none-match': reply.request.headers['if-none-match'] }, { etag })) {
+    void reply.code(304).send();
+    return;
+  }
+  void reply.header('content-type', 'text/markdown; charset=utf-8').send(bytes);
 }
 
 /** The headers {@link sendContent} sets, as the OpenAPI document declares them. */

@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, Param, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { createHash } from 'node:crypto';
 import { CLOCK, type Clock } from '@svc/application';
@@ -138,6 +138,7 @@ export class PublicDocumentsController {
   @Get('content/:hash')
   @ApiProduces('text/markdown')
   @ApiOkResponse({ description: 'The canonical bytes (text/markdown; charset=utf-8)', content: { 'text/markdown': { schema: { type: 'string' } } }, headers: CONTENT_HEADERS })
+  @ApiResponse({ status: 304, description: 'Not Modified: `If-None-Match` names the hash (no body)', headers: CONTENT_HEADERS })
   @ApiErrors('invalid_request', 'not_found')
   async content(@Param('hash', Hex64Param('hash')) hash: string, @Res() reply: FastifyReply): Promise<void> {
     sendContent(reply, await this.canonicalBytes(hash), hash, 'public, max-age=31536000, immutable');
