@@ -104,7 +104,7 @@ describe('dashboard sign-in, sessions and publishing', () => {
   it('records a version only from the publication that created its address: a fresh key, not the wallet, not one used before (docs/protocol.md §7.1–7.2)', async () => {
     const doc = await publishedDocument(service, [1]);
     type Publication = { document: string; number: number; label: string; title: string; contentHash: string; fingerprint: string; effectiveAt: number | null };
-    const prepareDraft = async (n: 2 | 3) => {
+    const prepareDraft = async (n: 2 | 3 | 4) => {
       const { draft } = await doc.dashboard.request<{ draft: { id: string } }>('POST', `/v1/documents/${doc.document.id}/drafts`, { title: 'Terms of Service', versionLabel: `v${n}`, source: termsOfService(n), effectiveAt: null });
       const { publication } = await doc.dashboard.request<{ publication: Publication }>('POST', `/v1/drafts/${draft.id}/prepare`);
       return { draftId: draft.id, publication };
@@ -142,6 +142,11 @@ describe('dashboard sign-in, sessions and publishing', () => {
       [2, key.address],
     ]);
     expect(await draftStatus(three.draftId)).toBe('prepared');
+    // That record is no version (its address was created before), so it takes no number: another text still
+    // prepares as version 3.
+    const rival = await prepareDraft(4);
+    expect(rival.publication.number).toBe(3);
+    await doc.dashboard.request('POST', `/v1/drafts/${rival.draftId}/abandon`);
     const { version: v3 } = await confirm(await land(three.publication, await generateKeyPairSigner()));
     expect(v3.number).toBe(3);
     expect(await draftStatus(three.draftId)).toBe('published');
@@ -184,6 +189,35 @@ describe('dashboard sign-in, sessions and publishing', () => {
     const tx = await buildPublicationTransaction({ ...publication, authority: doc.owner, version: await generateKeyPairSigner(), lifetime: await doc.ledger.getLatestBlockhash() });
     const landed = await doc.ledger.sendTransaction(tx.wire, { commitment: 'confirmed' });
     expect((await doc.dashboard.request<{ version: { number: number } }>('POST', '/v1/publications/confirm', { signature: landed })).version.number).toBe(2);
+  });
+
+  it('refuses to prepare a number the organization\'s wallet already took on the ledger without a draft, and records that version from a draft with its text', async () => {
+    const doc = await publishedDocument(service, [1]);
+    type Publication = { document: string; number: number; label: string; title: string; contentHash: string; fingerprint: string; effectiveAt: number | null };
+    const draftOf = async (n: 2 | 3) => (await doc.dashboard.request<{ draft: { id: string } }>('POST', `/v1/documents/${doc.document.id}/drafts`, { title: 'Terms of Service', versionLabel: `v${n}`, source: termsOfService(n) })).draft.id;
+    const prepare = (draftId: string) => doc.dashboard.request<{ publication: Publication }>('POST', `/v1/drafts/${draftId}/prepare`);
+    // Version 2 lands on the ledger from the wallet alone: its draft was abandoned, so the service holds no draft of it.
+    const abandoned = await draftOf(2);
+    const { publication } = await prepare(abandoned);
+    await doc.dashboard.request('POST', `/v1/drafts/${abandoned}/abandon`);
+    const tx = await buildPublicationTransaction({ ...publication, authority: doc.owner, version: await generateKeyPairSigner(), lifetime: await doc.ledger.getLatestBlockhash() });
+    const outOfBand = await doc.ledger.sendTransaction(tx.wire, { commitment: 'confirmed' });
+    expect(await codeOf(doc.dashboard.request('POST', '/v1/publications/confirm', { signature: outOfBand }))).toBe('409 chain_state');
+
+    // Another text cannot be prepared as version 2 (the ledger would hold two versions 2), and the refusal says why.
+    const other = await draftOf(3);
+    await expect(doc.dashboard.request('POST', `/v1/drafts/${other}/prepare`)).rejects.toMatchObject({ status: 409, code: 'version_superseded', message: expect.stringContaining(outOfBand) });
+    expect((await doc.dashboard.request<{ draft: { status: string } }>('GET', `/v1/drafts/${other}`)).draft.status).toBe('open');
+    // Access refusals come first: a stranger learns nothing about the ledger through this draft.
+    const stranger = new ApiClient(service.baseUrl).useSession(await signIn(client, await generateKeyPairSigner()));
+    expect(await codeOf(stranger.request('POST', `/v1/drafts/${other}/prepare`))).toBe('404 not_found');
+
+    // The same text, title, label and date prepared again is that version: confirming the landed transaction records it.
+    const same = await prepare(await draftOf(2));
+    expect(same.publication.fingerprint).toBe(publication.fingerprint);
+    const confirmed = await doc.dashboard.request<{ version: { number: number; transactionSignature: string } }>('POST', '/v1/publications/confirm', { signature: outOfBand });
+    expect(confirmed.version).toMatchObject({ number: 2, transactionSignature: outOfBand });
+    expect((await prepare(other)).publication.number).toBe(3);
   });
 
   it('keeps drafts consistent: validation, abandon, and no edits after publication', async () => {

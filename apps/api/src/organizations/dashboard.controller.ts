@@ -168,12 +168,14 @@ export class DashboardController {
   /**
    * Fixes the version number and fingerprint: `{draft, publication: {organization, document, number, label, title,
    * contentHash, fingerprint, effectiveAt, memo}}`. The wallet then publishes with a fresh version key pair
-   * co-signing `memo` (docs/protocol.md) and calls `POST /v1/publications/confirm`.
+   * co-signing `memo` (docs/protocol.md) and calls `POST /v1/publications/confirm`. `409 version_superseded` when the
+   * ledger already holds an unrecorded version of that number or later (docs/api.md "Publishing", step 4);
+   * `409 chain_state` when the organization's wallet has too long a history to read.
    */
   @Post('drafts/:draftId/prepare')
   @HttpCode(200)
   @ApiOkResponse({ type: PreparedDraftResponse })
-  @ApiErrors('invalid_request', 'forbidden', 'not_found', 'draft_published', 'draft_closed')
+  @ApiErrors('invalid_request', 'forbidden', 'not_found', 'draft_published', 'draft_closed', 'version_superseded', 'chain_state')
   async prepareDraft(@Param('draftId', UuidParam('draftId')) draftId: string, @CurrentSession() session: DashboardSession, @Req() req: FastifyRequest) {
     const { draft, publication } = await this.commands.execute(new PrepareDraft(draftId, session.address, ctxOf(session, req)));
     return { draft: draftView(draft, this.network.network.contentMirror), publication };

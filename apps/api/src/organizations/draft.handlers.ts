@@ -7,7 +7,9 @@ import {
   draftDecider,
   draftVersionFields,
   DomainError,
+  isAuthority,
   streams,
+  type DocumentState,
   type DraftCommand,
   type DraftState,
   type DraftUpdatedData,
@@ -16,7 +18,7 @@ import {
 } from '@svc/domain';
 import { canonicalContent, contentHash, encodeMemo, versionFingerprint } from '@svc/evidence';
 import type { DraftDoc } from '@svc/projections';
-import { type CommandContext, Decisions, EventLog, OrganizationFactsReader } from '@svc/application';
+import { type CommandContext, Decisions, EventLog, LedgerHistory, OrganizationFactsReader } from '@svc/application';
 import { DashboardAccess } from './access.service';
 import { DraftQuotaReader } from './draft-quota.service';
 
@@ -173,25 +175,78 @@ export class PrepareDraft extends Command<{ draft: DraftDoc; publication: Prepar
   }
 }
 
+/** Seconds before the document's last recorded version from which the ledger is read for versions published since. */
+const LEDGER_SKEW_SECONDS = 120;
+
 @CommandHandler(PrepareDraft)
 export class PrepareDraftHandler extends DraftCommandHandler implements ICommandHandler<PrepareDraft, { draft: DraftDoc; publication: PreparedPublication }> {
+  constructor(decisions: Decisions, log: EventLog, access: DashboardAccess, facts: OrganizationFactsReader, quotas: DraftQuotaReader, private readonly history: LedgerHistory) {
+    super(decisions, log, access, facts, quotas);
+  }
+
   /**
-   * Fixes the next version number (from the document's stream) and the fingerprint.
-   * @throws DomainError not_found (404), draft_published / draft_closed (409)
+   * Fixes the next version number (from the document's stream) and the fingerprint. The ledger is read first for a
+   * version of the document that the organization's wallet published without a prepared draft (docs/api.md
+   * "Publishing"): its number is taken on the ledger, so another text prepared under it would give the document two
+   * different versions of one number. Only that version's own fields (the same fingerprint) may be prepared under it.
+   * @throws DomainError not_found (404), forbidden (403), draft_published / draft_closed (409), version_superseded
+   *   (409: the ledger holds an unrecorded version of this number or later, named in the message).
    */
   async execute({ draftId, wallet, ctx }: PrepareDraft): Promise<{ draft: DraftDoc; publication: PreparedPublication }> {
     let publication: PreparedPublication | null = null;
     const draft = await this.decide(draftId, wallet, ctx, async (state) => {
       const organization = await this.organizationOf(state);
       if (!state || !organization) return { kind: 'PrepareDraft', number: 0, fingerprint: '', wallet, organization };
-      const document = await this.facts.document(await this.facts.documentAddress(state.documentId));
-      const version = draftVersionFields(state, document!.address, (currentVersion(document)?.number ?? 0) + 1);
+      const document = (await this.facts.document(await this.facts.documentAddress(state.documentId)))!;
+      const version = draftVersionFields(state, document.address, (currentVersion(document)?.number ?? 0) + 1);
       const fingerprint = versionFingerprint({ organization: organization.address, ...version });
       publication = { organization: organization.address, ...version, fingerprint, memo: encodeMemo({ kind: 'ver', ...version, fingerprint }) };
-      return { kind: 'PrepareDraft', number: version.number, fingerprint, wallet, organization };
+      const command: DraftCommand = { kind: 'PrepareDraft', number: version.number, fingerprint, wallet, organization };
+      // The decider's refusals (access, state) come before the ledger is read.
+      draftDecider.decide(command, state);
+      await this.refuseVersionTakenOnLedger(document, organization, version.number, fingerprint);
+      return command;
     });
     if (!publication) throw new DomainError('internal_error', 'the draft was prepared without a publication');
     return { draft, publication };
+  }
+
+  /**
+   * @throws DomainError version_superseded (409) when the organization's wallet (its authority) landed a `ver` record
+   *   of the document numbered `number` or later that the document's stream does not hold, other than one with
+   *   exactly `fingerprint` (the publication this draft would be, landed already: confirming it records it).
+   */
+  private async refuseVersionTakenOnLedger(document: DocumentState, organization: OrganizationFacts, number: number, fingerprint: string): Promise<void> {
+    const authority = organization.members.find((m) => isAuthority(organization, m.address))?.address;
+    if (!authority) return;
+    const last = currentVersion(document);
+    const since = last?.blockTime != null ? last.blockTime - LEDGER_SKEW_SECONDS : 0;
+    const recorded = new Set(document.versions.map((v) => v.transactionSignature));
+    const { records } = await this.history.versionRecordsSince(authority, since, undefined);
+    const candidates = records.filter(
+      ({ signature, record, facts }) =>
+        record.document === document.address &&
+        facts.actor === authority &&
+        facts.objectSigner !== authority &&
+        record.number >= number &&
+        !recorded.has(signature) &&
+        !(record.number === number && record.fingerprint === fingerprint),
+    );
+    let taken: (typeof candidates)[number] | undefined;
+    for (const candidate of candidates) {
+      // A version is its address's oldest successful transaction (docs/protocol.md §7.2): a record signed with a key
+      // used before is no version, and takes no number.
+      if ((await this.history.creationOf(candidate.facts.objectSigner!)).signature === candidate.signature) {
+        taken = candidate;
+        break;
+      }
+    }
+    if (taken) {
+      throw new DomainError(
+        'version_superseded',
+        `version ${taken.record.number} of this document is on the ledger (transaction ${taken.signature}) and not recorded here: confirm that transaction first (POST /v1/publications/confirm); one published without a prepared draft is recorded by preparing a draft with its exact text, title, label and effective date, then confirming it`,
+      );
+    }
   }
 }
 
