@@ -373,9 +373,15 @@ describe('wallet acceptance (challenge, submit, relay) against the embedded stor
     const { acceptance } = await client.request<{ acceptance: { requestDomain: string } }>('GET', `/v1/public/acceptances/${result.acceptanceId}`);
     expect(acceptance.requestDomain).toBe('shop.example.com');
     const other = await generateKeyPairSigner();
-    for (const origin of ['https://shop.example.com/path', 'https://shop.example.com?q=1', 'https://u:p@shop.example.com', 'https://shop.example.com:443', 'ftp://shop.example.com']) {
+    for (const origin of ['https://shop.example.com/path', 'https://shop.example.com?q=1', 'https://u:p@shop.example.com', 'https://shop.example.com#top', 'ftp://shop.example.com']) {
       await expectApiError(client.request('POST', '/v1/acceptance/challenges', { ...target(), signer: other.address }, { origin }), 400, 'invalid_origin');
     }
+    // Other spellings of exactly one origin are read as that origin: a default port spelled out, a trailing slash.
+    const domainOf = async (origin: string) =>
+      (await client.request<{ message: string }>('POST', '/v1/acceptance/challenges', { ...target(), signer: (await generateKeyPairSigner()).address }, { origin })).message.split('\n').find((line) => line.startsWith('domain: '));
+    expect(await domainOf('https://shop.example.com:443')).toBe('domain: shop.example.com');
+    expect(await domainOf('http://Shop.example.com:80/')).toBe('domain: shop.example.com');
+    expect(await domainOf('https://shop.example.com:80')).toBe('domain: shop.example.com:80');
   });
 
   it('validates challenge requests at the edge with the spec codes', async () => {

@@ -71,7 +71,8 @@ export class IssueAcceptanceChallenge extends Command<ChallengeResult> {
 }
 
 /**
- * `https://app.example.com` → `app.example.com` (`https://APP.Example.com` too); the requesting site (spec §2.3
+ * `https://app.example.com` → `app.example.com` (`https://APP.Example.com`, `https://app.example.com:443` and
+ * `https://app.example.com/` too); the requesting site (spec §2.3
  * requestDomain), by the rule the signed message applies (docs/protocol.md §1.1: a lower-case host name with optional
  * `:port` 1 to 65535, at most 64 characters). An origin whose host is none (an IPv6 literal, a trailing dot, an underscore, port 0) is refused
  * here rather than when the message is built.
@@ -85,10 +86,13 @@ export function requestDomainOf(origin: string | undefined): string {
   } catch {
     throw new DomainError('invalid_origin', 'Origin: not a valid origin');
   }
-  // The header must be an origin and nothing more (no path, query, credentials or default port). Scheme and host are
-  // compared without case (RFC 3986 §6.2.2.1): browsers send them in lower case, other clients may not.
-  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.host.length > 64 || url.origin !== origin.replace(/\/$/, '').toLowerCase()) {
-    throw new DomainError('invalid_origin', 'Origin: must be an http(s) origin');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new DomainError('invalid_origin', 'Origin: the scheme must be https or http');
+  // The header must be an origin and nothing more (no path, query or credentials). Spellings that name exactly the
+  // origin a browser would serialize (RFC 6454 §6.2) are read as it: scheme and host in any case (RFC 3986
+  // §6.2.2.1), the scheme's default port spelled out, a trailing slash.
+  const spelled = origin.replace(/\/$/, '').toLowerCase().replace(url.protocol === 'https:' ? /:443$/ : /:80$/, '');
+  if (url.host.length > 64 || url.origin !== spelled) {
+    throw new DomainError('invalid_origin', 'Origin: must be an origin alone (scheme, host and port; no path, query or credentials)');
   }
   const host = url.host.toLowerCase();
   if (!isRequestDomain(host)) throw new DomainError('invalid_origin', 'Origin: the host must be a DNS host name with optional :port 1 to 65535, at most 64 characters (no IP v6 literal, no trailing dot)');
