@@ -220,6 +220,19 @@ describe('dashboard sign-in, sessions and publishing', () => {
     expect((await prepare(other)).publication.number).toBe(3);
   });
 
+  it('refuses a second document with a slug another document of the organization holds (a slug names one document)', async () => {
+    const doc = await publishedDocument(service, [1]);
+    const twin = await createDocumentOnLedger(doc.ledger, doc.owner, doc.organization.address, doc.document.slug, 'Terms of Service, again');
+    const sync = (address: string) => doc.dashboard.request<{ document: { slug: string } }>('POST', `/v1/organizations/${doc.organization.id}/documents/sync`, { address });
+    await expect(sync(twin.address)).rejects.toMatchObject({ status: 409, code: 'chain_state', message: expect.stringContaining(doc.document.address) });
+    // The document holding the slug syncs again as before; another slug is another document.
+    expect((await sync(doc.document.address)).document.slug).toBe(doc.document.slug);
+    const privacy = await createDocumentOnLedger(doc.ledger, doc.owner, doc.organization.address, 'privacy', 'Privacy Statement');
+    expect((await sync(privacy.address)).document.slug).toBe('privacy');
+    const page = await client.request<{ document: { address: string } }>('GET', `/v1/public/organizations/${doc.organization.address}/documents/${doc.document.slug}`);
+    expect(page.document.address).toBe(doc.document.address);
+  });
+
   it('keeps drafts consistent: validation, abandon, and no edits after publication', async () => {
     const doc = await publishedDocument(service, []);
     const base = `/v1/documents/${doc.document.id}/drafts`;

@@ -23,8 +23,13 @@ export class SyncDocumentHandler implements ICommandHandler<SyncDocument, Docume
   ) {}
 
   /**
-   * @throws DomainError not_found (organization, or no transaction for the address), chain_state (409: not a
-   * document of this organization on the ledger, or created by a key that may not publish for it).
+   * A slug names one document of an organization (spec §4.2 `…/documents/{slug}`, sessions, the widget): a document
+   * whose slug another synced document of the organization holds is refused. The documents read model says which
+   * slugs are held (two first syncs racing with one slug may both pass it; slug reads then answer the document
+   * synced first, docs/api.md "Publishing").
+   * @throws DomainError not_found (organization, or no transaction for the address), forbidden (403: neither owner
+   * nor publisher), chain_state (409: not a document of this organization on the ledger, created by a key that may
+   * not publish for it, or its slug held by another document of the organization).
    */
   async execute({ organizationId, address, wallet, ctx }: SyncDocument): Promise<DocumentDoc> {
     const org = await this.access.organization(organizationId, wallet);
@@ -32,14 +37,24 @@ export class SyncDocumentHandler implements ICommandHandler<SyncDocument, Docume
     const decided = await this.decisions.handle(
       streams.document(address),
       documentDecider,
-      async (state) => ({
-        kind: 'SyncDocument' as const,
-        address,
-        wallet,
-        documentId: randomUUID(),
-        organization,
-        creation: state ? null : LedgerHistory.factsOf(await this.history.creationOf(address)),
-      }),
+      async (state) => {
+        const command = {
+          kind: 'SyncDocument' as const,
+          address,
+          wallet,
+          documentId: randomUUID(),
+          organization,
+          creation: state ? null : LedgerHistory.factsOf(await this.history.creationOf(address)),
+        };
+        // The decider's refusals (access, a creation that is not this organization's document) come first.
+        const synced = documentDecider.decide(command, state);
+        const created = synced[0]?.type === 'DocumentSynced' ? synced[0].data : null;
+        const holder = created && (await this.access.documents.findOne({ organization: created.organization, slug: created.slug }));
+        if (holder && holder.address !== address) {
+          throw new DomainError('chain_state', `the slug "${created.slug}" is document ${holder.address}'s in this organization; create the document with another slug`);
+        }
+        return command;
+      },
       ctx,
     );
     await this.log.settledAfter(decided.appended);
