@@ -25,8 +25,8 @@ export class SyncDocumentHandler implements ICommandHandler<SyncDocument, Docume
   /**
    * A slug names one document of an organization (spec §4.2 `…/documents/{slug}`, sessions, the widget): a document
    * whose slug another synced document of the organization holds is refused. The documents read model says which
-   * slugs are held (two first syncs racing with one slug may both pass it; slug reads then answer the document
-   * synced first, docs/api.md "Publishing").
+   * slugs are held (two first syncs racing with one slug may both pass it; slug reads then answer one of them,
+   * docs/api.md "Publishing").
    * @throws DomainError not_found (organization, or no transaction for the address), forbidden (403: neither owner
    * nor publisher), chain_state (409: not a document of this organization on the ledger, created by a key that may
    * not publish for it, or its slug held by another document of the organization).
