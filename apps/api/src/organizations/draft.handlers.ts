@@ -219,8 +219,12 @@ export class PrepareDraftHandler extends DraftCommandHandler implements ICommand
   private async refuseVersionTakenOnLedger(document: DocumentState, organization: OrganizationFacts, number: number, fingerprint: string): Promise<void> {
     const authority = organization.members.find((m) => isAuthority(organization, m.address))?.address;
     if (!authority) return;
+    // Nothing of the document lands before its last recorded version, nor before its creation (the documents read
+    // model's creation time only bounds the read: every record found is judged on its own).
     const last = currentVersion(document);
-    const since = last?.blockTime != null ? last.blockTime - LEDGER_SKEW_SECONDS : 0;
+    const createdAt = last ? null : (await this.access.documents.findOne({ address: document.address }))?.createdAt;
+    const from = last?.blockTime ?? (createdAt ? Date.parse(createdAt) / 1000 : null);
+    const since = from === null ? 0 : from - LEDGER_SKEW_SECONDS;
     const recorded = new Set(document.versions.map((v) => v.transactionSignature));
     const { records } = await this.history.versionRecordsSince(authority, since, undefined);
     const candidates = records.filter(
