@@ -1,5 +1,5 @@
 import { address, generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
-import { buildPublicationTransaction, encodeMemo } from '@svc/evidence';
+import { buildPublicationTransaction, encodeMemo, versionFingerprint } from '@svc/evidence';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { ApiClient } from '../apps/cli/src/api-client';
 import { codeOf } from './support/durability';
@@ -193,15 +193,25 @@ describe('dashboard sign-in, sessions and publishing', () => {
 
   it('refuses to prepare a number the organization\'s wallet already took on the ledger without a draft, and records that version from a draft with its text', async () => {
     const doc = await publishedDocument(service, [1]);
-    type Publication = { document: string; number: number; label: string; title: string; contentHash: string; fingerprint: string; effectiveAt: number | null };
+    type Publication = { organization: string; document: string; number: number; label: string; title: string; contentHash: string; fingerprint: string; effectiveAt: number | null };
     const draftOf = async (n: 2 | 3) => (await doc.dashboard.request<{ draft: { id: string } }>('POST', `/v1/documents/${doc.document.id}/drafts`, { title: 'Terms of Service', versionLabel: `v${n}`, source: termsOfService(n) })).draft.id;
     const prepare = (draftId: string) => doc.dashboard.request<{ publication: Publication }>('POST', `/v1/drafts/${draftId}/prepare`);
+    // Records confirming would refuse take no number: one skipping a number, one whose fingerprint is not its fields'.
+    const land = async (fields: Publication) => {
+      const built = await buildPublicationTransaction({ ...fields, authority: doc.owner, version: await generateKeyPairSigner(), lifetime: await doc.ledger.getLatestBlockhash() });
+      return doc.ledger.sendTransaction(built.wire, { commitment: 'confirmed' });
+    };
+    const probe = await draftOf(2);
+    const fields = (await prepare(probe)).publication;
+    await doc.dashboard.request('POST', `/v1/drafts/${probe}/abandon`);
+    await land({ ...fields, fingerprint: '0'.repeat(64) });
+    const skipping = { ...fields, number: 5 };
+    await land({ ...skipping, fingerprint: versionFingerprint(skipping) });
     // Version 2 lands on the ledger from the wallet alone: its draft was abandoned, so the service holds no draft of it.
     const abandoned = await draftOf(2);
     const { publication } = await prepare(abandoned);
     await doc.dashboard.request('POST', `/v1/drafts/${abandoned}/abandon`);
-    const tx = await buildPublicationTransaction({ ...publication, authority: doc.owner, version: await generateKeyPairSigner(), lifetime: await doc.ledger.getLatestBlockhash() });
-    const outOfBand = await doc.ledger.sendTransaction(tx.wire, { commitment: 'confirmed' });
+    const outOfBand = await land(publication);
     expect(await codeOf(doc.dashboard.request('POST', '/v1/publications/confirm', { signature: outOfBand }))).toBe('409 chain_state');
 
     // Another text cannot be prepared as version 2 (the ledger would hold two versions 2), and the refusal says why.

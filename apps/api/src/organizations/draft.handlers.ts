@@ -175,7 +175,7 @@ export class PrepareDraft extends Command<{ draft: DraftDoc; publication: Prepar
   }
 }
 
-/** Seconds before the document's last recorded version from which the ledger is read for versions published since. */
+/** Seconds before the document's creation from which the ledger is read for versions published since (clock skew). */
 const LEDGER_SKEW_SECONDS = 120;
 
 @CommandHandler(PrepareDraft)
@@ -213,42 +213,36 @@ export class PrepareDraftHandler extends DraftCommandHandler implements ICommand
 
   /**
    * @throws DomainError version_superseded (409) when the organization's wallet (its authority) landed a `ver` record
-   *   of the document numbered `number` or later that the document's stream does not hold, other than one with
-   *   exactly `fingerprint` (the publication this draft would be, landed already: confirming it records it).
+   *   that confirming would record as this very version, other than this draft's own publication: numbered `number`,
+   *   its fingerprint that of its own fields, the creation of its version address (docs/protocol.md §3, §7.2), and
+   *   not in the document's stream. A record confirming would refuse anyway (another number, a fingerprint that does
+   *   not match its fields, a version key used before) is no version and takes no number.
    */
   private async refuseVersionTakenOnLedger(document: DocumentState, organization: OrganizationFacts, number: number, fingerprint: string): Promise<void> {
     const authority = organization.members.find((m) => isAuthority(organization, m.address))?.address;
     if (!authority) return;
-    // Nothing of the document lands before its last recorded version, nor before its creation (the documents read
-    // model's creation time only bounds the read: every record found is judged on its own).
-    const last = currentVersion(document);
-    const createdAt = last ? null : (await this.access.documents.findOne({ address: document.address }))?.createdAt;
-    const from = last?.blockTime ?? (createdAt ? Date.parse(createdAt) / 1000 : null);
-    const since = from === null ? 0 : from - LEDGER_SKEW_SECONDS;
+    // Nothing of the document lands before its creation (the documents read model's creation time only bounds the
+    // read: every record found is judged on its own); a version numbered past the last recorded one may have landed
+    // before that one, so the read goes back to the creation every time.
+    const createdAt = (await this.access.documents.findOne({ address: document.address }))?.createdAt;
+    const since = createdAt ? Date.parse(createdAt) / 1000 - LEDGER_SKEW_SECONDS : 0;
     const recorded = new Set(document.versions.map((v) => v.transactionSignature));
     const { records } = await this.history.versionRecordsSince(authority, since, undefined);
     const candidates = records.filter(
       ({ signature, record, facts }) =>
         record.document === document.address &&
+        record.number === number &&
+        record.fingerprint !== fingerprint &&
         facts.actor === authority &&
         facts.objectSigner !== authority &&
-        record.number >= number &&
         !recorded.has(signature) &&
-        !(record.number === number && record.fingerprint === fingerprint),
+        versionFingerprint({ organization: organization.address, ...record }) === record.fingerprint,
     );
-    let taken: (typeof candidates)[number] | undefined;
     for (const candidate of candidates) {
-      // A version is its address's oldest successful transaction (docs/protocol.md §7.2): a record signed with a key
-      // used before is no version, and takes no number.
-      if ((await this.history.creationOf(candidate.facts.objectSigner!)).signature === candidate.signature) {
-        taken = candidate;
-        break;
-      }
-    }
-    if (taken) {
+      if ((await this.history.creationOf(candidate.facts.objectSigner!)).signature !== candidate.signature) continue;
       throw new DomainError(
         'version_superseded',
-        `version ${taken.record.number} of this document is on the ledger (transaction ${taken.signature}) and not recorded here: confirm that transaction first (POST /v1/publications/confirm); one published without a prepared draft is recorded by preparing a draft with its exact text, title, label and effective date, then confirming it`,
+        `version ${number} of this document is on the ledger (transaction ${candidate.signature}) and not recorded here: confirm that transaction first (POST /v1/publications/confirm); one published without a prepared draft is recorded by preparing a draft with its exact text, title, label and effective date, then confirming it`,
       );
     }
   }
