@@ -96,6 +96,11 @@ describe('service endpoints and public document reads', () => {
     expect(headings.length).toBeGreaterThan(5);
     expect(parsed.blocks.some((b) => b.type === 'table')).toBe(true);
     expect(parsed.blocks.some((b) => b.type === 'list')).toBe(true);
+    const parsedRes = await fetch(`${service.baseUrl}/api/v1/public/content/${hash}/parsed`);
+    expect([parsedRes.status, parsedRes.headers.get('content-type'), parsedRes.headers.get('etag')]).toEqual([200, 'application/json; charset=utf-8', `"${hash}.blocks-1"`]);
+    expect(await parsedRes.json()).toEqual(parsed);
+    const parsedAgain = await fetch(`${service.baseUrl}/api/v1/public/content/${hash}/parsed`, { headers: { 'if-none-match': `"${hash}.blocks-1"` } });
+    expect([parsedAgain.status, (await parsedAgain.arrayBuffer()).byteLength]).toEqual([304, 0]);
 
     const missing = await fetch(`${service.baseUrl}/api/v1/public/content/${'0'.repeat(64)}`);
     expect(missing.status).toBe(404);

@@ -3,6 +3,7 @@
  * character of the text reaches the answer, however deeply its blocks nest.
  */
 import { MAX_BLOCK_NESTING, parseMarkdownBlocks, type Block } from './parsed-content';
+import { MAX_ANSWER_RATIO, parseBlocksJson } from './parse-thread';
 
 /** Every text the blocks carry, in order. */
 function texts(blocks: Block[]): string[] {
@@ -57,5 +58,16 @@ describe('parseMarkdownBlocks', () => {
     const blocks = parseMarkdownBlocks(source);
     expect(texts(blocks)).toEqual(['deep', 'after']);
     expect(blocks[0]!.type).toBe('blockquote');
+  });
+
+  it('answers a source whose blocks would blow its answer up as one code block, keeping answers within a few times their source', () => {
+    // Paragraphs each quoted 150 deep: every one repeats 150 wrappers.
+    const source = Array.from({ length: 2_000 }, (_, i) => `${'>'.repeat(150)} q${i}`).join('\n\n');
+    const json = parseBlocksJson(source);
+    expect(JSON.parse(json)).toEqual([{ type: 'code', lang: null, text: source }]);
+    expect(json.length).toBeLessThan(MAX_ANSWER_RATIO * source.length);
+    // An ordinary document keeps its structure.
+    const plain = '# Terms\n\n' + Array.from({ length: 2_000 }, (_, i) => `- clause ${i}`).join('\n');
+    expect(JSON.parse(parseBlocksJson(plain))).toEqual(parseMarkdownBlocks(plain));
   });
 });

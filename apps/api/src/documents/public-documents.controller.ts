@@ -8,7 +8,11 @@ import { ADDR, AddressParam, ApiErrors, Hex64Param, MatchPipe, ORG_REF, SlugPara
 import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { COLLECTIONS, type ContentDoc, type DocumentDoc, type OrganizationDoc, type VersionDoc } from '@svc/projections';
 import { versionView } from '../organizations/views';
-import { parseMarkdownBlocks } from './parsed-content';
+import fresh from 'fresh';
+import { ParsedContent } from './parsed-content.service';
+
+/** Names the block format of `/parsed` answers in their etag; a change of the blocks' shapes or rules moves it. */
+const PARSED_FORMAT = 'blocks-1';
 import { sendContent, verifiedBytes, CONTENT_HEADERS } from './content-response';
 import { ParsedContentResponse, PublicDocumentResponse, PublicOrganizationResponse, PublicVersionResponse } from './public-documents.responses';
 
@@ -29,6 +33,7 @@ export class PublicDocumentsController {
   constructor(
     @Inject(READ_STORE) private readonly readStore: ReadStore,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly parsedContent: ParsedContent,
   ) {}
 
   private get organizations() {
@@ -144,13 +149,23 @@ export class PublicDocumentsController {
     sendContent(reply, await this.canonicalBytes(hash), hash, 'public, max-age=31536000, immutable');
   }
 
-  /** The same content as structured blocks: `{contentHash, format: "markdown", blocks}` (block shapes: parsed-content.ts). */
+  /**
+   * The same content as structured blocks: `{contentHash, format: "markdown", blocks}` (block shapes:
+   * parsed-content.ts), parsed off the event loop and kept (ParsedContent). `etag` names the content and the block
+   * format; `If-None-Match` naming it is answered 304.
+   */
   @Get('content/:hash/parsed')
-  @ApiOkResponse({ type: ParsedContentResponse })
-  @ApiErrors('invalid_request', 'not_found')
-  async parsed(@Param('hash', Hex64Param('hash')) hash: string, @Res({ passthrough: true }) reply: FastifyReply) {
-    const bytes = await this.canonicalBytes(hash);
-    void reply.header('x-content-type-options', 'nosniff');
-    return { contentHash: hash, format: 'markdown', blocks: parseMarkdownBlocks(bytes.toString('utf8')) };
+  @ApiOkResponse({ type: ParsedContentResponse, headers: { etag: { description: 'The content hash and the block format: `"<sha256 hex>.blocks-1"`', schema: { type: 'string' } } } })
+  @ApiResponse({ status: 304, description: 'Not Modified: `If-None-Match` names the etag (no body)' })
+  @ApiErrors('invalid_request', 'not_found', 'rate_limited')
+  async parsed(@Param('hash', Hex64Param('hash')) hash: string, @Res() reply: FastifyReply): Promise<void> {
+    const json = await this.parsedContent.answer(hash, async () => (await this.canonicalBytes(hash)).toString('utf8'));
+    const etag = `"${hash}.${PARSED_FORMAT}"`;
+    void reply.header('x-content-type-options', 'nosniff').header('etag', etag).header('cache-control', 'public, max-age=86400');
+    if (fresh({ 'if-none-match': reply.request.headers['if-none-match'] }, { etag })) {
+      void reply.code(304).send();
+      return;
+    }
+    void reply.header('content-type', 'application/json; charset=utf-8').send(json);
   }
 }
