@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { randomUUID } from 'node:crypto';
 import {
@@ -175,11 +175,18 @@ export class PrepareDraft extends Command<{ draft: DraftDoc; publication: Prepar
   }
 }
 
+/**
+ * Most signatures of the organization's wallet a prepare reads (newest first) looking for an unrecorded version: past
+ * them the check covers only those, so that dust sent to the wallet cannot stall or block publishing.
+ */
+const PREPARE_SCAN_LIMIT = 10_000;
 /** Seconds before the document's creation from which the ledger is read for versions published since (clock skew). */
 const LEDGER_SKEW_SECONDS = 120;
 
 @CommandHandler(PrepareDraft)
 export class PrepareDraftHandler extends DraftCommandHandler implements ICommandHandler<PrepareDraft, { draft: DraftDoc; publication: PreparedPublication }> {
+  private readonly logger = new Logger(PrepareDraftHandler.name);
+
   constructor(decisions: Decisions, log: EventLog, access: DashboardAccess, facts: OrganizationFactsReader, quotas: DraftQuotaReader, private readonly history: LedgerHistory) {
     super(decisions, log, access, facts, quotas);
   }
@@ -227,7 +234,9 @@ export class PrepareDraftHandler extends DraftCommandHandler implements ICommand
     const createdAt = (await this.access.documents.findOne({ address: document.address }))?.createdAt;
     const since = createdAt ? Date.parse(createdAt) / 1000 - LEDGER_SKEW_SECONDS : 0;
     const recorded = new Set(document.versions.map((v) => v.transactionSignature));
-    const { records } = await this.history.versionRecordsSince(authority, since, undefined);
+    // Bounded: transfers anyone may send to the wallet cannot make a prepare slow or impossible (docs/api.md).
+    const { records, complete } = await this.history.versionRecordsSince(authority, since, undefined, PREPARE_SCAN_LIMIT, true);
+    if (!complete) this.logger.warn(`prepare of a draft of document ${document.address}: the organization's wallet has more than ${PREPARE_SCAN_LIMIT} transactions since the document's creation; only the newest were read for unrecorded versions`);
     const candidates = records.filter(
       ({ signature, record, facts }) =>
         record.document === document.address &&

@@ -169,17 +169,22 @@ export class LedgerHistory {
    * @returns the records, oldest first, each with the transaction's facts, and `newest`: the newest signature listed
    *   (the `seen` of the next call; `seen` again when nothing is newer).
    * @param scanLimit most signatures listed (default {@link CATCH_UP_SCAN_LIMIT}).
-   * @throws DomainError chain_state (409) when more than `scanLimit` signatures are newer than the point; the ledger's
-   *   error when a listing or a transaction cannot be read (a transaction that is not of this protocol is skipped).
+   * @param stopAtLimit past `scanLimit`, answer the records of the newest `scanLimit` signatures with `complete: false`
+   *   instead of refusing.
+   * @throws DomainError chain_state (409) when more than `scanLimit` signatures are newer than the point (unless
+   *   `stopAtLimit`); the ledger's error when a listing or a transaction cannot be read (a transaction that is not of
+   *   this protocol is skipped).
    */
   async versionRecordsSince(
     authority: string,
     sinceUnix: number,
     seen: string | undefined,
     scanLimit = CATCH_UP_SCAN_LIMIT,
-  ): Promise<{ records: { signature: string; slot: number; record: Extract<ProtocolRecord, { kind: 'ver' }>; facts: LedgerTransactionFacts }[]; newest: string | undefined }> {
+    stopAtLimit = false,
+  ): Promise<{ records: { signature: string; slot: number; record: Extract<ProtocolRecord, { kind: 'ver' }>; facts: LedgerTransactionFacts }[]; newest: string | undefined; complete: boolean }> {
     const candidates: string[] = [];
     let newest: string | undefined;
+    let complete = true;
     let listed = 0;
     let before: string | undefined;
     for (;;) {
@@ -202,6 +207,10 @@ export class LedgerHistory {
       listed += page.length;
       if (older || page.length < 1000) break;
       if (listed >= scanLimit) {
+        if (stopAtLimit) {
+          complete = false;
+          break;
+        }
         throw new DomainError('chain_state', `the organization's wallet has more than ${scanLimit} transactions since the draft was prepared; confirm the publication by its signature`);
       }
       before = page[page.length - 1]!.signature;
@@ -216,7 +225,7 @@ export class LedgerHistory {
         if (facts.succeeded && facts.objectSigner && facts.record?.kind === 'ver') records.push({ signature: record.signature, slot: record.slot, record: facts.record, facts });
       }
     }
-    return { records, newest: newest ?? seen };
+    return { records, newest: newest ?? seen, complete };
   }
 
   /** A transaction of this protocol, parsed; null when the ledger does not know it or it is not of this protocol. */
