@@ -160,11 +160,14 @@ describe('LedgerHistory (docs/protocol.md §7.2, §7.4)', () => {
     // A later read: everything newer than the last signature seen (the publication again, past the point before it).
     expect((await history.versionRecordsSince(authority.address, 0, before)).records.map((r) => r.signature)).toEqual([published]);
     // Nothing newer than the newest: nothing found, and the point stays.
-    expect(await history.versionRecordsSince(authority.address, 0, newest)).toEqual({ records: [], newest });
+    expect(await history.versionRecordsSince(authority.address, 0, newest)).toEqual({ records: [], newest, complete: true });
     // Transactions older than the point in time are not listed further.
     expect((await history.versionRecordsSince(authority.address, Math.floor(Date.now() / 1000) + 3_600, undefined)).records).toEqual([]);
     // A history longer than the bound is refused as a whole, not read in part.
     await expect(history.versionRecordsSince(authority.address, 0, undefined, 1_000)).rejects.toMatchObject({ code: 'chain_state' });
+    // Or, when asked, read in part: the newest signatures only, said to be incomplete (the publication is older).
+    const partial = await history.versionRecordsSince(authority.address, 0, undefined, 1_000, true);
+    expect([partial.complete, partial.records.length, partial.newest]).toEqual([false, 0, newest]);
   });
 
   it('answers a creation that is not a transaction of the protocol (version 0 with a lookup table) without a record', async () => {
