@@ -49,14 +49,30 @@ export class AuditAnchors implements OnApplicationBootstrap, OnApplicationShutdo
     await this.running;
   }
 
-  /** Requests an anchor for every log whose head moved since its last anchor. @returns how many were requested. */
+  /**
+   * Requests an anchor for every log whose head moved since its last anchor. One log that cannot be anchored now (its
+   * head moved again while its anchor was being signed, twice in a row; the ledger not answering) is logged and
+   * left to the next pass: the others are anchored all the same.
+   * @returns how many were requested.
+   */
   async anchorAll(): Promise<number> {
-    const heads = await this.readStore.collection<AuditHeadDoc>(COLLECTIONS.auditHeads).find({}, { sort: { organizationId: 1 } });
+    const heads = await this.heads();
     let requested = 0;
     for (const head of heads) {
-      if (head.sequence > (head.anchoredSequence ?? 0) && (await this.anchor(head.organizationId))) requested++;
+      if (head.sequence <= (head.anchoredSequence ?? 0)) continue;
+      try {
+        // A log that moved between the read and the request is read again once (a busy log keeps moving).
+        if (await this.anchor(head.organizationId).catch(() => this.anchor(head.organizationId))) requested++;
+      } catch (err) {
+        this.logger.warn(`audit log of organization ${head.organizationId} not anchored in this pass, retried next time: ${(err as Error).message}`);
+      }
     }
     return requested;
+  }
+
+  /** Every organization's audit log head, as the read model has it, in organization ID order. */
+  protected heads(): Promise<AuditHeadDoc[]> {
+    return this.readStore.collection<AuditHeadDoc>(COLLECTIONS.auditHeads).find({}, { sort: { organizationId: 1 } });
   }
 
   /** Requests an anchor of one log's head as its stream has it; false when there is nothing new or one is pending. */
