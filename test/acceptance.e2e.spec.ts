@@ -395,6 +395,10 @@ describe('wallet acceptance (challenge, submit, relay) against the embedded stor
     for (const origin of ['https://[::1]', 'http://[::1]:4711', 'https://shop.example.com.', 'http://localhost.', 'https://a_b.com', 'https://a..b.com', 'https://-a.com', 'https://shop.example.com:0', `https://${'a'.repeat(61)}.com`]) {
       await expectApiError(client.request('POST', '/v1/acceptance/challenges', { ...target(), signer: signer.address }, { origin }), 400, 'invalid_origin');
     }
+    // The refusal names what is wrong: the host's length, or a host not in ASCII.
+    const challenge = (origin: string) => client.request('POST', '/v1/acceptance/challenges', { ...target(), signer: signer.address }, { origin });
+    await expect(challenge(`https://${'a'.repeat(61)}.com`)).rejects.toMatchObject({ code: 'invalid_origin', message: expect.stringContaining('at most 64 characters') });
+    await expect(challenge('https://b\u00fccher.example')).rejects.toMatchObject({ code: 'invalid_origin', message: expect.stringContaining('ASCII') });
     await expectApiError(
       client.request('POST', '/v1/acceptance/challenges', { ...target(), signer: 'not-an-address' }, { origin: ORIGIN }),
       400,

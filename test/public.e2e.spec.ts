@@ -88,6 +88,8 @@ describe('service endpoints and public document reads', () => {
       const again = await fetch(`${service.baseUrl}/api/v1/public/content/${hash}`, { headers: { 'if-none-match': tag } });
       expect([tag, again.status, again.headers.get('etag'), (await again.arrayBuffer()).byteLength]).toEqual([tag, 304, `"${hash}"`, 0]);
     }
+    const head = await fetch(`${service.baseUrl}/api/v1/public/content/${hash}`, { method: 'HEAD', headers: { 'if-none-match': `"${hash}"` } });
+    expect([head.status, head.headers.get('content-length')]).toEqual([304, String(bytes.length)]);
     const other = await fetch(`${service.baseUrl}/api/v1/public/content/${hash}`, { headers: { 'if-none-match': `"${'1'.repeat(64)}"` } });
     expect([other.status, Buffer.from(await other.arrayBuffer()).equals(bytes)]).toEqual([200, true]);
 

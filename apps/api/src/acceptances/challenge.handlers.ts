@@ -91,9 +91,8 @@ export function requestDomainOf(origin: string | undefined): string {
   // origin a browser would serialize (RFC 6454 §6.2) are read as it: scheme and host in any case (RFC 3986
   // §6.2.2.1), the scheme's default port spelled out, a trailing slash.
   const spelled = origin.replace(/\/$/, '').toLowerCase().replace(url.protocol === 'https:' ? /:443$/ : /:80$/, '');
-  if (url.host.length > 64 || url.origin !== spelled) {
-    throw new DomainError('invalid_origin', 'Origin: must be an origin alone (scheme, host and port; no path, query or credentials)');
-  }
+  if (/[^\x00-\x7f]/.test(origin)) throw new DomainError('invalid_origin', 'Origin: the host must be ASCII (an international name in its xn-- form, as browsers send it)');
+  if (url.origin !== spelled) throw new DomainError('invalid_origin', 'Origin: must be an origin alone (scheme, host and port; no path, query or credentials)');
   const host = url.host.toLowerCase();
   if (!isRequestDomain(host)) throw new DomainError('invalid_origin', 'Origin: the host must be a DNS host name with optional :port 1 to 65535, at most 64 characters (no IP v6 literal, no trailing dot)');
   return host;

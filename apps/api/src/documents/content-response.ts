@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import fresh from 'fresh';
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
 import { DomainError } from '@svc/domain';
 
 /**
@@ -26,7 +27,10 @@ export function sendContent(reply: FastifyReply, bytes: Buffer, hash: string, ca
   // Only If-None-Match is handed over: a request's `cache-control: no-cache` speaks to caches, and fetch() adds it to
   // every conditional request, but the origin still answers the condition (RFC 9110 §13.1.2, RFC 9111 §5.2.1.4).
   if (fresh({ 'if-none-match': reply.request.headers['if-none-match'] }, { etag })) {
-    void reply.code(304).send();
+    // A 304 states the length of the 200 answer or none (RFC 9110 §8.6). Fastify's HEAD route would say 0 for an empty
+    // body; an empty stream leaves the length stated here.
+    if (reply.request.method === 'HEAD') void reply.code(304).header('content-length', String(bytes.length)).send(Readable.from([]));
+    else void reply.code(304).send();
     return;
   }
   void reply.header('content-type', 'text/markdown; charset=utf-8').send(bytes);
