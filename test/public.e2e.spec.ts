@@ -103,6 +103,8 @@ describe('service endpoints and public document reads', () => {
     expect(await parsedRes.json()).toEqual(parsed);
     const parsedAgain = await fetch(`${service.baseUrl}/api/v1/public/content/${hash}/parsed`, { headers: { 'if-none-match': `"${hash}.blocks-1"` } });
     expect([parsedAgain.status, (await parsedAgain.arrayBuffer()).byteLength]).toEqual([304, 0]);
+    const parsedHead = await fetch(`${service.baseUrl}/api/v1/public/content/${hash}/parsed`, { method: 'HEAD', headers: { 'if-none-match': `"${hash}.blocks-1"` } });
+    expect([parsedHead.status, parsedHead.headers.get('content-length')]).toEqual([304, String(Buffer.byteLength(JSON.stringify(await (await fetch(`${service.baseUrl}/api/v1/public/content/${hash}/parsed`)).json())))]);
 
     const missing = await fetch(`${service.baseUrl}/api/v1/public/content/${'0'.repeat(64)}`);
     expect(missing.status).toBe(404);

@@ -16,23 +16,33 @@ export function verifiedBytes(text: string, hash: string): Buffer {
 }
 
 /**
+ * Whether the request's `If-None-Match` names `etag` (or is `*`): RFC 9110 §13.1.2, weak comparison, as the `fresh`
+ * library judges it. Only If-None-Match is handed over: a request's `cache-control: no-cache` speaks to caches, and
+ * fetch() adds it to every conditional request, but the origin still answers the condition (RFC 9111 §5.2.1.4).
+ */
+export function namedByIfNoneMatch(reply: FastifyReply, etag: string): boolean {
+  return fresh({ 'if-none-match': reply.request.headers['if-none-match'] }, { etag });
+}
+
+/**
+ * Answers `304 Not Modified` without a body. A 304 states the length of the 200 answer (`length`, bytes) or none
+ * (RFC 9110 §8.6): Fastify's HEAD route would say 0 for an empty body, and an empty stream leaves the length given.
+ */
+export function sendNotModified(reply: FastifyReply, length: number): void {
+  if (reply.request.method === 'HEAD') void reply.code(304).header('content-length', String(length)).send(Readable.from([]));
+  else void reply.code(304).send();
+}
+
+/**
  * Sends canonical document bytes as `text/markdown; charset=utf-8`, named by their hash (`etag`,
  * `x-content-sha256`), with `x-content-type-options: nosniff` so that no browser renders them as anything else.
  * A request whose `If-None-Match` names the hash (or `*`) gets `304 Not Modified` with the same headers and no body
- * (RFC 9110 §13.1.2, weak comparison, as the `fresh` library judges it).
+ * ({@link namedByIfNoneMatch}).
  */
 export function sendContent(reply: FastifyReply, bytes: Buffer, hash: string, cacheControl: string): void {
   const etag = `"${hash}"`;
   void reply.header('x-content-type-options', 'nosniff').header('etag', etag).header('cache-control', cacheControl).header('x-content-sha256', hash);
-  // Only If-None-Match is handed over: a request's `cache-control: no-cache` speaks to caches, and fetch() adds it to
-  // every conditional request, but the origin still answers the condition (RFC 9110 §13.1.2, RFC 9111 §5.2.1.4).
-  if (fresh({ 'if-none-match': reply.request.headers['if-none-match'] }, { etag })) {
-    // A 304 states the length of the 200 answer or none (RFC 9110 §8.6). Fastify's HEAD route would say 0 for an empty
-    // body; an empty stream leaves the length stated here.
-    if (reply.request.method === 'HEAD') void reply.code(304).header('content-length', String(bytes.length)).send(Readable.from([]));
-    else void reply.code(304).send();
-    return;
-  }
+  if (namedByIfNoneMatch(reply, etag)) return sendNotModified(reply, bytes.length);
   void reply.header('content-type', 'text/markdown; charset=utf-8').send(bytes);
 }
 

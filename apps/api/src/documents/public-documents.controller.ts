@@ -8,13 +8,12 @@ import { ADDR, AddressParam, ApiErrors, Hex64Param, MatchPipe, ORG_REF, SlugPara
 import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { COLLECTIONS, type ContentDoc, type DocumentDoc, type OrganizationDoc, type VersionDoc } from '@svc/projections';
 import { versionView } from '../organizations/views';
-import fresh from 'fresh';
 import { ParsedContent } from './parsed-content.service';
+import { namedByIfNoneMatch, sendContent, sendNotModified, verifiedBytes, CONTENT_HEADERS } from './content-response';
+import { ParsedContentResponse, PublicDocumentResponse, PublicOrganizationResponse, PublicVersionResponse } from './public-documents.responses';
 
 /** Names the block format of `/parsed` answers in their etag; a change of the blocks' shapes or rules moves it. */
 const PARSED_FORMAT = 'blocks-1';
-import { sendContent, verifiedBytes, CONTENT_HEADERS } from './content-response';
-import { ParsedContentResponse, PublicDocumentResponse, PublicOrganizationResponse, PublicVersionResponse } from './public-documents.responses';
 
 /** The organization's verified domain while in force at `now`, else null. */
 function verifiedDomainOf(org: OrganizationDoc, now: Date): string | null {
@@ -162,10 +161,7 @@ export class PublicDocumentsController {
     const json = await this.parsedContent.answer(hash, async () => (await this.canonicalBytes(hash)).toString('utf8'));
     const etag = `"${hash}.${PARSED_FORMAT}"`;
     void reply.header('x-content-type-options', 'nosniff').header('etag', etag).header('cache-control', 'public, max-age=86400');
-    if (fresh({ 'if-none-match': reply.request.headers['if-none-match'] }, { etag })) {
-      void reply.code(304).send();
-      return;
-    }
+    if (namedByIfNoneMatch(reply, etag)) return sendNotModified(reply, Buffer.byteLength(json));
     void reply.header('content-type', 'application/json; charset=utf-8').send(json);
   }
 }

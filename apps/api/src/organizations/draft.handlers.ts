@@ -197,7 +197,7 @@ export class PrepareDraftHandler extends DraftCommandHandler implements ICommand
    * "Publishing"): its number is taken on the ledger, so another text prepared under it would give the document two
    * different versions of one number. Only that version's own fields (the same fingerprint) may be prepared under it.
    * @throws DomainError not_found (404), forbidden (403), draft_published / draft_closed (409), version_superseded
-   *   (409: the ledger holds an unrecorded version of this number or later, named in the message).
+   *   (409: the ledger holds an unrecorded version of this number, named in the message).
    */
   async execute({ draftId, wallet, ctx }: PrepareDraft): Promise<{ draft: DraftDoc; publication: PreparedPublication }> {
     let publication: PreparedPublication | null = null;
