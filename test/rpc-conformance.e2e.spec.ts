@@ -518,7 +518,29 @@ describe('JSON-RPC 2.0 over raw HTTP', () => {
   });
 });
 
-describe('PubSub refusals over a raw websocket', () => {
+describe('PubSub over a raw websocket', () => {
+  test('accountSubscribe without an encoding notifies the data as a plain base58 string (binary), as Agave does', async () => {
+    const to = Keypair.generate().publicKey;
+    const ws = new WebSocket(service.rpcUrl.replace('http://', 'ws://'));
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    const messages: { id?: number; result?: unknown; method?: string; params?: { result: { value: { data: unknown; lamports: number } } } }[] = [];
+    ws.on('message', (data) => messages.push(JSON.parse(String(data))));
+    ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'accountSubscribe', params: [to.toBase58(), { commitment: 'confirmed' }] }));
+    const until = async (found: () => boolean) => {
+      const deadline = Date.now() + 10_000;
+      while (!found() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    };
+    await until(() => messages.some((m) => m.id === 1));
+    await sendAndConfirmTransaction(connection, new Transaction().add(SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: to, lamports: 3_000_000 })), [payer], {
+      commitment: 'confirmed',
+    });
+    await until(() => messages.some((m) => m.method === 'accountNotification'));
+    ws.close();
+    const notification = messages.find((m) => m.method === 'accountNotification');
+    expect(notification?.params?.result.value).toMatchObject({ lamports: 3_000_000, data: '' });
+  });
+
+
   test('unknown subscription ids, bad filters and methods get JSON-RPC errors; a notification gets no answer', async () => {
     const ws = new WebSocket(service.rpcUrl.replace('http://', 'ws://'));
     await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));

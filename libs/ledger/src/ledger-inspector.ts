@@ -24,6 +24,12 @@ export interface SimulateOptions {
   sigVerify?: boolean;
   /** Run against the latest blockhash instead of the transaction's own (default false). */
   replaceRecentBlockhash?: boolean;
+  /**
+   * The state whose blockhashes judge the transaction's own (default `processed`): a blockhash newer than the
+   * `finalized` slot is `BlockhashNotFound` at `finalized`, as in a cluster's preflight. Accounts are read at the
+   * newest state whatever this says.
+   */
+  commitment?: Commitment;
 }
 
 export interface SimulationResult {
@@ -125,8 +131,8 @@ export interface LedgerInspector {
   getBlockTime?(slot: bigint): Promise<number | null>;
   /** Executes the transaction without committing anything. */
   simulateTransaction?(wire: Uint8Array, options?: SimulateOptions): Promise<SimulationResult>;
-  /** Whether a transaction using this blockhash can still land. */
-  isBlockhashValid?(blockhash: string): Promise<boolean>;
+  /** Whether a transaction using this blockhash can still land, judged at `commitment` (default `processed`). */
+  isBlockhashValid?(blockhash: string, commitment?: Commitment): Promise<boolean>;
   /** The block of `slot`, or null when that slot is not (yet) a block at `commitment`. */
   getBlock?(slot: bigint, commitment: Commitment): Promise<LedgerBlock | null>;
   getEpochInfo?(commitment: Commitment): Promise<LedgerEpochInfo>;

@@ -97,8 +97,11 @@ export interface Ledger {
   getBalance(address: Address, commitment?: Commitment): Promise<bigint>;
   /** Test networks only. Resolves once the lamports are credited. */
   requestAirdrop(address: Address, lamports: bigint): Promise<Signature>;
-  /** Fee in lamports for a compiled message (base64 of message bytes). */
-  getFeeForMessage(messageBase64: string): Promise<bigint | null>;
+  /**
+   * Fee in lamports for a compiled message (base64 of message bytes); null when its blockhash is unknown at
+   * `commitment` (default: the adapter's own) or expired.
+   */
+  getFeeForMessage(messageBase64: string, commitment?: Commitment): Promise<bigint | null>;
   getMinimumBalanceForRentExemption(bytes: number): Promise<bigint>;
   /**
    * Whether the ledger answers and is healthy (readiness): `{up: true}`, or `{up: false}` with the

@@ -119,10 +119,16 @@ export class ChainClock {
     return { blockhash: this.blockhashOf(slot), lastValidBlockHeight: BigInt(slot + MAX_PROCESSING_AGE) };
   }
 
-  /** Whether a transaction with this recent blockhash (32 bytes or base58) can still land. */
-  isBlockhashValid(blockhash: Uint8Array | string): boolean {
+  /**
+   * Whether a transaction with this recent blockhash (32 bytes or base58) can still land, judged by the state at
+   * `commitment` (default `processed`, the newest): the blockhash of a slot past that state's slot is unknown to
+   * it, as to a cluster's bank of that commitment (a `confirmed` blockhash is not yet valid for `finalized`).
+   */
+  isBlockhashValid(blockhash: Uint8Array | string, commitment: Commitment = 'processed'): boolean {
     const bytes = typeof blockhash === 'string' ? tryDecodeBase58Fixed(blockhash, 32) : blockhash;
-    return bytes !== null && this.blockhashes.slotOf(bytes) !== undefined;
+    if (bytes === null) return false;
+    const slot = this.blockhashes.slotOf(bytes);
+    return slot !== undefined && slot <= this.slotAt(commitment);
   }
 
   /** Commitment of a transaction that landed in `txSlot`, and its confirmations (null once finalized). */

@@ -424,7 +424,7 @@ export class EmbeddedLedger implements Ledger, LedgerInspector {
    * signatures) + prioritization fee. Null when its blockhash is unknown or expired, like Solana.
    * @throws LedgerInputError when the bytes are not a message.
    */
-  async getFeeForMessage(messageBase64: string): Promise<bigint | null> {
+  async getFeeForMessage(messageBase64: string, commitment?: Commitment): Promise<bigint | null> {
     this.chain.sync();
     let message: WireMessage;
     try {
@@ -432,7 +432,7 @@ export class EmbeddedLedger implements Ledger, LedgerInspector {
     } catch (e) {
       throw new LedgerInputError(`Invalid message: ${(e as Error).message}`);
     }
-    if (!this.chain.isBlockhashValid(message.recentBlockhash)) return null;
+    if (!this.chain.isBlockhashValid(message.recentBlockhash, commitment)) return null;
     return computeMessageFee(message);
   }
 
@@ -600,9 +600,9 @@ export class EmbeddedLedger implements Ledger, LedgerInspector {
     return this.chain.blockTimeOf(Number(slot));
   }
 
-  async isBlockhashValid(blockhash: string): Promise<boolean> {
+  async isBlockhashValid(blockhash: string, commitment?: Commitment): Promise<boolean> {
     this.chain.sync();
-    return this.chain.isBlockhashValid(blockhash);
+    return this.chain.isBlockhashValid(blockhash, commitment);
   }
 
   /**

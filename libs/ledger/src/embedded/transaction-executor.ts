@@ -253,7 +253,7 @@ export class TransactionExecutor {
     this.state.prepareSlotHashes(tx.message.accountKeys, slot);
     const replace = options?.replaceRecentBlockhash === true;
     const fail = (err: unknown): SimulationResult => ({ err, logs: [], unitsConsumed: 0n, fee: null, replacementBlockhash: null, postAccounts: new Map() });
-    if (!replace && !this.chain.isBlockhashValid(tx.message.recentBlockhash)) return fail('BlockhashNotFound');
+    if (!replace && !this.chain.isBlockhashValid(tx.message.recentBlockhash, options?.commitment)) return fail('BlockhashNotFound');
     const sigVerify = options?.sigVerify === true;
     const svm = this.state.driver.svm;
     if (!sigVerify) svm.withSigverify(false);

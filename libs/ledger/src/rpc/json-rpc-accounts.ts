@@ -3,10 +3,13 @@
  * getMultipleAccounts, getTokenAccountsByOwner / getTokenAccountsByDelegate, and the `accounts`
  * of simulateTransaction (each account's state after the simulated execution).
  *
- * Encodings: `base58` (data up to 128 bytes, else -32600 as Agave), `base64`, and `jsonParsed`,
- * which falls back to `base64` as Agave does for an account no parser knows (the ledger holds no
- * SPL Token, stake or vote state to parse). `base64+zstd` is refused (-32602). `dataSlice`
- * `{offset, length}` (bytes) cuts the data before encoding; `space` stays the full length.
+ * Encodings: `binary` (Solana's legacy form: `data` is a plain base58 string), `base58` (`[text,
+ * "base58"]`), both for data up to 128 bytes, else -32600 as Agave; `base64`, and `jsonParsed`, which
+ * falls back to `base64` as Agave does for an account no parser knows (the ledger holds no SPL Token,
+ * stake or vote state to parse). `base64+zstd` is refused (-32602). Without an `encoding`,
+ * getAccountInfo and accountSubscribe answer `binary` and getMultipleAccounts `base64`, as Agave does
+ * (`rpc.rs`, `rpc_pubsub.rs`) and as @solana/kit's typings expect. `dataSlice` `{offset, length}`
+ * (bytes) cuts the data before encoding; `space` stays the full length.
  */
 import type { Commitment } from '../ledger.port';
 import type { LedgerAccountInfo, LedgerInspector, SimulationResult } from '../ledger-inspector';
@@ -16,7 +19,7 @@ import type { WireMessage } from '../internal/wire';
 import { invalidParams, invalidRequest, malformedParams, methodNotFound } from './json-rpc-errors';
 import { addressParam, addressString, commitmentOf, config, u64Param, type Params } from './json-rpc-params';
 
-export type AccountEncoding = 'base58' | 'base64' | 'jsonParsed';
+export type AccountEncoding = 'binary' | 'base58' | 'base64' | 'jsonParsed';
 
 /** `{slot, apiVersion}` of a request at its commitment, after its `minContextSlot` check (json-rpc-methods.ts). */
 export type RpcContextOf = (c: Record<string, unknown>, commitment?: Commitment) => Promise<{ slot: bigint; apiVersion: string }>;
@@ -31,14 +34,14 @@ const MAX_BASE58_BYTES = 128;
 const TOKEN_PROGRAMS = new Set(['TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb']);
 
 /**
- * The `encoding` of an account read (`fallback` when absent).
+ * The `encoding` of an account read (`fallback` when absent: each method has Agave's own default).
  * @throws JsonRpcFailure -32602 `unsupported encoding: base64+zstd`, or `Invalid params: unknown
  *   variant …` for a value Solana does not know.
  */
-export function accountEncodingOf(c: Record<string, unknown>, fallback: AccountEncoding = 'base58'): AccountEncoding {
+export function accountEncodingOf(c: Record<string, unknown>, fallback: AccountEncoding): AccountEncoding {
   const e = c.encoding ?? fallback;
   if (e === 'base64+zstd') throw invalidParams('unsupported encoding: base64+zstd');
-  if (e !== 'base58' && e !== 'base64' && e !== 'jsonParsed') {
+  if (e !== 'binary' && e !== 'base58' && e !== 'base64' && e !== 'jsonParsed') {
     throw malformedParams(`unknown variant \`${String(e)}\`, expected one of \`binary\`, \`base58\`, \`base64\`, \`jsonParsed\`, \`base64+zstd\``);
   }
   return e;
@@ -52,22 +55,32 @@ export function dataSliceOf(c: Record<string, unknown>): { offset: number; lengt
 }
 
 /**
- * Agave's UiAccount: `{data: [text, encoding], executable, lamports, owner, rentEpoch, space}`
- * (lamports, rentEpoch u64; space in bytes, before any slice).
+ * An account's `data` in `encoding`: a plain base58 string (`binary`), `[text, "base58"]` or `[text, "base64"]`
+ * (`jsonParsed` falls back to base64: no parser knows this ledger's accounts).
+ * @param oversize what base58 data over 128 bytes gets: `refuse` (-32600, as Agave's reads) or `mark` (the text
+ *   `error: data too large for bs58 encoding`, as Agave's subscriptions send it).
+ * @throws JsonRpcFailure -32600 for `refuse` and base58 data over 128 bytes.
+ */
+export function encodeAccountData(data: Uint8Array, encoding: AccountEncoding, oversize: 'refuse' | 'mark'): string | [string, string] {
+  if (encoding === 'binary' || encoding === 'base58') {
+    let text: string;
+    if (data.length <= MAX_BASE58_BYTES) text = encodeBase58(data);
+    else if (oversize === 'mark') text = 'error: data too large for bs58 encoding';
+    else throw invalidRequest(`Encoded binary (base 58) data should be less than ${MAX_BASE58_BYTES} bytes, please use Base64 encoding.`);
+    return encoding === 'binary' ? text : [text, 'base58'];
+  }
+  return [Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64'), 'base64'];
+}
+
+/**
+ * Agave's UiAccount: `{data, executable, lamports, owner, rentEpoch, space}` (data as {@link encodeAccountData};
+ * lamports, rentEpoch u64; space in bytes, before any slice).
  * @throws JsonRpcFailure -32600 for base58 data over 128 bytes (after the slice), as Agave.
  */
 export function encodeAccount(info: LedgerAccountInfo, encoding: AccountEncoding, slice: { offset: number; length: number } | null): Record<string, unknown> {
   let data = info.data;
   if (slice !== null) data = data.subarray(Math.min(slice.offset, data.length), Math.min(slice.offset + slice.length, data.length));
-  let encoded: [string, string];
-  if (encoding === 'base58') {
-    if (data.length > MAX_BASE58_BYTES) {
-      throw invalidRequest(`Encoded binary (base 58) data should be less than ${MAX_BASE58_BYTES} bytes, please use Base64 encoding.`);
-    }
-    encoded = [encodeBase58(data), 'base58'];
-  } else {
-    encoded = [Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64'), 'base64'];
-  }
+  const encoded = encodeAccountData(data, encoding, 'refuse');
   return { data: encoded, executable: info.executable, lamports: info.lamports, owner: info.owner, rentEpoch: info.rentEpoch, space: info.data.length };
 }
 
@@ -157,7 +170,7 @@ export function createAccountRpcMethods(ledger: Ledger & LedgerInspector, contex
     getAccountInfo: async (p) => {
       const address = addressParam(p, 0);
       const c = config(p, 1);
-      const encoding = accountEncodingOf(c);
+      const encoding = accountEncodingOf(c, 'binary');
       const slice = dataSliceOf(c);
       if (!ledger.getAccountInfo) throw methodNotFound();
       const ctx = await context(c);
@@ -170,7 +183,7 @@ export function createAccountRpcMethods(ledger: Ledger & LedgerInspector, contex
       if (keys.length > MAX_MULTIPLE_ACCOUNTS) throw invalidParams(`Too many inputs provided; max ${MAX_MULTIPLE_ACCOUNTS}`);
       const addresses = keys.map((k) => addressString(k));
       const c = config(p, 1);
-      const encoding = accountEncodingOf(c);
+      const encoding = accountEncodingOf(c, 'base64');
       const slice = dataSliceOf(c);
       if (!ledger.getAccountInfo) throw methodNotFound();
       const ctx = await context(c);

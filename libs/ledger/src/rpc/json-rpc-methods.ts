@@ -48,7 +48,8 @@ import { parsedTransactionJson } from './json-rpc-parsed';
 import { createAccountRpcMethods, readSimulationAccounts, simulationAccounts } from './json-rpc-accounts';
 import { createNodeRpcMethods } from './json-rpc-node-methods';
 
-type TransactionEncoding = 'json' | 'jsonParsed' | 'base64' | 'base58';
+/** `binary` is Solana's legacy form: `transaction` is a plain base58 string (Agave's `EncodedTransaction::LegacyBinary`). */
+type TransactionEncoding = 'json' | 'jsonParsed' | 'base64' | 'base58' | 'binary';
 
 /** Largest slot range of getBlocks / limit of getBlocksWithLimit, as Solana's RPC. */
 const MAX_BLOCK_RANGE = 500_000n;
@@ -58,10 +59,22 @@ const VERSION_NOT_SUPPORTED =
 
 function transactionEncoding(c: Record<string, unknown>): TransactionEncoding {
   const encoding = c.encoding ?? 'json';
-  if (encoding !== 'json' && encoding !== 'jsonParsed' && encoding !== 'base64' && encoding !== 'base58') {
+  if (encoding !== 'json' && encoding !== 'jsonParsed' && encoding !== 'base64' && encoding !== 'base58' && encoding !== 'binary') {
     throw malformedParams(`unknown variant \`${String(encoding)}\`, expected one of \`binary\`, \`base64\`, \`base58\`, \`json\`, \`jsonParsed\``);
   }
   return encoding;
+}
+
+/**
+ * The state a recent blockhash is judged at by isBlockhashValid, getFeeForMessage, simulateTransaction and the
+ * preflight of sendTransaction: the commitment the call names (`preflightCommitment` for the preflight), so that a
+ * blockhash newer than the finalized slot is unknown at `finalized`, as to Agave's bank of that commitment. Without
+ * one, the newest state: more lenient than Agave, which judges at `finalized`, so that a client that signs with a
+ * `confirmed` blockhash and leaves the preflight commitment out (a common mix) is not refused "Blockhash not found".
+ * @throws JsonRpcFailure -32602 for a value that is not a commitment level.
+ */
+function blockhashCommitmentOf(named: unknown): Commitment {
+  return named === undefined || named === null ? 'processed' : commitmentOf({ commitment: named });
 }
 
 /**
@@ -95,6 +108,7 @@ function encodeTransaction(tx: DetailedLedgerTransaction, encoding: TransactionE
   let transaction: unknown;
   if (encoding === 'base64') transaction = [Buffer.from(tx.wire).toString('base64'), 'base64'];
   else if (encoding === 'base58') transaction = [encodeBase58(tx.wire), 'base58'];
+  else if (encoding === 'binary') transaction = encodeBase58(tx.wire);
   else if (encoding === 'jsonParsed') transaction = parsedTransactionJson(parsed.message, parsed.signatures, tx.loadedAddresses ?? null);
   else transaction = messageJson(parsed.message, parsed.signatures);
   const meta: Record<string, unknown> = {
@@ -265,7 +279,7 @@ export function createLedgerRpcMethods(ledger: Ledger & LedgerInspector, options
       const c = config(p, 1);
       const ctx = await context(c);
       if (!ledger.isBlockhashValid) throw methodNotFound();
-      return { context: ctx, value: await ledger.isBlockhashValid(blockhash) };
+      return { context: ctx, value: await ledger.isBlockhashValid(blockhash, blockhashCommitmentOf(c.commitment)) };
     },
     getBalance: async (p) => {
       const address = addressParam(p, 0);
@@ -280,8 +294,9 @@ export function createLedgerRpcMethods(ledger: Ledger & LedgerInspector, options
     },
     getFeeForMessage: async (p) => {
       const message = stringParam(p, 0, 'message');
-      const ctx = await context(config(p, 1));
-      return { context: ctx, value: await ledger.getFeeForMessage(message) };
+      const c = config(p, 1);
+      const ctx = await context(c);
+      return { context: ctx, value: await ledger.getFeeForMessage(message, blockhashCommitmentOf(c.commitment)) };
     },
     getBlockTime: async (p) => {
       const slot = u64Param(p[0], 'slot');
@@ -314,7 +329,11 @@ export function createLedgerRpcMethods(ledger: Ledger & LedgerInspector, options
         // As a cluster's preflight: the status cache first (a transaction that landed is not run again), then the run.
         const signature = toSignature(encodeBase58(parseWireTransaction(wire).signatures[0]!));
         if ((await ledger.getSignatureStatuses([signature]))[0]) throw preflightFailure('AlreadyProcessed', []);
-        const preflight = await ledger.simulateTransaction(wire, { sigVerify: true, replaceRecentBlockhash: false });
+        const preflight = await ledger.simulateTransaction(wire, {
+          sigVerify: true,
+          replaceRecentBlockhash: false,
+          commitment: blockhashCommitmentOf(c.preflightCommitment),
+        });
         if (preflight.err === 'SignatureFailure') throw new JsonRpcFailure(-32003, 'Transaction signature verification failure');
         if (preflight.err !== null) throw preflightFailure(preflight.err, preflight.logs, Number(preflight.unitsConsumed));
       }
@@ -338,7 +357,11 @@ export function createLedgerRpcMethods(ledger: Ledger & LedgerInspector, options
       if (!ledger.simulateTransaction) throw methodNotFound();
       const ctx = await context(c);
       const accounts = readSimulationAccounts(c, parseWireTransaction(wire).message);
-      const r = await ledger.simulateTransaction(wire, { sigVerify: c.sigVerify === true, replaceRecentBlockhash: c.replaceRecentBlockhash === true });
+      const r = await ledger.simulateTransaction(wire, {
+        sigVerify: c.sigVerify === true,
+        replaceRecentBlockhash: c.replaceRecentBlockhash === true,
+        commitment: blockhashCommitmentOf(c.commitment),
+      });
       return {
         context: ctx,
         value: {

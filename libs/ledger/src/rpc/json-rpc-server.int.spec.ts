@@ -192,6 +192,18 @@ describe('registerLedgerJsonRpc with @solana/kit createSolanaRpc', () => {
     const fee = await rpc.getFeeForMessage(Buffer.from(tx.messageBytes).toString('base64') as never).send();
     expect(fee.value).toBe(5_000n);
   });
+
+  test('account data without an encoding: a plain base58 string from getAccountInfo (binary), base64 pairs from getMultipleAccounts', async () => {
+    // @solana/kit types these default answers as Agave gives them (AccountInfoWithBase58Bytes, AccountInfoWithBase64EncodedData).
+    const one = await rpc.getAccountInfo(payer.address).send();
+    expect(one.value!.data).toBe('');
+    const holder = await generateKeyPairSigner();
+    const many = await rpc.getMultipleAccounts([payer.address, holder.address]).send();
+    expect(many.value[0]!.data).toEqual(['', 'base64']);
+    expect(many.value[1]).toBeNull();
+    const binary = (await post({ jsonrpc: '2.0', id: 1, method: 'getAccountInfo', params: [payer.address, { encoding: 'binary', commitment: 'confirmed' }] })) as { result: { value: { data: unknown } } };
+    expect(binary.result.value.data).toBe('');
+  });
 });
 
 describe('registerLedgerJsonRpc over raw HTTP', () => {
@@ -323,7 +335,8 @@ describe('registerLedgerJsonRpc: accounts, simulation, rent, node methods', () =
   test('simulateTransaction returns the accounts after execution, null when absent or on failure, -32602 beyond the account keys', async () => {
     const to = await generateKeyPairSigner();
     const before = await ledger.getBalance(payer.address);
-    const tx = await buildTransaction(await ledger.getLatestBlockhash(), payer, [
+    // A finalized blockhash: simulateTransaction judges it at its default commitment, finalized.
+    const tx = await buildTransaction(await ledger.getLatestBlockhash('finalized'), payer, [
       getTransferSolInstruction({ source: payer, destination: to.address, amount: lamports(7_000_000n) }),
     ]);
     const wire = Buffer.from(tx.wire).toString('base64');
@@ -350,7 +363,7 @@ describe('registerLedgerJsonRpc: accounts, simulation, rent, node methods', () =
       (await call('simulateTransaction', [wire, { encoding: 'base64', accounts: { addresses: [payer.address, to.address, other, other] } }])).error,
     ).toEqual({ code: -32602, message: 'Too many accounts provided; max 3' });
 
-    const failing = await buildTransaction(await ledger.getLatestBlockhash(), payer, [
+    const failing = await buildTransaction(await ledger.getLatestBlockhash('finalized'), payer, [
       getTransferSolInstruction({ source: payer, destination: to.address, amount: lamports(1_000n * SOL) }),
     ]);
     const failed = await call('simulateTransaction', [
@@ -456,5 +469,63 @@ describe('registerLedgerJsonRpc: accounts, simulation, rent, node methods', () =
       code: -32602,
       message: 'Too many inputs provided; max 128',
     });
+  });
+});
+
+describe('registerLedgerJsonRpc: blockhashes at each commitment (a slow slot clock)', () => {
+  const slow = {} as { ledger: EmbeddedLedger; app: FastifyInstance; rpc: Rpc<SolanaRpcApi>; payer: KeyPairSigner; dir: string; post: (body: unknown) => Promise<unknown> };
+
+  beforeAll(async () => {
+    slow.dir = mkdtempSync(join(tmpdir(), 'ledger-rpc-slow-'));
+    slow.ledger = await EmbeddedLedger.open({ dataDir: slow.dir, slotMs: 1_000, synchronous: 'normal' });
+    slow.app = Fastify();
+    registerLedgerJsonRpc(slow.app, slow.ledger, { path: '/rpc' });
+    await slow.app.listen({ host: '127.0.0.1', port: 0 });
+    const slowUrl = `http://127.0.0.1:${(slow.app.server.address() as AddressInfo).port}/rpc`;
+    slow.rpc = createSolanaRpc(slowUrl);
+    slow.post = async (body) => (await fetch(slowUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json();
+    slow.payer = await generateKeyPairSigner();
+    await slow.ledger.requestAirdrop(slow.payer.address, 2n * SOL);
+    // Past slot 0, so the newest blockhash is newer than the finalized one.
+    while ((await slow.ledger.getSlot()) < 1n) await new Promise((r) => setTimeout(r, 50));
+  });
+
+  afterAll(async () => {
+    await slow.app.close();
+    await slow.ledger.close();
+    rmSync(slow.dir, { recursive: true, force: true });
+  });
+
+  test('blockhashes are judged at the commitment asked: one newer than the finalized slot is unknown at finalized, as at a cluster', async () => {
+    // One slot a second: the finalized slot (32 behind) cannot reach this blockhash's slot while the test runs.
+    const finalizedSlot = await slow.ledger.getSlot('finalized');
+    const newest = await slow.ledger.getLatestBlockhash('confirmed');
+    expect(BigInt(newest.lastValidBlockHeight) - 150n).toBeGreaterThan(finalizedSlot);
+    const tx = await buildTransaction(newest, slow.payer, [memoInstruction({ memo: 'newer than finalized' })]);
+    const wire = Buffer.from(tx.wire).toString('base64') as Base64EncodedWireTransaction;
+    const message = Buffer.from(tx.messageBytes).toString('base64') as never;
+
+    // Raw calls for `finalized`: @solana/kit leaves a `finalized` commitment out of its requests (the node's default).
+    const finalized = async (method: string, params: unknown[]) => ((await slow.post({ jsonrpc: '2.0', id: 1, method, params })) as { result: { value: any } }).result.value;
+    expect(await finalized('isBlockhashValid', [newest.blockhash, { commitment: 'finalized' }])).toBe(false);
+    expect((await slow.rpc.isBlockhashValid(newest.blockhash as never, { commitment: 'confirmed' }).send()).value).toBe(true);
+    expect(await finalized('getFeeForMessage', [message, { commitment: 'finalized' }])).toBeNull();
+    expect((await slow.rpc.getFeeForMessage(message, { commitment: 'confirmed' }).send()).value).toBe(5_000n);
+    expect((await finalized('simulateTransaction', [wire, { encoding: 'base64', commitment: 'finalized' }])).err).toBe('BlockhashNotFound');
+    expect((await slow.rpc.simulateTransaction(wire, { encoding: 'base64', commitment: 'confirmed' }).send()).value.err).toBeNull();
+    const refused = (await slow.post({ jsonrpc: '2.0', id: 1, method: 'sendTransaction', params: [wire, { encoding: 'base64', preflightCommitment: 'finalized' }] })) as {
+      error?: { code: number; message: string };
+    };
+    expect(refused.error).toMatchObject({ code: -32002, message: 'Transaction simulation failed: Blockhash not found' });
+    expect(await slow.ledger.getSignatureStatuses([tx.signature as Signature])).toEqual([null]);
+    // Without a commitment the newest state judges it (more lenient than Agave's finalized default; libs/ledger/README.md).
+    const bare = (await slow.post({ jsonrpc: '2.0', id: 2, method: 'isBlockhashValid', params: [newest.blockhash] })) as { result: { value: boolean } };
+    expect(bare.result.value).toBe(true);
+    const sent = (await slow.post({ jsonrpc: '2.0', id: 3, method: 'sendTransaction', params: [wire, { encoding: 'base64' }] })) as { result?: string };
+    expect(sent.result).toBe(tx.signature);
+    // The finalized blockhash stays good at every commitment.
+    const older = await slow.ledger.getLatestBlockhash('finalized');
+    expect(await finalized('isBlockhashValid', [older.blockhash, { commitment: 'finalized' }])).toBe(true);
+    expect((await slow.rpc.isBlockhashValid(older.blockhash as never, { commitment: 'processed' }).send()).value).toBe(true);
   });
 });

@@ -33,6 +33,7 @@ import { encodeBase58 } from '../internal/base58';
 import { invalidParams, JsonRpcFailure, malformedParams, methodNotFound, toJsonRpcFailure } from './json-rpc-errors';
 import { addressParam, commitmentOf, config, readRequest, requestIdOf, signatureString, type Params } from './json-rpc-params';
 import { stringifyJson } from './json';
+import { accountEncodingOf, encodeAccountData, type AccountEncoding } from './json-rpc-accounts';
 import type { CallAllowance } from './rpc-limits';
 
 export interface LedgerPubSubOptions {
@@ -68,7 +69,7 @@ interface Subscription {
   commitment: Commitment;
   /** signature: the signature; account: the address; logs: the mentioned address or null for all. */
   key: string | null;
-  encoding: 'base58' | 'base64' | 'jsonParsed';
+  encoding: AccountEncoding;
   received: boolean;
 }
 
@@ -95,12 +96,6 @@ const UNSUBSCRIBE: Record<string, Subscription['kind']> = {
 
 const HEARTBEAT_MS = 30_000;
 
-function accountEncoding(c: Json): Subscription['encoding'] {
-  const e = c.encoding ?? 'base58';
-  if (e === 'base64+zstd') throw invalidParams('unsupported encoding: base64+zstd');
-  if (e !== 'base58' && e !== 'base64' && e !== 'jsonParsed') throw malformedParams(`unknown variant \`${String(e)}\``);
-  return e;
-}
 
 /**
  * Serves the PubSub websocket for `ledger` on `fastify`'s server (and port + 1); see the file comment.
@@ -176,10 +171,9 @@ export function registerLedgerPubSub(fastify: FastifyInstance, ledger: Ledger & 
     const info = ledger.getAccountInfo ? await ledger.getAccountInfo(sub.key!, commitment) : null;
     const lamports = info?.lamports ?? (await ledger.getBalance(sub.key! as never, commitment));
     const data = info?.data ?? new Uint8Array(0);
-    const encoded = sub.encoding === 'base58' ? [encodeBase58(data), 'base58'] : [Buffer.from(data).toString('base64'), 'base64'];
     return {
       lamports,
-      data: encoded,
+      data: encodeAccountData(data, sub.encoding, 'mark'),
       owner: info?.owner ?? '11111111111111111111111111111111',
       executable: info?.executable ?? false,
       rentEpoch: info?.rentEpoch ?? 0n,
@@ -259,7 +253,7 @@ export function registerLedgerPubSub(fastify: FastifyInstance, ledger: Ledger & 
       case 'accountSubscribe': {
         const address = addressParam(params, 0);
         const c = config(params, 1);
-        sub = { ...base, kind: 'account', commitment: commitmentOf(c), key: address, encoding: accountEncoding(c) };
+        sub = { ...base, kind: 'account', commitment: commitmentOf(c), key: address, encoding: accountEncodingOf(c, 'binary') };
         break;
       }
       case 'logsSubscribe': {

@@ -363,8 +363,8 @@ export class RpcLedger implements Ledger, LedgerInspector {
     }
   }
 
-  async getFeeForMessage(messageBase64: string): Promise<bigint | null> {
-    const { value } = await this.call(this.rpc.getFeeForMessage(messageBase64 as TransactionMessageBytesBase64, { commitment: this.commitment }));
+  async getFeeForMessage(messageBase64: string, commitment?: Commitment): Promise<bigint | null> {
+    const { value } = await this.call(this.rpc.getFeeForMessage(messageBase64 as TransactionMessageBytesBase64, { commitment: commitment ?? this.commitment }));
     return value === null ? null : BigInt(value);
   }
 
@@ -398,16 +398,17 @@ export class RpcLedger implements Ledger, LedgerInspector {
     }
   }
 
-  async isBlockhashValid(blockhash: string): Promise<boolean> {
-    const { value } = await this.call(this.rpc.isBlockhashValid(blockhash as Blockhash, { commitment: 'processed' }));
+  async isBlockhashValid(blockhash: string, commitment: Commitment = 'processed'): Promise<boolean> {
+    const { value } = await this.call(this.rpc.isBlockhashValid(blockhash as Blockhash, { commitment }));
     return value;
   }
 
   async simulateTransaction(wire: Uint8Array, options?: SimulateOptions): Promise<SimulationResult> {
     const encoded = Buffer.from(wire).toString('base64') as Base64EncodedWireTransaction;
+    const commitment = options?.commitment ?? this.commitment;
     const config = options?.replaceRecentBlockhash
-      ? ({ encoding: 'base64', replaceRecentBlockhash: true, commitment: this.commitment } as const)
-      : ({ encoding: 'base64', sigVerify: options?.sigVerify === true, commitment: this.commitment } as const);
+      ? ({ encoding: 'base64', replaceRecentBlockhash: true, commitment } as const)
+      : ({ encoding: 'base64', sigVerify: options?.sigVerify === true, commitment } as const);
     const { value } = await this.call(this.rpc.simulateTransaction(encoded, config as never));
     const v = value as {
       err: unknown;
