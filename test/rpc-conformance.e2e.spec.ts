@@ -531,9 +531,13 @@ describe('PubSub over a raw websocket', () => {
       while (!found() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     };
     await until(() => messages.some((m) => m.id === 1));
-    await sendAndConfirmTransaction(connection, new Transaction().add(SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: to, lamports: 3_000_000 })), [payer], {
-      commitment: 'confirmed',
-    });
+    // A fresh blockhash of its own: web3.js keeps one for 30 s, longer than this 50 ms-slot ledger keeps it valid.
+    const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash('confirmed');
+    const tx = new Transaction({ blockhash, lastValidBlockHeight, feePayer: payer.publicKey }).add(
+      SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: to, lamports: 3_000_000 }),
+    );
+    tx.sign(payer);
+    await connection.sendRawTransaction(tx.serialize(), { preflightCommitment: 'confirmed' });
     await until(() => messages.some((m) => m.method === 'accountNotification'));
     ws.close();
     const notification = messages.find((m) => m.method === 'accountNotification');
