@@ -7,6 +7,7 @@ export * from './constants';
 export * from './errors';
 export { bytesToBase58, base58ToBytes } from './base58';
 export * from './validation';
+export { parseJsonText, JsonTextError } from './json-text';
 export { sha256Hex, taggedSha256Hex } from './hash';
 export * from './content';
 export * from './acceptance-message';

@@ -9,6 +9,7 @@ import { acceptanceIdOf } from './acceptance-message';
 import { batchRefProblems, type BatchRef } from './batch';
 import { MEMO_PROGRAM_ADDRESS, RECEIPT_FORMAT_V1, RECEIPT_FORMAT_V2 } from './constants';
 import { ReceiptFormatError } from './errors';
+import { parseJsonText } from './json-text';
 import {
   CHAIN_ID,
   HEX64,
@@ -170,15 +171,16 @@ export function serializeReceipt(receipt: AcceptanceReceipt): string {
 
 /**
  * Parses receipt JSON text (or takes an already parsed value) and checks its shape.
- * @throws ReceiptFormatError when the text is not JSON or the value is not an `svc-receipt-v1` or `svc-receipt/2`.
+ * @throws ReceiptFormatError when the text is not JSON, repeats a key in an object (RFC 8785 §3.1), or the value is
+ *   not an `svc-receipt-v1` or `svc-receipt/2`.
  */
 export function parseReceipt(input: unknown): AcceptanceReceipt {
   let value = input;
   if (typeof input === 'string') {
     try {
-      value = JSON.parse(input);
-    } catch {
-      throw new ReceiptFormatError(['receipt is not valid JSON']);
+      value = parseJsonText(input);
+    } catch (error) {
+      throw new ReceiptFormatError([`receipt ${(error as Error).message}`]);
     }
   }
   const problems = receiptProblems(value);

@@ -42,6 +42,8 @@ describe('receipts', () => {
     ]);
     expect(() => parseReceipt(bad)).toThrow(ReceiptFormatError);
     expect(() => parseReceipt('{')).toThrow(ReceiptFormatError);
+    const text = serializeReceipt(receipt);
+    expect(() => parseReceipt(`{"issuedAt":"2020-01-01T00:00:00Z",${text.slice(1)}`)).toThrow('receipt repeats the key "issuedAt" in $');
     expect(receiptProblems(null)).toEqual(['receipt: must be an object']);
   });
 

@@ -14,6 +14,7 @@ import type { VerifierMemo } from './verifier-memo';
 import type { DocumentRecord, OrganizationRecord, VersionRecord } from './memo';
 import { batchFeeShare, batchLeafHash } from './batch';
 import { RECEIPT_FORMAT_V2 } from './constants';
+import { parseJsonText } from './json-text';
 import { merkleRootFromProof } from './merkle';
 import { receiptProblems, type AcceptanceReceipt, type AcceptanceReceiptV1, type AcceptanceReceiptV2 } from './receipt';
 import { describeSignatureRefusal, ed25519SignatureProblem } from './signatures';
@@ -111,7 +112,7 @@ function checksFor(input: unknown): CheckList {
   let value = input;
   if (typeof input === 'string') {
     try {
-      value = JSON.parse(input);
+      value = parseJsonText(input);
     } catch {
       return VERIFIER_CHECKS;
     }
@@ -167,9 +168,9 @@ async function runChecks(
   let value = input;
   if (typeof input === 'string') {
     try {
-      value = JSON.parse(input);
-    } catch {
-      set('receipt.format', 'fail', 'receipt is not valid JSON');
+      value = parseJsonText(input);
+    } catch (error) {
+      set('receipt.format', 'fail', `receipt ${(error as Error).message}`);
       return;
     }
   }

@@ -32,6 +32,24 @@ describe('verifyReceipt', () => {
     expect(report.verdict).toBe('VALID');
   });
 
+  it('INVALID for receipt text that repeats a key, whichever copy a reader would keep', async () => {
+    const text = serializeReceipt(world.receipt);
+    const forgedFirst = `{"documentText":"I agree to pay 1,000,000 EUR.",${text.slice(1)}`;
+    const organization = `"organization":${JSON.stringify(world.receipt.organization)}`;
+    const forgedNested = text.replace(organization, organization.replace('{', `{"name":"Someone Else",`));
+    expect(forgedNested).not.toBe(text);
+    for (const [forged, where] of [
+      [forgedFirst, 'repeats the key "documentText" in $'],
+      [forgedNested, 'repeats the key "name" in $.organization'],
+    ] as const) {
+      expect(JSON.parse(forged)).toEqual(JSON.parse(text)); // a last-copy-wins reader sees the genuine receipt
+      const report = await verifyReceipt(forged, world.ledger, { now });
+      expect(report.verdict).toBe('INVALID');
+      expect(failed(report)).toEqual(['receipt.format']);
+      expect(report.checks.find((c) => c.id === 'receipt.format')!.detail).toContain(where);
+    }
+  });
+
   it('VALID_WITH_WARNINGS while the transaction is only confirmed', async () => {
     world.ledger.transactions.get(world.receipt.transaction.signature)!.confirmationStatus = 'confirmed';
     const report = await verifyReceipt(world.receipt, world.ledger, { now });
