@@ -231,15 +231,37 @@ const built = existsSync(cliMain());
     expect(v.verdict).toBe('INCONCLUSIVE');
   });
 
-  it('says a receipt file is missing (exit 1, on stderr); one that is not JSON is judged INVALID, receipt.format failing', async () => {
+  it('gives up on a ledger endpoint that never answers after --timeout seconds: INCONCLUSIVE, exit 1', async () => {
+    const held: http.ServerResponse[] = [];
+    const silent = http.createServer((_req, res) => void held.push(res));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const v = await svcVerify(serializeReceipt(receipt), `http://127.0.0.1:${(silent.address() as AddressInfo).port}/`, dir, ['--timeout', '1']);
+      expect(v).toEqual({ code: 1, verdict: 'INCONCLUSIVE', failed: [] });
+      expect(held.length).toBeGreaterThan(0);
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
+  });
+
+  it('judges receipt text that repeats a key INVALID, though a last-copy-wins parser reads the genuine receipt', async () => {
+    const text = serializeReceipt(receipt);
+    const v = await svcVerify(`{"documentText":"Nothing was agreed.",${text.slice(1)}`, service.rpcUrl, dir);
+    expect(v).toEqual({ code: 1, verdict: 'INVALID', failed: ['receipt.format'] });
+  });
+
+  it('says a receipt file is missing and a command line is incomplete (exit 2, on stderr); one that is not JSON is judged INVALID (exit 1), receipt.format failing', async () => {
     const refusal = async (...args: string[]) =>
       exec(process.execPath, [cliMain(), 'verify', ...args, '--rpc', service.rpcUrl]).then(
         (ok: { stdout: string }) => ({ code: 0, stderr: '', stdout: ok.stdout }),
         (err: { code: number; stderr: string; stdout: string }) => ({ code: err.code, stderr: err.stderr, stdout: err.stdout }),
       );
     const missing = await refusal(path.join(dir, 'no-such-receipt.json'));
-    expect(missing.code).toBe(1);
+    expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/cannot read the receipt file .*no-such-receipt\.json: ENOENT/);
+    const noRpc = await exec(process.execPath, [cliMain(), 'verify', path.join(dir, 'no-such-receipt.json')]).catch((err: { code: number; stderr: string }) => err);
+    expect(noRpc).toMatchObject({ code: 2, stderr: expect.stringContaining("required option '--rpc <url>' not specified") });
     const notJson = path.join(dir, 'not-json.txt');
     writeFileSync(notJson, 'hello');
     const text = await refusal(notJson, '--json');

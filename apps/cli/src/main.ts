@@ -29,6 +29,9 @@ const LAMPORTS_PER_SOL = 1_000_000_000n;
 
 const program = new Command();
 program.name('svc').description('Agreement evidence service: publish documents on the ledger, accept them, verify receipts.').version('0.1.0');
+// A command line that cannot run (unknown option, missing argument) exits 2, as grep and diff do, so that a script can
+// tell it from a command that ran and said no (1). Set before the commands are added: they inherit it.
+program.exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
 
 function positiveNumber(value: string): number {
   const n = Number(value);
@@ -75,14 +78,18 @@ async function readDocumentFile(file: string): Promise<string> {
   }
 }
 
-function run<A extends unknown[]>(action: (...args: A) => Promise<void>) {
+/**
+ * A command's action: an error it throws is printed as one `error: …` line on stderr and the process exits
+ * `errorExitCode` (default 1).
+ */
+function run<A extends unknown[]>(action: (...args: A) => Promise<void>, errorExitCode = 1) {
   return async (...args: A) => {
     try {
       await action(...args);
     } catch (err) {
       const message = err instanceof ApiError ? err.message : (err as Error).message;
       process.stderr.write(`error: ${message}\n`);
-      process.exitCode = 1;
+      process.exitCode = errorExitCode;
     }
   };
 }
@@ -286,12 +293,13 @@ function onlyAwaitsFinality(report: VerificationReport): boolean {
 
 program
   .command('verify <receipt>')
-  .description('verify a receipt with nothing but the receipt and a ledger RPC endpoint; exits 0 only when VALID')
+  .description('verify a receipt with nothing but the receipt and a ledger RPC endpoint; exits 0 when VALID, 1 for any other verdict, 2 when no verdict could be given (unreadable file, bad command line)')
   .requiredOption('--rpc <url>', 'any JSON-RPC endpoint of the receipt\'s network (required: the verifier trusts only the ledger you name)', httpUrl)
   .option('--wait-finalized [seconds]', 'while the only shortfall is that the transaction is not finalized yet, ask the ledger for the transaction status every 2 s, up to this many seconds (default 60), then verify again', positiveNumber)
+  .option('--timeout <seconds>', 'give up on a ledger request that has no answer after this many seconds (the verdict is then INCONCLUSIVE)', positiveNumber, 30)
   .option('--json', 'machine-readable report')
   .action(
-    run(async (file: string, opts: { rpc: string; json?: boolean; waitFinalized?: true | number }) => {
+    run(async (file: string, opts: { rpc: string; json?: boolean; waitFinalized?: true | number; timeout: number }) => {
       let text: string;
       try {
         text = await fs.readFile(file, 'utf8');
@@ -302,7 +310,7 @@ program
       const receipt = text;
       const waitSeconds = opts.waitFinalized === undefined ? 0 : opts.waitFinalized === true ? 60 : opts.waitFinalized;
       // A public endpoint's request budget (HTTP 429) is waited out a few times rather than ending as INCONCLUSIVE.
-      const ledger = new RpcLedger({ url: opts.rpc, rateLimitRetries: { attempts: 3, maxWaitMs: 30_000 } });
+      const ledger = new RpcLedger({ url: opts.rpc, rateLimitRetries: { attempts: 3, maxWaitMs: 30_000 }, requestTimeoutMs: opts.timeout * 1000 });
       const deadline = Date.now() + waitSeconds * 1000;
       let report = await verifyReceipt(receipt, ledger);
       // Finality comes by itself (about 13 s on the embedded ledger); nothing else a wait could change is waited for.
@@ -330,7 +338,7 @@ program
         ...report.checks.map((c) => `  ${mark[c.status] ?? c.status} ${c.label}${c.detail ? ` — ${c.detail}` : ''}`),
       ]);
       if (report.verdict !== 'VALID') process.exitCode = 1;
-    }),
+    }, 2),
   );
 
 program

@@ -295,6 +295,8 @@ async function runChecks(
     set('ledger.network', 'pass', `ledger genesis hash matches ${r.network.chainId}`);
 
     const tx = await started.transaction;
+    const malformed = tx ? malformedTransactionAnswer(tx) : null;
+    if (malformed !== null) throw new LedgerUnavailable(`the ledger's answer to getTransaction is malformed: ${malformed}`);
     if (!tx) {
       set('transaction.found', 'fail', `the ledger has no transaction ${r.transaction.signature}`);
       block({ kind: 'no-transaction', detail: 'no acceptance transaction to check' });
@@ -309,6 +311,24 @@ async function runChecks(
     if (error instanceof LedgerUnavailable) block({ kind: 'unreachable', detail: error.message });
     else throw error;
   }
+}
+
+/** Whether `value` is a slot or an amount of lamports: a non-negative integer (a bigint, or a safe integer). */
+function isLedgerCount(value: unknown): boolean {
+  return typeof value === 'bigint' ? value >= 0n : Number.isSafeInteger(value) && (value as number) >= 0;
+}
+
+/**
+ * Why a ledger's getTransaction answer cannot be read (its slot, block time or fee is not an integer, its bytes
+ * not bytes); null when it can. Such an answer is a failed read (docs/protocol.md §9, verdict rule 2), not evidence
+ * that the receipt is wrong: comparing `NaN` with the receipt's slot would call the receipt INVALID.
+ */
+function malformedTransactionAnswer(tx: LedgerTransaction): string | null {
+  if (!isLedgerCount(tx.slot)) return `slot ${safeJson(tx.slot)} is not a non-negative integer`;
+  if (tx.blockTime !== null && !Number.isSafeInteger(tx.blockTime)) return `blockTime ${safeJson(tx.blockTime)} is neither null nor an integer`;
+  if (!isLedgerCount(tx.fee)) return `fee ${safeJson(tx.fee)} is not a non-negative integer`;
+  if (!(tx.wire instanceof Uint8Array)) return 'the transaction bytes are missing';
+  return null;
 }
 
 /** `promise`, marked as handled: a result not awaited (the checks stopped earlier) is not an unhandled rejection. */

@@ -200,6 +200,26 @@ describe('verifyReceipt', () => {
     world.ledger.getSignaturesForAddress = original;
   });
 
+  it('INCONCLUSIVE, not INVALID, when the ledger answers a transaction with a malformed slot, block time or fee', async () => {
+    const tx = world.ledger.transactions.get(world.receipt.transaction.signature)!;
+    const genuine = { slot: tx.slot, blockTime: tx.blockTime, fee: tx.fee };
+    for (const [field, value] of [
+      ['slot', 'twelve'],
+      ['slot', -1n],
+      ['slot', 1.5],
+      ['blockTime', '1700000000'],
+      ['fee', Number.NaN],
+    ] as const) {
+      Object.assign(tx, genuine, { [field]: value });
+      const report = await verifyReceipt(world.receipt, world.ledger, { now });
+      expect(report.verdict).toBe('INCONCLUSIVE');
+      expect(failed(report)).toEqual([]);
+      expect(report.summary).toContain(`malformed: ${field}`);
+    }
+    Object.assign(tx, genuine);
+    expect((await verifyReceipt(world.receipt, world.ledger, { now })).verdict).toBe('VALID');
+  });
+
   it('INCONCLUSIVE when the ledger is another network', async () => {
     const r = clone(world.receipt);
     const other = await buildWorld();

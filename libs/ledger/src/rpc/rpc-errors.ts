@@ -43,7 +43,8 @@ function isJsonRpcCode(code: number): boolean {
 export function ledgerErrorFromRpc(e: unknown, sending?: SendingContext): LedgerError {
   if (e instanceof LedgerError) return e;
   if (!isSolanaError(e)) {
-    const aborted = e instanceof Error && e.name === 'AbortError';
+    // fetch rejects with a DOMException, which is not `instanceof Error` in every realm (a vm context, a test runner).
+    const aborted = typeof e === 'object' && e !== null && (e as { name?: unknown }).name === 'AbortError';
     const message = aborted ? 'RpcLedger closed' : `ledger RPC unreachable: ${(e as Error)?.message ?? String(e)}`;
     return new LedgerError(LedgerErrorCode.Unavailable, message, { cause: e });
   }

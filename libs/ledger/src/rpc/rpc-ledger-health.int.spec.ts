@@ -25,10 +25,10 @@ function endpoint(answer: (method: string, id: unknown) => Answer): Promise<{ se
 
 describe('RpcLedger.health', () => {
   const servers: Server[] = [];
-  afterAll(() => servers.forEach((s) => s.close()));
+  afterAll(() => servers.forEach((s) => (s.closeAllConnections(), s.close())));
 
-  const healthAt = async (url: string) => {
-    const ledger = new RpcLedger({ url });
+  const healthAt = async (url: string, requestTimeoutMs?: number) => {
+    const ledger = new RpcLedger({ url, requestTimeoutMs });
     try {
       return await ledger.health();
     } finally {
@@ -61,6 +61,26 @@ describe('RpcLedger.health', () => {
     expect(health).toMatchObject({ up: false, code: 'Unavailable' });
     expect(health.up === false && health.message).toMatch(/429/);
     expect(JSON.stringify(health)).not.toContain('SECRET-KEY');
+  });
+
+  it('gives up on a node that accepts the request and never answers, saying so', async () => {
+    const held: import('node:http').ServerResponse[] = [];
+    const server = createServer((_req, res) => void held.push(res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    servers.push(server);
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/?api-key=SECRET-KEY`;
+    const health = await healthAt(url, 300);
+    expect(health).toEqual({ up: false, code: 'Unavailable', message: 'ledger RPC sent no answer within 0.3 s' });
+    expect(held.length).toBe(1);
+    const ledger = new RpcLedger({ url, requestTimeoutMs: 300 });
+    await expect(ledger.getSlot()).rejects.toMatchObject({ code: 'Unavailable', message: 'ledger RPC sent no answer within 0.3 s' });
+    // Closing the adapter while a request waits is still "closed", not a timeout.
+    const pending = new RpcLedger({ url, requestTimeoutMs: 60_000 });
+    const slot = pending.getSlot();
+    await new Promise((r) => setTimeout(r, 50));
+    await pending.close();
+    await expect(slot).rejects.toMatchObject({ code: 'Unavailable', message: 'RpcLedger closed' });
+    held.forEach((res) => res.destroy());
   });
 
   it('says the endpoint is unreachable when nothing listens', async () => {

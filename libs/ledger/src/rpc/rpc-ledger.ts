@@ -66,6 +66,12 @@ export interface RpcLedgerOptions {
    * an `Unavailable` error at once. For a short-lived client of a public endpoint (`svc verify`).
    */
   rateLimitRetries?: { attempts: number; maxWaitMs?: number };
+  /**
+   * Abandon one HTTP request when no answer has come within this many ms (default 30,000): the call fails
+   * `Unavailable` ("no answer within … s") rather than waiting as long as the HTTP stack would (minutes). A call
+   * sent again after an HTTP 429 gets its own time.
+   */
+  requestTimeoutMs?: number;
   logger?: LedgerLogger;
 }
 
@@ -113,7 +119,17 @@ export class RpcLedger implements Ledger, LedgerInspector {
   /** @param options the endpoint URL, or full options. */
   constructor(options: string | RpcLedgerOptions) {
     if (typeof options === 'string') options = { url: options };
-    const plain = createDefaultRpcTransport({ url: options.url });
+    const http = createDefaultRpcTransport({ url: options.url });
+    const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+    const plain = (async (config: Parameters<RpcTransport>[0]) => {
+      const timer = AbortSignal.timeout(requestTimeoutMs);
+      try {
+        return await http({ ...config, signal: config.signal ? AbortSignal.any([config.signal, timer]) : timer });
+      } catch (e) {
+        if (!timer.aborted || config.signal?.aborted) throw e;
+        throw new LedgerError(LedgerErrorCode.Unavailable, `ledger RPC sent no answer within ${requestTimeoutMs / 1000} s`, { cause: e });
+      }
+    }) as RpcTransport;
     const retries = options.rateLimitRetries;
     const base = !retries
       ? plain
