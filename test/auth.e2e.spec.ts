@@ -89,6 +89,22 @@ describe('dashboard sign-in and re-authentication', () => {
     },
   );
 
+  it(
+    walletStandard ? 'signs in with a SolanaSignInInput on the announced walletChain, as a wallet discovered on that chain writes it' : 'skipped: @solana/wallet-standard-util is not installed',
+    async () => {
+      const wallet = await generateKeyPairSigner();
+      const { walletChain, chainId } = await client.request<{ walletChain: string; chainId: string }>('GET', '/v1/network');
+      expect(walletChain).toBe('solana:localnet');
+      const challenge = await client.request<Challenge>('POST', '/v1/auth/challenge', { address: wallet.address });
+      const input = { ...walletStandard!.parseSignInMessageText(challenge.message), chainId: walletChain };
+      const text = walletStandard!.createSignInMessageText(input);
+      expect(text).toContain('Chain ID: solana:localnet');
+      expect(text).not.toContain(chainId);
+      const { response } = await verify(wallet, text);
+      expect(response.status).toBe(200);
+    },
+  );
+
   it('refuses a changed field with 401 unauthorized naming the field', async () => {
     const wallet = await generateKeyPairSigner();
     const changes: [string, (m: string) => string][] = [

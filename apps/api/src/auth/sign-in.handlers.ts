@@ -129,6 +129,7 @@ export interface SignInResult {
 export class CompleteSignInHandler implements ICommandHandler<CompleteSignIn, SignInResult> {
   constructor(
     private readonly decisions: Decisions,
+    private readonly network: NetworkService,
     private readonly log: EventLog,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -144,7 +145,7 @@ export class CompleteSignInHandler implements ICommandHandler<CompleteSignIn, Si
     await this.decisions.handle(
       streams.signIn(signed.nonce),
       signInDecider,
-      { kind: 'CompleteSignInWithNonce', purpose: 'sign_in', address, signed, signatureValid, sessionId, now: ctx.now.getTime() },
+      { kind: 'CompleteSignInWithNonce', purpose: 'sign_in', address, signed, walletChain: this.network.network.walletChain, signatureValid, sessionId, now: ctx.now.getTime() },
       ctx,
     );
     const sessionToken = newSecret();
@@ -180,7 +181,11 @@ export interface ReauthenticationResult {
 
 @CommandHandler(CompleteReauthentication)
 export class CompleteReauthenticationHandler implements ICommandHandler<CompleteReauthentication, ReauthenticationResult> {
-  constructor(private readonly decisions: Decisions, private readonly log: EventLog) {}
+  constructor(
+    private readonly decisions: Decisions,
+    private readonly network: NetworkService,
+    private readonly log: EventLog,
+  ) {}
 
   /**
    * Uses the nonce on its own stream (single use), then records `DashboardSessionReauthenticated` on the session's.
@@ -194,7 +199,7 @@ export class CompleteReauthenticationHandler implements ICommandHandler<Complete
     await this.decisions.handle(
       streams.signIn(signed.nonce),
       signInDecider,
-      { kind: 'CompleteSignInWithNonce', purpose: 'reauthenticate', address, signed, signatureValid, sessionId, now },
+      { kind: 'CompleteSignInWithNonce', purpose: 'reauthenticate', address, signed, walletChain: this.network.network.walletChain, signatureValid, sessionId, now },
       ctx,
     );
     const signedAt = ctx.now.toISOString();

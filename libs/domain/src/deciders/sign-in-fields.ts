@@ -29,14 +29,17 @@ export interface SignedSignInFields {
  * The first field of `signed` that does not match the issued message, as `<field>: <why>`, or null.
  *
  * - `domain`, `address`, `statement`, `uri`, `chainId` and `nonce` must equal the issued values, and `version` be `1`;
+ *   in place of the issued CAIP-2 `chainId`, the network's Wallet Standard chain (`walletChain`) is the same network
+ *   (a wallet asked to sign in on the chain it was discovered with writes that);
  * - `issuedAt` must be present and lie within the issued window (`issued.issuedAt` to `issued.expiresAt`, instants
  *   compared, so `10:00:00Z` and `10:00:00.000Z` are equal);
  * - `expirationTime` must be present, later than the signed `issuedAt` and not after `issued.expiresAt`;
  * - `notBefore`, when present, must not be after `now`;
  * - `requestId` and `resources` are the wallet's or the app's own and are not judged.
  * @param now decision time, Unix milliseconds
+ * @param walletChain the Wallet Standard chain of the network the nonce was issued on (`GET /v1/network` walletChain)
  */
-export function signedFieldsMismatch(issued: SignInChallengeIssuedData, signed: SignedSignInFields, now: number): string | null {
+export function signedFieldsMismatch(issued: SignInChallengeIssuedData, signed: SignedSignInFields, now: number, walletChain: string): string | null {
   const expected: [keyof SignedSignInFields, string][] = [
     ['domain', issued.domain],
     ['address', issued.address],
@@ -49,7 +52,9 @@ export function signedFieldsMismatch(issued: SignInChallengeIssuedData, signed: 
   for (const [field, value] of expected) {
     const got = signed[field];
     if (got === undefined) return `${field}: missing from the signed message (issued: ${JSON.stringify(value)})`;
-    if (got !== value) return `${field}: the signed message says ${JSON.stringify(got)}, the issued one ${JSON.stringify(value)}`;
+    if (got === value || (field === 'chainId' && got === walletChain)) continue;
+    const alias = field === 'chainId' ? ` (or the network's wallet chain ${JSON.stringify(walletChain)})` : '';
+    return `${field}: the signed message says ${JSON.stringify(got)}, the issued one ${JSON.stringify(value)}${alias}`;
   }
   const windowStart = Date.parse(issued.issuedAt);
   const windowEnd = Date.parse(issued.expiresAt);

@@ -32,6 +32,8 @@ export interface CompleteSignInWithNonce {
   /** The wallet that signs: the request's address (sign-in) or the session's (re-authentication). */
   address: string;
   signed: SignedSignInFields;
+  /** The network's Wallet Standard chain, accepted as the signed Chain ID in place of the issued CAIP-2 id. */
+  walletChain: string;
   signatureValid: boolean;
   sessionId: string;
   /** Decision time, Unix milliseconds. */
@@ -75,7 +77,7 @@ export const signInDecider: Decider<SignInCommand, SignInEvent, SignInState> = {
           throw new DomainError('unauthorized', 'this re-authentication nonce was issued to another session');
         }
         if (issued.address !== command.address) throw new DomainError('unauthorized', `address: the nonce was issued to ${issued.address}`);
-        const mismatch = signedFieldsMismatch(issued, command.signed, command.now);
+        const mismatch = signedFieldsMismatch(issued, command.signed, command.now, command.walletChain);
         if (mismatch) throw new DomainError('unauthorized', `the signed message is not the one issued: ${mismatch}`);
         const expiry = Math.min(Date.parse(issued.expiresAt), Date.parse(command.signed.expirationTime!));
         if (expiry <= command.now) throw new DomainError('unauthorized', 'the sign-in nonce expired; start again');

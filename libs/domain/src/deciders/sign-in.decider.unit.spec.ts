@@ -52,6 +52,7 @@ const complete = (over: Partial<CompleteSignInWithNonce> = {}, signed: Partial<S
   purpose: 'sign_in',
   address: A.authority,
   signed: { ...SIGNED, ...signed },
+  walletChain: 'solana:devnet',
   signatureValid: true,
   sessionId: A.sessionId,
   now: Date.parse('2025-03-14T09:27:30.000Z'),
@@ -114,7 +115,8 @@ describe('sign-in decider: completing a sign-in', () => {
     ['statement', { statement: undefined }],
     ['uri', { uri: 'https://evil.example.com' }],
     ['version', { version: '2' }],
-    ['chainId', { chainId: 'solana:devnet' }],
+    ['chainId', { chainId: 'solana:mainnet' }],
+    ['chainId', { chainId: 'solana:localnet' }],
     ['nonce', { nonce: '0'.repeat(32) }],
     ['issuedAt', { issuedAt: '2025-03-14T09:26:52.999Z' }],
     ['issuedAt', { issuedAt: '2025-03-14T09:36:53.001Z' }],
@@ -126,6 +128,13 @@ describe('sign-in decider: completing a sign-in', () => {
   ] as [string, Partial<SignedSignInFields>][])('refuses a signed message whose %s differs from the issued one (%j), naming the field', (field, change) => {
     expect(given(signInDecider, [issued]).when(complete({}, change))).toEqual(refused('unauthorized'));
     expect(refusalMessage([issued], complete({}, change))).toMatch(new RegExp(`not the one issued: ${field}: `));
+  });
+
+  it('accepts the network wallet chain as the Chain ID in place of the issued CAIP-2 id (a wallet signing in on the chain it was discovered with)', () => {
+    expect(given(signInDecider, [issued]).when(complete({}, { chainId: 'solana:devnet' }))).toEqual(decided(completed));
+    expect(refusalMessage([issued], complete({ walletChain: 'solana:localnet' }, { chainId: 'solana:devnet' }))).toMatch(
+      'chainId: the signed message says "solana:devnet", the issued one "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1" (or the network\'s wallet chain "solana:localnet")',
+    );
   });
 
   it('accepts a wallet that shortens the validity or sets its own issue time within the window, or a past notBefore', () => {
