@@ -27,7 +27,7 @@ const built = existsSync(cliMain());
 interface Submitted {
   acceptanceId: string;
   transactionSignature: string | null;
-  slot: number | null;
+  slot: number;
   status: string;
   evidenceMode: string;
   fee: { payer: string; lamports: number | null };
@@ -72,9 +72,9 @@ describe('batched evidence (MERKLE_BATCHED)', () => {
 
   let submitted: Submitted[] = [];
 
-  it('answers pending_batch at once: no transaction, no slot, no fee yet; the receipt is 409 pending_batch meanwhile', async () => {
+  it('answers pending_batch at once: no transaction, slot 0 as in its record, no fee yet; the receipt is 409 pending_batch meanwhile', async () => {
     const first = await accept();
-    expect(first).toMatchObject({ status: 'pending_batch', evidenceMode: 'MERKLE_BATCHED', transactionSignature: null, slot: null, fee: { lamports: null } });
+    expect(first).toMatchObject({ status: 'pending_batch', evidenceMode: 'MERKLE_BATCHED', transactionSignature: null, slot: 0, fee: { lamports: null } });
     expect(await codeOf(client.request('GET', `/v1/public/acceptances/${first.acceptanceId}/receipt`))).toBe('409 pending_batch');
     const download = await fetch(`${service.baseUrl}/receipts/${first.acceptanceId}.json`);
     expect([download.status, ((await download.json()) as { error: { code: string } }).error.code]).toEqual([409, 'pending_batch']);
@@ -84,6 +84,8 @@ describe('batched evidence (MERKLE_BATCHED)', () => {
     // recorded it, and the service's own commitment; the anchoring fills in the ledger's values.
     const pending = (await record(first.acceptanceId)).acceptance;
     expect(pending).toMatchObject({ transactionSignature: null, slot: 0, feeLamports: 0, commitment: 'confirmed', evidenceMode: 'MERKLE_BATCHED' });
+    // The submit answer and the record agree on the slot until the anchoring (an integer: spec §2.3).
+    expect([first.transactionSignature, first.slot]).toEqual([pending.transactionSignature, pending.slot]);
     expect(Math.abs(Date.parse(pending.blockTime) - Date.now())).toBeLessThan(60_000);
     // The signer's public evidence lists it from the answer on, as its own record does.
     const evidence = await client.request<{ acceptances: { acceptanceId: string; transactionSignature: string | null }[] }>('GET', `/v1/public/signers/${pending.signer}`);

@@ -152,6 +152,29 @@ describe('HTTP edge: request bodies, content types, limits of the request line a
     expect(outcome(await challenge('application/json', '{"address":'))).toBe('400 invalid_request');
   });
 
+  it('answers a write naming a content type other than JSON 415 whatever the type, with or without a body', async () => {
+    const types = ['text/plain', 'text/plain; charset=utf-8', 'TEXT/PLAIN', 'application/xml', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', 'application/jsonx'];
+    for (const contentType of types) {
+      for (const body of [undefined, '']) {
+        const request = { headers: { 'content-type': contentType }, ...(body === undefined ? {} : { body, contentType }) };
+        const routes = [
+          ['POST', '/v1/auth/challenge'],
+          ['POST', '/v1/auth/logout'],
+          ['PATCH', `/v1/drafts/${randomUUID()}`],
+        ] as const;
+        for (const [method, route] of routes) {
+          const answer = await send(service.baseUrl, method, route, request);
+          expect([contentType, body, method, route, outcome(answer)]).toEqual([contentType, body, method, route, '415 invalid_request']);
+        }
+      }
+    }
+    // JSON without a body is no body: the request is judged by its route, as without a content type.
+    expect(outcome(await send(service.baseUrl, 'POST', '/v1/auth/challenge', { headers: { 'content-type': 'application/json' } }))).toBe('400 invalid_address');
+    expect(outcome(await send(service.baseUrl, 'POST', '/v1/auth/challenge'))).toBe('400 invalid_address');
+    // Reads take no body: a content type named on a GET changes nothing.
+    expect(outcome(await send(service.baseUrl, 'GET', '/v1/network', { headers: { 'content-type': 'text/plain' } }))).toBe('200 ok');
+  });
+
   it('answers an over-long path parameter with 414 and over-large headers with 431, in the envelope', async () => {
     const longParam = await send(service.baseUrl, 'GET', `/v1/public/versions/${'a'.repeat(300)}`);
     expect(outcome(longParam)).toBe('414 invalid_request');

@@ -427,6 +427,27 @@ describe('organization settings', () => {
     await patch({ allowedRequestDomains: [] });
   });
 
+  it('stores an allowed site written with its default port as the Origin names it, so the browser at that site may sign', async () => {
+    const target = { organization: doc.organization.address, document: doc.document.address };
+    for (const [entry, stored] of [
+      ['shop.example.com:443', 'shop.example.com'],
+      ['shop.example.com:80', 'shop.example.com'],
+    ] as const) {
+      const updated = await patch({ allowedRequestDomains: [entry, 'pay.example.com:8443'] });
+      expect([entry, updated.organization.settings.allowedRequestDomains]).toEqual([entry, [stored, 'pay.example.com:8443']]);
+      // Browsers leave the default port out of Origin (https://shop.example.com), and spelled out it names the same site.
+      expect([entry, await codeOf(issueChallenge(client, target, await generateKeyPairSigner(), ORIGIN))]).toEqual([entry, 'ok']);
+      expect([entry, await codeOf(issueChallenge(client, target, await generateKeyPairSigner(), 'https://shop.example.com:443'))]).toEqual([entry, 'ok']);
+      expect([entry, await codeOf(issueChallenge(client, target, await generateKeyPairSigner(), 'http://shop.example.com'))]).toEqual([entry, 'ok']);
+      // Another port is another site.
+      expect([entry, await codeOf(issueChallenge(client, target, await generateKeyPairSigner(), 'https://shop.example.com:8443'))]).toEqual([entry, '403 forbidden']);
+      expect([entry, await codeOf(issueChallenge(client, target, await generateKeyPairSigner(), 'https://pay.example.com:8443'))]).toEqual([entry, 'ok']);
+    }
+    // Both spellings of one site are kept once.
+    expect((await patch({ allowedRequestDomains: ['shop.example.com', 'shop.example.com:443'] })).organization.settings.allowedRequestDomains).toEqual(['shop.example.com']);
+    await patch({ allowedRequestDomains: [] });
+  });
+
   it('requires sessions when asked to', async () => {
     await patch({ requireAcceptanceSessions: true });
     const target = { organization: doc.organization.address, document: doc.document.address };

@@ -97,6 +97,17 @@ function hasBody(request: FastifyRequest): boolean {
   return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
+/** The methods whose requests Fastify hands to a body parser by their content type, even with an empty body. */
+const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * Whether the request's content is subject to the JSON-only rule: it announces a body, or it is a write that names
+ * a content type (an empty body of a named type is content of that type: `text/plain` with no bytes is an empty text).
+ */
+function hasContent(request: FastifyRequest): boolean {
+  return hasBody(request) || (request.headers['content-type'] !== undefined && BODY_METHODS.has(request.method));
+}
+
 export interface RequestBodyOptions {
   /** URL prefix of the routes that accept only JSON bodies (`/api/`); other routes keep Fastify's parsers. */
   jsonOnlyPrefix: string;
@@ -142,7 +153,8 @@ function poisonedKey(text: string): string | null {
  *   deeper than `maxDepth` → 400 `invalid_request`; malformed → 400 `invalid_request`; a `__proto__` key or a
  *   `constructor.prototype` → 400 `invalid_request` naming it (`<path>: unknown field`); an empty body is no body.
  * - Under `jsonOnlyPrefix`, a request with a body whose content type is not JSON in UTF-8 → 415 `invalid_request`,
- *   before the body is read.
+ *   before the body is read; so is a POST, PUT, PATCH or DELETE naming such a content type without a body (the
+ *   same answer whatever the type: `text/plain`, which Fastify parses, like the types it has no parser for).
  * - Routes listed in `largeBodyRoutes` get their larger limit; every other route keeps the server's `bodyLimit`
  *   (or its own). A larger body → 413 `invalid_request` (Fastify refuses it from `content-length`, unread).
  * @throws Error from Fastify when called after the instance started.
@@ -178,7 +190,7 @@ export function registerRequestBodies(fastify: FastifyInstance, options: Request
 
   // A callback hook, not an async one: it runs on every request, and a bodyless one (every GET) costs no promise.
   fastify.addHook('onRequest', (request, _reply, done) => {
-    if (!request.url.startsWith(options.jsonOnlyPrefix) || !hasBody(request) || isJsonMediaType(request.headers['content-type'])) return done();
+    if (!request.url.startsWith(options.jsonOnlyPrefix) || !hasContent(request) || isJsonMediaType(request.headers['content-type'])) return done();
     done(new EdgeError(415, 'invalid_request', 'content-type: request bodies must be application/json (UTF-8)'));
   });
 }

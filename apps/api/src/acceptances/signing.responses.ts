@@ -35,7 +35,7 @@ export class AcceptanceFeeView {
 export class SubmitResponse {
   @ApiProperty({ type: String, pattern: HEX64.source }) acceptanceId!: string;
   @ApiProperty({ type: String, pattern: SIG.source, nullable: true }) transactionSignature!: string | null;
-  @ApiProperty({ type: 'integer', minimum: 0, nullable: true, description: 'null while a batched acceptance awaits anchoring' }) slot!: number | null;
+  @ApiProperty({ type: 'integer', minimum: 0, description: '0 while a batched acceptance awaits anchoring (as in its record)' }) slot!: number;
   @ApiProperty({ enum: ['confirmed', 'pending_batch'] }) status!: string;
   @ApiProperty({ enum: ['DIRECT_ONCHAIN', 'MERKLE_BATCHED'] }) evidenceMode!: string;
   @ApiProperty({ enum: ['wallet'] }) signerType!: string;

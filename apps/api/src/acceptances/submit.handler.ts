@@ -23,7 +23,8 @@ export interface SubmitResult {
   acceptanceId: string;
   /** Null while a batched acceptance awaits anchoring. */
   transactionSignature: string | null;
-  slot: number | null;
+  /** 0 while a batched acceptance awaits anchoring, as its record has it (spec §2.3 types the slot as an integer). */
+  slot: number;
   /** `pending_batch`: recorded, to be anchored with the next batch (docs/architecture.md "Batches"). */
   status: 'confirmed' | 'pending_batch';
   evidenceMode: EvidenceMode;
@@ -158,7 +159,7 @@ export class SubmitAcceptanceHandler implements ICommandHandler<SubmitAcceptance
     return {
       acceptanceId,
       transactionSignature: null,
-      slot: null,
+      slot: 0,
       status: 'pending_batch',
       evidenceMode: 'MERKLE_BATCHED',
       signerType: 'wallet',

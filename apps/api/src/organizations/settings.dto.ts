@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
+import { Transform, Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, Max, Min, ValidateBy, ValidateIf, ValidateNested } from 'class-validator';
 import type { OrganizationSettingsValues } from '@svc/domain';
 import { isRequestDomain } from '@svc/evidence';
@@ -8,6 +8,29 @@ import { isRequestDomain } from '@svc/evidence';
 const HOST_NAME = /^(?=.{1,48}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?::[1-9][0-9]{0,4})?$/;
 
 const optional = () => ValidateIf((_, v) => v !== undefined);
+
+/**
+ * An allowed site as the host of a browser's Origin names it: `shop.example.com:443` and `shop.example.com:80` are
+ * `shop.example.com`, since an Origin never carries its scheme's default port (RFC 6454 §6.2) and the entry names no
+ * scheme. The host is read by the WHATWG URL parser, as the challenge reads the Origin's. Entries that are no host
+ * name are returned unchanged, for validation to refuse.
+ */
+function canonicalRequestSite(entry: unknown): unknown {
+  if (typeof entry !== 'string' || !HOST_NAME.test(entry)) return entry;
+  let url: URL;
+  try {
+    url = new URL(`https://${entry}`);
+  } catch {
+    return entry;
+  }
+  if (url.port === '80') url.port = '';
+  return url.host;
+}
+
+/** The entries in their canonical form, each once, in the order given. */
+function canonicalRequestSites(value: unknown): unknown {
+  return Array.isArray(value) ? [...new Set(value.map(canonicalRequestSite))] : value;
+}
 
 /** `products` of spec §2.8: `gate` required, no other keys. */
 export class ProductsSettings {
@@ -26,7 +49,13 @@ export class SettingsRequest implements Partial<OrganizationSettingsValues> {
   @IsBoolean({ message: 'requireAcceptanceSessions: must be a boolean' })
   requireAcceptanceSessions?: boolean;
 
-  @ApiPropertyOptional({ type: 'array', items: { type: 'string', maxLength: 48, pattern: HOST_NAME.source }, maxItems: 20, description: 'Host names (as in the Origin header, lower case) allowed to request signatures; empty: any site' })
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'string', maxLength: 48, pattern: HOST_NAME.source },
+    maxItems: 20,
+    description: 'Host names (as in the Origin header, lower case) allowed to request signatures; empty: any site. Stored without a default port (`:443`, `:80`) and each once',
+  })
+  @Transform(({ value }) => canonicalRequestSites(value))
   @optional()
   @IsArray({ message: 'allowedRequestDomains: must be an array of host names' })
   @ArrayMaxSize(20, { message: 'allowedRequestDomains: at most 20 entries' })
