@@ -19,6 +19,11 @@ export const COMPUTE_BUDGET_PROGRAM_ADDRESS = 'ComputeBudget11111111111111111111
 export const LAMPORTS_PER_SIGNATURE = 5_000n;
 /** Number of blocks a blockhash stays usable after the block that produced it (Solana's MAX_PROCESSING_AGE). */
 export const MAX_PROCESSING_AGE = 150;
+/**
+ * Slots a node's status cache remembers a transaction for (Agave's MAX_RECENT_BLOCKHASHES): `getSignatureStatuses`
+ * without `searchTransactionHistory` finds only transactions this recent.
+ */
+export const STATUS_CACHE_SLOTS = 300;
 /** Slots on top of a transaction's slot after which the embedded ledger reports it `finalized`. */
 export const FINALITY_DEPTH = 32;
 /** Largest serialized transaction a Solana cluster accepts, in bytes. */

@@ -8,6 +8,9 @@
  * json-rpc-node-methods.ts. Result shapes follow Solana's RPC
  * (`{context: {slot, apiVersion}, value}` where Solana wraps; u64 as bigint, written as JSON numbers).
  *
+ * `getSignatureStatuses` finds a transaction older than the node's status cache (STATUS_CACHE_SLOTS, 300 slots) only
+ * with `searchTransactionHistory: true`, as a cluster node does.
+ *
  * Commitment follows Solana: every method taking a `commitment` answers at that level, `finalized`
  * when absent (`context.slot` is the slot of that level); `getTransaction`, `getBlock`, `getBlocks`
  * and `getSignaturesForAddress` refuse `processed`. Transactions come in the `json`, `jsonParsed`
@@ -24,6 +27,7 @@
  */
 import { TransactionFailedError, type Ledger } from '../ledger.port';
 import { LedgerErrorCode } from '../ledger-error';
+import { STATUS_CACHE_SLOTS } from '../constants';
 import type { Commitment } from '../ledger.port';
 import type { AddressSignatureWithMemo, DetailedLedgerTransaction, LedgerInspector } from '../ledger-inspector';
 import { encodeBase58, toSignature } from '../internal/base58';
@@ -387,12 +391,18 @@ export function createLedgerRpcMethods(ledger: Ledger & LedgerInspector, options
       if (!Array.isArray(sigs)) throw malformedParams('invalid type: expected a sequence of signatures');
       if (sigs.length > 256) throw invalidParams('Too many inputs provided; max 256');
       const list = sigs.map(signatureString);
+      const c = config(p, 1);
+      if (c.searchTransactionHistory !== undefined && c.searchTransactionHistory !== null && typeof c.searchTransactionHistory !== 'boolean') {
+        throw malformedParams('invalid type: searchTransactionHistory must be a boolean');
+      }
       const ctx = await context({}, 'processed');
       const statuses = await ledger.getSignatureStatuses(list);
+      // Without the history search a node answers from its status cache: only the last STATUS_CACHE_SLOTS slots.
+      const oldest = c.searchTransactionHistory === true ? 0n : ctx.slot - BigInt(STATUS_CACHE_SLOTS);
       return {
         context: ctx,
         value: statuses.map((s) =>
-          s === null
+          s === null || s.slot < oldest
             ? null
             : { slot: s.slot, confirmations: s.confirmations, err: s.err ?? null, status: statusField(s.err), confirmationStatus: s.confirmationStatus },
         ),

@@ -168,6 +168,24 @@ describe('registerLedgerJsonRpc with @solana/kit createSolanaRpc', () => {
     expect(bigintsToNumbers(status!.err)).toEqual({ InstructionError: [0, { Custom: 1 }] });
   });
 
+  test('getSignatureStatuses finds a transaction older than the status cache (300 slots) only when asked to search the history', async () => {
+    const tx = await buildTransaction(await ledger.getLatestBlockhash(), payer, [memoInstruction({ memo: 'an old status' })]);
+    const sig = await rpc.sendTransaction(Buffer.from(tx.wire).toString('base64') as Base64EncodedWireTransaction, { encoding: 'base64' }).send();
+    let recent = (await rpc.getSignatureStatuses([sig]).send()).value[0];
+    while (recent === null) {
+      await new Promise((r) => setTimeout(r, 20));
+      recent = (await rpc.getSignatureStatuses([sig]).send()).value[0];
+    }
+    expect(recent.err).toBeNull();
+    while ((await rpc.getSlot({ commitment: 'processed' }).send()) <= recent.slot + 300n) await new Promise((r) => setTimeout(r, 200));
+    expect((await rpc.getSignatureStatuses([sig]).send()).value).toEqual([null]);
+    expect((await rpc.getSignatureStatuses([sig], { searchTransactionHistory: false }).send()).value).toEqual([null]);
+    const [old] = (await rpc.getSignatureStatuses([sig], { searchTransactionHistory: true }).send()).value;
+    expect(old).toMatchObject({ slot: recent.slot, err: null, confirmationStatus: 'finalized' });
+    const flag = (await post({ jsonrpc: '2.0', id: 1, method: 'getSignatureStatuses', params: [[sig], { searchTransactionHistory: 'yes' }] })) as { error: { code: number } };
+    expect(flag.error.code).toBe(-32602);
+  });
+
   test('simulateTransaction executes without committing; getAccountInfo; getFeeForMessage', async () => {
     const tx = await buildTransaction(await ledger.getLatestBlockhash(), payer, [memoInstruction({ memo: 'dry run' })]);
     const before = (await rpc.getBalance(payer.address).send()).value;
