@@ -130,7 +130,7 @@ export class TransactionExecutor {
     let units: bigint;
     if (outcome instanceof FailedTransactionMetadata) {
       const meta = outcome.meta();
-      const err = transactionErrorToJson(outcome.err());
+      const err = this.programLoadError(transactionErrorToJson(outcome.err()), msg);
       logs = meta.logs();
       // Refused before execution (LiteSVM leaves the signature zeroed): nothing changed, nothing recorded.
       if (isZero(meta.signature())) return refuse(err, logs);
@@ -247,6 +247,21 @@ export class TransactionExecutor {
    * Executes the transaction against the current state without committing it.
    * @throws TransactionFailedError `InvalidTransaction` when the bytes are not a transaction.
    */
+  /**
+   * The runtime's error as a cluster names it: LiteSVM reports an instruction whose program account does not exist
+   * as `InvalidProgramForExecution`, where Agave's account loader says `ProgramAccountNotFound` (and keeps
+   * `InvalidProgramForExecution` for an account that exists but is not a program).
+   */
+  private programLoadError(err: unknown, msg: WireMessage): unknown {
+    if (err !== 'InvalidProgramForExecution') return err;
+    const driver = this.state.driver;
+    const missing = msg.instructions.some((ix) => {
+      const key = msg.accountKeys[ix.programIdIndex];
+      return key !== undefined && driver.account(key) === null;
+    });
+    return missing ? 'ProgramAccountNotFound' : err;
+  }
+
   simulate(wire: Uint8Array, options?: SimulateOptions): SimulationResult {
     const slot = this.chain.sync();
     const tx = parseOrRefuse(wire);
@@ -269,7 +284,7 @@ export class TransactionExecutor {
     const meta = result.meta();
     if (result instanceof FailedTransactionMetadata) {
       return {
-        err: transactionErrorToJson(result.err()),
+        err: this.programLoadError(transactionErrorToJson(result.err()), tx.message),
         logs: meta.logs(),
         unitsConsumed: meta.computeUnitsConsumed(),
         fee: chargedFee(meta) || null,

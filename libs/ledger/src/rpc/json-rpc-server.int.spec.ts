@@ -168,6 +168,21 @@ describe('registerLedgerJsonRpc with @solana/kit createSolanaRpc', () => {
     expect(bigintsToNumbers(status!.err)).toEqual({ InstructionError: [0, { Custom: 1 }] });
   });
 
+  test('a transaction invoking an account that does not exist is ProgramAccountNotFound; one that is no program, InvalidProgramForExecution', async () => {
+    const wallet = await generateKeyPairSigner();
+    await rpc.requestAirdrop(wallet.address, lamports(SOL)).send();
+    const errOf = async (programAddress: Address) => {
+      const tx = await buildTransaction(await ledger.getLatestBlockhash(), payer, [{ programAddress, accounts: [], data: new Uint8Array([1]) }]);
+      const wire = Buffer.from(tx.wire).toString('base64') as Base64EncodedWireTransaction;
+      const simulated = (await post({ jsonrpc: '2.0', id: 1, method: 'simulateTransaction', params: [wire, { encoding: 'base64' }] })) as { result: { value: { err: unknown } } };
+      const sent = (await post({ jsonrpc: '2.0', id: 2, method: 'sendTransaction', params: [wire, { encoding: 'base64' }] })) as { error: { code: number; data: { err: unknown } } };
+      expect(sent.error.code).toBe(-32002);
+      return [simulated.result.value.err, sent.error.data.err];
+    };
+    expect(await errOf((await generateKeyPairSigner()).address)).toEqual(['ProgramAccountNotFound', 'ProgramAccountNotFound']);
+    expect(await errOf(wallet.address)).toEqual(['InvalidProgramForExecution', 'InvalidProgramForExecution']);
+  });
+
   test('getSignatureStatuses finds a transaction older than the status cache (300 slots) only when asked to search the history', async () => {
     const tx = await buildTransaction(await ledger.getLatestBlockhash(), payer, [memoInstruction({ memo: 'an old status' })]);
     const sig = await rpc.sendTransaction(Buffer.from(tx.wire).toString('base64') as Base64EncodedWireTransaction, { encoding: 'base64' }).send();
