@@ -183,6 +183,15 @@ describe('registerLedgerJsonRpc with @solana/kit createSolanaRpc', () => {
     expect(await errOf(wallet.address)).toEqual(['InvalidProgramForExecution', 'InvalidProgramForExecution']);
   });
 
+  test('requestAirdrop of an amount a new account cannot hold (below rent exemption) answers its signature; the transaction failed', async () => {
+    const fresh = await generateKeyPairSigner();
+    const sig = (await post({ jsonrpc: '2.0', id: 1, method: 'requestAirdrop', params: [fresh.address, 1] })) as { result?: string; error?: unknown };
+    expect(sig.error).toBeUndefined();
+    const [status] = (await rpc.getSignatureStatuses([sig.result as Signature], { searchTransactionHistory: true }).send()).value;
+    expect(bigintsToNumbers(status!.err)).toEqual({ InsufficientFundsForRent: { account_index: 1 } });
+    expect((await rpc.getBalance(fresh.address, { commitment: 'processed' }).send()).value).toBe(0n);
+  });
+
   test('getSignatureStatuses finds a transaction older than the status cache (300 slots) only when asked to search the history', async () => {
     const tx = await buildTransaction(await ledger.getLatestBlockhash(), payer, [memoInstruction({ memo: 'an old status' })]);
     const sig = await rpc.sendTransaction(Buffer.from(tx.wire).toString('base64') as Base64EncodedWireTransaction, { encoding: 'base64' }).send();
