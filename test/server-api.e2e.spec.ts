@@ -127,6 +127,8 @@ describe('API keys, sessions and acceptance search', () => {
     ]) {
       expect([JSON.stringify(body), await codeOf(doc.dashboard.request('POST', base, body))]).toEqual([JSON.stringify(body), '400 invalid_request']);
     }
+    const notAList = await doc.dashboard.request('POST', base, { name: 'n', scopes: 'acceptances:read' }).then(() => 'ok', (err: Error) => err.message);
+    expect(notAList).toBe('400 invalid_request: scopes: must be an array of scopes');
     expect(await codeOf(other.dashboard.request('POST', base, { name: 'n', scopes: ['acceptances:read'] }))).toBe('404 not_found');
     expect(await codeOf(other.dashboard.request('GET', base))).toBe('404 not_found');
   });
@@ -414,6 +416,13 @@ describe('organization settings', () => {
       { products: { gate: true, extra: 1 } },
     ]) {
       expect([body, await codeOf(patch(body))]).toEqual([body, '400 invalid_request']);
+    }
+    // A value of the wrong type is refused for its type, not for a rule only an array or an object can break.
+    for (const [body, message] of [
+      [{ allowedRequestDomains: 'shop.example.com' }, '400 invalid_request: allowedRequestDomains: must be an array of host names'],
+      [{ products: 'gate' }, '400 invalid_request: products: must be an object {gate: boolean}'],
+    ] as const) {
+      expect([body, await patch(body).then(() => 'ok', (err: Error) => err.message)]).toEqual([body, message]);
     }
   });
 

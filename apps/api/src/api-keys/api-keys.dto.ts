@@ -12,10 +12,11 @@ export class CreateApiKeyRequest {
   name!: string;
 
   @ApiProperty({ type: [String], enum: API_KEY_SCOPES, minItems: 1, description: 'At least one scope' })
-  @IsArray({ message: 'scopes: must be an array of scopes' })
   @ArrayMinSize(1, { message: 'scopes: at least one scope' })
   @ArrayMaxSize(API_KEY_SCOPES.length * 4, { message: 'scopes: too many entries' })
   @IsIn(API_KEY_SCOPES, { each: true, message: `scopes: each must be one of ${API_KEY_SCOPES.join(', ')}` })
+  // Lowest, so it runs first: class-validator checks a property's constraints bottom-up and stops at the first failure.
+  @IsArray({ message: 'scopes: must be an array of scopes' })
   scopes!: ApiKeyScope[];
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 730, description: 'Days until the key expires; absent: never' })

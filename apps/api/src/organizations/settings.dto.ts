@@ -57,12 +57,13 @@ export class SettingsRequest implements Partial<OrganizationSettingsValues> {
   })
   @Transform(({ value }) => canonicalRequestSites(value))
   @optional()
-  @IsArray({ message: 'allowedRequestDomains: must be an array of host names' })
   @ArrayMaxSize(20, { message: 'allowedRequestDomains: at most 20 entries' })
   @ValidateBy(
     { name: 'isHostName', validator: { validate: (v: unknown) => typeof v === 'string' && HOST_NAME.test(v) && isRequestDomain(v), defaultMessage: () => 'allowedRequestDomains: each entry must be a lower-case host name of at most 48 characters, with an optional port 1 to 65535' } },
     { each: true },
   )
+  // Lowest, so it runs first: class-validator checks a property's constraints bottom-up and stops at the first failure.
+  @IsArray({ message: 'allowedRequestDomains: must be an array of host names' })
   allowedRequestDomains?: string[];
 
   @ApiPropertyOptional({ enum: ['WALLET_ONLY', 'PASSKEY_ONLY', 'WALLET_OR_PASSKEY', 'ACCOUNT_AND_PASSKEY'] })
