@@ -3,7 +3,7 @@
  * with cursors, the latest-version read, and the settings that govern signing — over real HTTP against the
  * embedded stores and ledger.
  */
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
 import { AdjustableClock } from '@svc/application';
@@ -11,6 +11,7 @@ import { ApiClient } from '../apps/cli/src/api-client';
 import { acceptAsWallet, signIn, signText } from '../apps/cli/src/operations';
 import { apiMain } from '../apps/cli/src/paths';
 import { startService, type RunningService } from '../apps/cli/src/service-process';
+import { filesUnder } from './support/data-files';
 import { codeOf, issueChallenge, ORIGIN, submitSigned, type IssuedChallenge } from './support/durability';
 import { publishedDocument, type PublishedDocument } from './support/fixtures';
 import { startTestService, tempDataDir, type TestService } from './support/test-service';
@@ -36,6 +37,7 @@ function server(service: Pick<TestService, 'baseUrl'>, key: string) {
   const client = new ApiClient(service.baseUrl);
   return {
     request: <T = Record<string, unknown>>(method: string, route: string, body?: unknown) => client.request<T>(method, route, body, { headers: { authorization: `Bearer ${key}` } }),
+    raw: (method: string, route: string, body: unknown, headers: Record<string, string>) => client.raw(method, route, body, { headers: { ...headers, authorization: `Bearer ${key}` } }),
   };
 }
 
@@ -48,13 +50,6 @@ async function acceptWithSession(client: ApiClient, doc: PublishedDocument, sign
     { origin: ORIGIN },
   );
   return submitSigned(client, challenge, signer);
-}
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const file = path.join(dir, name);
-    return statSync(file).isDirectory() ? filesUnder(file) : [file];
-  });
 }
 
 describe('API keys, sessions and acceptance search', () => {
@@ -85,7 +80,7 @@ describe('API keys, sessions and acceptance search', () => {
     for (const file of filesUnder(service.dataDir)) expect(readFileSync(file).includes(Buffer.from(created.key))).toBe(false);
   });
 
-  it('never stores a secret shown once in an idempotent response: the replay answers it as null', async () => {
+  it('never stores an API key in an idempotent response (only its hash is kept): the replay answers it as null', async () => {
     const path = `/v1/organizations/${doc.organization.id}/api-keys`;
     const body = { name: 'Idempotent key', scopes: ['acceptances:read'] };
     const headers = { 'idempotency-key': 'create-key-once' };
@@ -180,6 +175,23 @@ describe('API keys, sessions and acceptance search', () => {
     // Used up: a second challenge with the same token is refused, saying why.
     const again = await codeOf(acceptWithSession(client, doc, await generateKeyPairSigner(), session.sessionToken).then((o) => (o.kind === 'ok' ? o : Promise.reject(o.kind === 'api_error' ? o.error : o.error))));
     expect(again).toBe('403 forbidden');
+  });
+
+  it('answers a session retried with its Idempotency-Key with the same token, which opens a signature once', async () => {
+    const { key } = await createKey(doc, ['acceptances:write']);
+    const api = server(service, key);
+    const body = { document: doc.document.slug, externalUserRef: 'user-retried', ttlSeconds: 600 };
+    const headers = { 'idempotency-key': 'open-session-once' };
+    const first = await api.raw('POST', '/v1/acceptance-sessions', body, headers);
+    const replay = await api.raw('POST', '/v1/acceptance-sessions', body, headers);
+    expect([first.response.status, replay.response.status, replay.response.headers.get('idempotent-replayed')]).toEqual([200, 200, 'true']);
+    const session = JSON.parse(first.text) as { sessionToken: string; expiresAt: string };
+    expect(session.sessionToken).toMatch(/^[A-Za-z0-9_-]{64}$/);
+    expect(JSON.parse(replay.text)).toEqual(session);
+    // Kept sealed for the replay: no file of the data directory holds the token's text.
+    for (const file of filesUnder(service.dataDir)) expect([file, readFileSync(file).includes(Buffer.from(session.sessionToken))]).toEqual([file, false]);
+    const outcome = await acceptWithSession(client, doc, await generateKeyPairSigner(), session.sessionToken);
+    expect(outcome.kind).toBe('ok');
   });
 
   it('refuses unknown, malformed and other-document sessions with 403 naming why', async () => {

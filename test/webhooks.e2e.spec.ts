@@ -5,7 +5,7 @@
  * outside NODE_ENV=test). The retry schedule is scaled (`WEBHOOK_RETRY_SCALE`) so no test waits minutes. Deliveries
  * are verified with Stripe's own library, whose scheme is the same `t=…,v1=…` HMAC.
  */
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,6 +17,7 @@ import { WEBHOOK_DATA_SCHEMAS } from '@svc/domain';
 import { AdjustableClock } from '@svc/application';
 import { ApiClient, ApiError } from '../apps/cli/src/api-client';
 import { acceptAsWallet, signIn } from '../apps/cli/src/operations';
+import { filesUnder } from './support/data-files';
 import { eventually, publishedDocument, type PublishedDocument } from './support/fixtures';
 import { testCertificates } from './support/test-certificates';
 import { startTestService, type TestService } from './support/test-service';
@@ -212,6 +213,24 @@ describe('webhooks', () => {
     const listed = (await org.dashboard.request<{ webhooks: Webhook[] }>('GET', hooks())).webhooks.find((w) => w.id === hook.webhook.id)!;
     expect(rotations.map((r) => r.webhook.secretPrefix)).toContain(listed.secretPrefix);
     await org.dashboard.request('DELETE', url);
+  });
+
+  it('answers a rotation retried with its Idempotency-Key with the same secret, the one deliveries are signed with', async () => {
+    const hook = await add('/ok');
+    const rotate = () => org.dashboard.raw('POST', `${hooks()}/${hook.webhook.id}/rotate-secret`, undefined, { headers: { 'idempotency-key': `rotate-${hook.webhook.id}` } });
+    const first = await rotate();
+    const replay = await rotate();
+    expect([first.response.status, replay.response.status, replay.response.headers.get('idempotent-replayed')]).toEqual([200, 200, 'true']);
+    const [answered, replayed] = [JSON.parse(first.text), JSON.parse(replay.text)] as { webhook: Webhook; secret: string }[];
+    expect(answered!.secret).toMatch(/^whsec_/);
+    expect(replayed).toEqual(answered);
+    // Stored sealed: no file of the data directory holds the secret's text.
+    for (const file of filesUnder(service.dataDir)) expect([file, readFileSync(file).includes(Buffer.from(answered!.secret))]).toEqual([file, false]);
+    const test = await org.dashboard.request<{ eventId: string }>('POST', `${hooks()}/${hook.webhook.id}/test`);
+    await eventually(async () => (received.some((r) => r.headers['svc-event-id'] === test.eventId) ? true : undefined), 10_000, 50);
+    const delivery = received.find((r) => r.headers['svc-event-id'] === test.eventId)!;
+    expect(stripe.webhooks.constructEvent(delivery.body, delivery.headers['svc-signature'] as string, replayed!.secret).id).toBe(test.eventId);
+    await org.dashboard.request('DELETE', `${hooks()}/${hook.webhook.id}`);
   });
 
   it('sends webhook.test, signs with a rotated secret only, and forgets a deleted endpoint', async () => {

@@ -8,7 +8,7 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyCors from '@fastify/cors';
 import { Logger as PinoLogger } from 'nestjs-pino';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { CLOCK, type Clock } from '@svc/application';
+import { CLOCK, type Clock, type Sealer } from '@svc/application';
 import { claimDataDir, refuseDuringOfflineWork, refuseSecondProcessorRunner, secureDataDir, type AppConfig } from '@svc/config';
 import {
   ApiErrorFilter,
@@ -33,7 +33,7 @@ import { serveAcceptanceReceiptDirectly } from './acceptances/acceptance-receipt
 import { serveAcceptanceSummaryDirectly } from './acceptances/acceptance-summary.route';
 import { ReceiptService } from './acceptances/receipt.service';
 import { AppModule } from './app.module';
-import { registerIdempotencyHooks } from './system/idempotency.interceptor';
+import { registerIdempotencyHooks, REPLAY_SEALER } from './system/idempotency.interceptor';
 import { IdempotencyStore } from './system/idempotency.store';
 import { OpenApiDocument } from './system/openapi.document';
 import { liveDashboardSession } from './auth/session.guard';
@@ -128,7 +128,7 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
     // The embedded ledger's JSON-RPC counts its calls itself (RATE_LIMIT_RPC_CALLS_PER_MINUTE, each call of a batch).
     { exemptRoutes: config.ledgerRpcUrl ? [] : ['/rpc'] },
   );
-  registerIdempotencyHooks(fastify, app.get(IdempotencyStore));
+  registerIdempotencyHooks(fastify, app.get(IdempotencyStore), app.get<Sealer>(REPLAY_SEALER));
 
   if (!config.ledgerRpcUrl) {
     registerLedgerJsonRpc(fastify, app.get<Ledger>(LEDGER), {

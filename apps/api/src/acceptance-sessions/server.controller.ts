@@ -12,7 +12,7 @@ import { AcceptanceSearchQuery } from '../acceptances/search/acceptance-search.d
 import { AcceptanceSearch } from '../acceptances/search/acceptance-search.service';
 import { versionView } from '../organizations/views';
 import { CreateAcceptanceSession, type AcceptanceSessionResult } from './acceptance-session.handlers';
-import { OneTimeSecret } from '../system/idempotency.interceptor';
+import { ReplayedSecret } from '../system/idempotency.interceptor';
 import { CreateAcceptanceSessionRequest } from './acceptance-sessions.dto';
 import { AcceptancePageResponse, AcceptanceResponse } from '../acceptances/acceptance.responses';
 import { AcceptanceSessionResponse, LatestVersionResponse } from './server.responses';
@@ -37,7 +37,7 @@ export class ServerController {
   /** Opens a single-use acceptance session: 200 `{sessionToken, expiresAt}` (spec §2.4; every success of §4 is 200). */
   @Post('acceptance-sessions')
   @HttpCode(200)
-  @OneTimeSecret('sessionToken')
+  @ReplayedSecret('sessionToken')
   @RequireScope('acceptances:write')
   @ApiOkResponse({ type: AcceptanceSessionResponse })
   @ApiErrors('invalid_request', 'unauthorized', 'forbidden', 'not_found')

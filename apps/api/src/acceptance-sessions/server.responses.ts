@@ -3,7 +3,7 @@ import { ADDR, HEX64, SIG } from '@svc/http';
 
 /** `{sessionToken, expiresAt}` (spec §2.4). */
 export class AcceptanceSessionResponse {
-  @ApiProperty({ type: String, nullable: true, pattern: '^[A-Za-z0-9_-]{64}$', description: 'Opaque, single use; a secret for one page view (null in an idempotent replay: it is never stored)' }) sessionToken!: string | null;
+  @ApiProperty({ type: String, pattern: '^[A-Za-z0-9_-]{64}$', description: 'Opaque, single use; a secret for one page view (an idempotent replay answers it again)' }) sessionToken!: string;
   @ApiProperty({ type: String, format: 'date-time' }) expiresAt!: string;
 }
 

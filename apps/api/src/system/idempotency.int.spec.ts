@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import Fastify from 'fastify';
-import { AdjustableClock } from '@svc/application';
+import { randomBytes } from 'node:crypto';
+import { AdjustableClock, Sealer } from '@svc/application';
 import { SqliteReadStore } from '@svc/read-store';
 import { attachClaim, registerIdempotencyHooks } from './idempotency.interceptor';
 import { IDEMPOTENCY_LEASE_MS, IdempotencyStore } from './idempotency.store';
@@ -42,7 +43,7 @@ describe('IdempotencyStore shared by two replicas', () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(settled).toBe(false);
     if (first.kind === 'execute') await a.complete(first.claim, response);
-    expect(await second).toEqual({ kind: 'replay', response });
+    expect(await second).toEqual({ kind: 'replay', response, rowId: first.kind === 'execute' ? first.claim.id : null });
     await expect(b.begin('session:w', 'k1', 'another request')).rejects.toMatchObject({ code: 'idempotency_key_reused' });
     expect((await b.begin('session:other', 'k1', 'another request')).kind).toBe('execute');
   });
@@ -80,7 +81,7 @@ describe('IdempotencyStore shared by two replicas', () => {
       if (outcome.kind === 'replay') throw Object.assign(new Error('replayed'), { statusCode: 409 });
       attachClaim(request, outcome.claim);
     });
-    registerIdempotencyHooks(app, idempotency);
+    registerIdempotencyHooks(app, idempotency, new Sealer(randomBytes(32)));
     app.post('/thing', async (_request, reply) => {
       calls++;
       if (calls === 1) return reply.status(503).send({ error: { code: 'nonce_unavailable', message: 'try again' } });
@@ -94,6 +95,7 @@ describe('IdempotencyStore shared by two replicas', () => {
     expect(stored).toEqual({
       kind: 'replay',
       response: { status: 201, headers: { 'content-type': 'application/json; charset=utf-8', location: '/thing/1' }, body: '{"id":1}' },
+      rowId: expect.any(String),
     });
     await app.close();
   });

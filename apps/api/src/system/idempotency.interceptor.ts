@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor, SetMetadata } from '@nestjs/common';
+import { CallHandler, ExecutionContext, Inject, Injectable, Logger, NestInterceptor, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import canonicalize from 'canonicalize';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { from, mergeMap, of, type Observable } from 'rxjs';
+import type { Sealer } from '@svc/application';
 import { DomainError } from '@svc/domain';
 import { callerOf, callerScope } from '../auth/caller';
 import { IdempotencyStore, type IdempotencyClaim } from './idempotency.store';
@@ -20,11 +21,20 @@ const WRITES = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 const REPLAYED_HEADERS = ['content-type', 'location', 'cache-control', 'etag', 'last-modified', 'x-batch-transaction'];
 
 const CLAIM = Symbol('idempotencyClaim');
-type StoredClaim = { claim: IdempotencyClaim; secretFields: readonly string[] };
+/** How a route's one-time secrets are kept in its stored response. */
+type SecretFields = { dropped: readonly string[]; sealed: readonly string[] };
+type StoredClaim = { claim: IdempotencyClaim; secrets: SecretFields };
 type WithClaim = { [CLAIM]?: StoredClaim };
 
 const ONE_TIME_SECRET = 'svc:one-time-secret';
+const REPLAYED_SECRET = 'svc:replayed-secret';
 const SESSION_STATE = 'svc:session-state';
+const NO_SECRETS: SecretFields = { dropped: [], sealed: [] };
+
+/** Purpose of the key that seals replayed secrets (derived from the deployment's secrets key). */
+export const REPLAY_SEALING_PURPOSE = 'svc idempotent replay secrets v1';
+/** Injection token of the {@link Sealer} of replayed secrets (provided by the idempotency module). */
+export const REPLAY_SEALER = Symbol('REPLAY_SEALER');
 
 /**
  * Marks a route bound to the calling session itself (logout, a re-authentication and its challenge): a well-formed
@@ -36,29 +46,62 @@ const SESSION_STATE = 'svc:session-state';
 export const SessionStateChange = () => SetMetadata(SESSION_STATE, true);
 
 /**
- * Marks a route whose answer carries a secret shown once (`fields`: top-level keys of the body, e.g. an API key,
- * an acceptance session token, a webhook secret). Its stored idempotent response keeps those keys as null: the
- * secret is never stored, and a replay answers the same body without it (docs/api.md "Idempotency").
+ * Marks a route whose answer carries a secret that may be stored only as a hash (`fields`: top-level keys of the
+ * body; an API key, spec §5 rule 1). Its stored idempotent response keeps those keys as null: a replay answers the
+ * same body without the secret (docs/api.md "Idempotency").
  */
 export const OneTimeSecret = (...fields: string[]) => SetMetadata(ONE_TIME_SECRET, fields);
 
+/**
+ * Marks a route whose answer carries a secret shown once that a lost answer must not lose (`fields`: top-level keys
+ * of the body; an acceptance session token, a webhook signing secret). Its stored idempotent response holds each
+ * sealed (AES-256-GCM under a key of its own derived from the deployment's secrets key, bound to the stored row),
+ * and a replay answers it again, opened; the row is forgotten with the rest after 24 hours.
+ */
+export const ReplayedSecret = (...fields: string[]) => SetMetadata(REPLAYED_SECRET, fields);
+
 /** Marks `request` as running under `claim`: its response is stored (or the key released) as it is sent. */
-export function attachClaim(request: object, claim: IdempotencyClaim, secretFields: readonly string[] = []): void {
-  (request as WithClaim)[CLAIM] = { claim, secretFields };
+export function attachClaim(request: object, claim: IdempotencyClaim, secrets: SecretFields = NO_SECRETS): void {
+  (request as WithClaim)[CLAIM] = { claim, secrets };
 }
 
-/** The body to store: a JSON body's one-time secrets set to null (a body that is not a JSON object is kept as is). */
-function withoutSecrets(body: string, fields: readonly string[]): string {
-  if (fields.length === 0) return body;
-  let parsed: unknown;
+/** A JSON object body as a record, or null for any other body. */
+function jsonObject(body: string): Record<string, unknown> | null {
   try {
-    parsed = JSON.parse(body);
+    const parsed: unknown = JSON.parse(body);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
   } catch {
-    return body;
+    return null;
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return body;
-  const record = parsed as Record<string, unknown>;
-  for (const field of fields) if (field in record) record[field] = null;
+}
+
+/**
+ * The body to store: a JSON object body's dropped secrets set to null and its replayed ones sealed for the row
+ * `rowId` (a body that is not a JSON object is kept as is).
+ */
+function storedBody(body: string, secrets: SecretFields, sealer: Sealer, rowId: string): string {
+  if (secrets.dropped.length === 0 && secrets.sealed.length === 0) return body;
+  const record = jsonObject(body);
+  if (record === null) return body;
+  for (const field of secrets.dropped) if (field in record) record[field] = null;
+  for (const field of secrets.sealed) if (typeof record[field] === 'string') record[field] = sealer.seal(record[field], rowId);
+  return JSON.stringify(record);
+}
+
+/** The stored body as it is answered again: its sealed secrets opened (null where one cannot be opened). */
+function replayedBody(body: string, sealed: readonly string[], sealer: Sealer, rowId: string): string {
+  if (sealed.length === 0) return body;
+  const record = jsonObject(body);
+  if (record === null) return body;
+  for (const field of sealed) {
+    const value = record[field];
+    if (typeof value !== 'string') continue;
+    try {
+      record[field] = sealer.open(value, rowId);
+    } catch {
+      record[field] = null;
+    }
+  }
   return JSON.stringify(record);
 }
 
@@ -135,6 +178,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
   constructor(
     private readonly store: IdempotencyStore,
     private readonly reflector: Reflector,
+    @Inject(REPLAY_SEALER) private readonly sealer: Sealer,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -149,17 +193,22 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (key.includes(',') && repeatedKeyHeader(request)) throw new DomainError('invalid_idempotency_key', 'Idempotency-Key: send the header once');
     if (this.reflector.get<boolean | undefined>(SESSION_STATE, context.getHandler())) return next.handle();
     const reply = context.switchToHttp().getResponse<FastifyReply>();
+    const handler = context.getHandler();
+    const secrets: SecretFields = {
+      dropped: this.reflector.get<string[] | undefined>(ONE_TIME_SECRET, handler) ?? [],
+      sealed: this.reflector.get<string[] | undefined>(REPLAYED_SECRET, handler) ?? [],
+    };
     return from(this.store.begin(callerScope(caller), key, requestFingerprint(request))).pipe(
       mergeMap((outcome) => {
         if (outcome.kind === 'execute') {
-          attachClaim(request, outcome.claim, this.reflector.get<string[] | undefined>(ONE_TIME_SECRET, context.getHandler()) ?? []);
+          attachClaim(request, outcome.claim, secrets);
           return next.handle();
         }
         const { status, headers, body } = outcome.response;
         void reply.status(status);
         for (const [name, value] of Object.entries(headers)) void reply.header(name, value);
         void reply.header(REPLAYED_HEADER, 'true');
-        return of(body);
+        return of(replayedBody(body, secrets.sealed, this.sealer, outcome.rowId));
       }),
     );
   }
@@ -172,7 +221,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
  * that ends without passing `onSend` releases it too. A request whose client went away still runs to its end
  * and keeps the key meanwhile, so a retry waits for it rather than running it twice.
  */
-export function registerIdempotencyHooks(app: FastifyInstance, store: IdempotencyStore): void {
+export function registerIdempotencyHooks(app: FastifyInstance, store: IdempotencyStore, sealer: Sealer): void {
   const logger = new Logger('Idempotency');
   // Most requests carry no claim: the hooks then answer synchronously, without a promise, and leave the request's
   // shape alone (the claim is cleared, never deleted).
@@ -182,7 +231,7 @@ export function registerIdempotencyHooks(app: FastifyInstance, store: Idempotenc
     if (claim !== undefined) held[CLAIM] = undefined;
     return claim;
   };
-  const save = async ({ claim, secretFields }: StoredClaim, reply: FastifyReply, payload: unknown): Promise<void> => {
+  const save = async ({ claim, secrets }: StoredClaim, reply: FastifyReply, payload: unknown): Promise<void> => {
     const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
     try {
       if (reply.statusCode >= 500 || body === undefined || dependsOnCallerState(reply.statusCode, body)) {
@@ -193,7 +242,7 @@ export function registerIdempotencyHooks(app: FastifyInstance, store: Idempotenc
           const value = reply.getHeader(name);
           if (value !== undefined) headers[name] = String(value);
         }
-        await store.complete(claim, { status: reply.statusCode, headers, body: withoutSecrets(body, secretFields) });
+        await store.complete(claim, { status: reply.statusCode, headers, body: storedBody(body, secrets, sealer, claim.id) });
       }
     } catch (err) {
       logger.error(`stored response of an idempotent request not saved: ${(err as Error).message}`);

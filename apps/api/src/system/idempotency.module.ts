@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
-import { IdempotencyInterceptor } from './idempotency.interceptor';
+import { SharedModule, WebhookSecrets } from '@svc/application';
+import { IdempotencyInterceptor, REPLAY_SEALER, REPLAY_SEALING_PURPOSE } from './idempotency.interceptor';
 import { IdempotencyStore } from './idempotency.store';
 
 /**
@@ -9,7 +10,12 @@ import { IdempotencyStore } from './idempotency.store';
  */
 @Global()
 @Module({
-  providers: [IdempotencyStore, IdempotencyInterceptor],
-  exports: [IdempotencyStore, IdempotencyInterceptor],
+  imports: [SharedModule],
+  providers: [
+    IdempotencyStore,
+    IdempotencyInterceptor,
+    { provide: REPLAY_SEALER, inject: [WebhookSecrets], useFactory: (secrets: WebhookSecrets) => secrets.sealer(REPLAY_SEALING_PURPOSE) },
+  ],
+  exports: [IdempotencyStore, IdempotencyInterceptor, REPLAY_SEALER],
 })
 export class IdempotencyModule {}

@@ -43,7 +43,8 @@ export interface IdempotencyClaim {
   owner: string;
 }
 
-export type IdempotencyOutcome = { kind: 'execute'; claim: IdempotencyClaim } | { kind: 'replay'; response: StoredResponse };
+/** Run the request under `claim`, or answer `response`, stored in the row `rowId` (the claim's `id` when it ran). */
+export type IdempotencyOutcome = { kind: 'execute'; claim: IdempotencyClaim } | { kind: 'replay'; response: StoredResponse; rowId: string };
 
 /**
  * Stored responses of authenticated writes sent with `Idempotency-Key` (spec §7 rule 4, §8 "Idempotency key",
@@ -104,7 +105,7 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy {
       if (row.fingerprint !== fingerprint) {
         throw new DomainError('idempotency_key_reused', 'Idempotency-Key: this key was used for a different request (method, route, path parameters or body)');
       }
-      if (row.state === 'done' && row.response) return { kind: 'replay', response: row.response };
+      if (row.state === 'done' && row.response) return { kind: 'replay', response: row.response, rowId: id };
       if (row.lockedUntil <= now && (await this.takeOver(row, owner, now))) return { kind: 'execute', claim: this.hold(id, owner) };
       const holder = this.local.get(id);
       const wait = new Promise<void>((resolve) => setTimeout(resolve, pollMs));

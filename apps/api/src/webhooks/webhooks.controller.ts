@@ -15,7 +15,7 @@ import { ChangeWebhook, CreateWebhook, webhookView } from './webhook.handlers';
 import { CreateWebhookRequest, UpdateWebhookRequest, WebhookDeliveriesQuery } from './webhooks.dto';
 import { PageCursors } from '../system/page-cursor';
 import { WebhookDeletedResponse, WebhookDeliveryListResponse, WebhookListResponse, WebhookOneResponse, WebhookTestResponse, WebhookWithSecretResponse } from './webhooks.responses';
-import { OneTimeSecret } from '../system/idempotency.interceptor';
+import { ReplayedSecret } from '../system/idempotency.interceptor';
 
 /** Entries of a delivery log page when the query names no `limit`. */
 const DELIVERY_PAGE_DEFAULT = 50;
@@ -56,7 +56,7 @@ export class WebhooksController {
   @Post()
   @UseGuards(FreshSignatureGuard)
   @HttpCode(200)
-  @OneTimeSecret('secret')
+  @ReplayedSecret('secret')
   @ApiBody({ type: CreateWebhookRequest })
   @ApiOkResponse({ type: WebhookWithSecretResponse })
   @ApiErrors('invalid_request', 'invalid_url', 'forbidden', 'reauthentication_required', 'not_found', 'chain_state')
@@ -99,7 +99,7 @@ export class WebhooksController {
   @Post(':webhookId/rotate-secret')
   @HttpCode(200)
   @UseGuards(FreshSignatureGuard)
-  @OneTimeSecret('secret')
+  @ReplayedSecret('secret')
   @ApiOkResponse({ type: WebhookWithSecretResponse })
   @ApiErrors('invalid_request', 'forbidden', 'reauthentication_required', 'not_found')
   async rotate(

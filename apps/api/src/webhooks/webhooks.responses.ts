@@ -24,7 +24,7 @@ export class WebhookOneResponse {
 }
 
 export class WebhookWithSecretResponse extends WebhookOneResponse {
-  @ApiProperty({ type: String, nullable: true, pattern: '^whsec_[A-Za-z0-9_-]{43}$', description: 'The signing secret, shown this once (null in an idempotent replay: it is never stored)' }) secret!: string | null;
+  @ApiProperty({ type: String, pattern: '^whsec_[A-Za-z0-9_-]{43}$', description: 'The signing secret, shown with this answer only (an idempotent replay of the same request answers it again)' }) secret!: string;
 }
 
 /** Answer of `DELETE …/webhooks/{webhookId}` (also for an endpoint already deleted). */

@@ -36,13 +36,17 @@ export class WebhookSecrets {
     return Buffer.from(hkdfSync('sha256', this.key, Buffer.alloc(0), purpose, 32));
   }
 
+  /**
+   * A {@link Sealer} for another purpose of the deployment, with the key {@link deriveKey} gives for `purpose`: what
+   * it seals, the webhook secrets' sealer cannot open, and the other way round.
+   */
+  sealer(purpose: string): Sealer {
+    return new Sealer(this.deriveKey(purpose));
+  }
+
   /** `v1.<iv>.<tag>.<ciphertext>`, base64url parts. */
   seal(secret: string, webhookId: string): string {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
-    cipher.setAAD(Buffer.from(webhookId, 'utf8'));
-    const ciphertext = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
-    return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ciphertext.toString('base64url')].join('.');
+    return sealText(this.key, secret, webhookId);
   }
 
   /**
@@ -50,13 +54,40 @@ export class WebhookSecrets {
    * @throws Error when the sealed text is malformed, sealed for another endpoint or with another key.
    */
   open(sealed: string, webhookId: string): string {
-    const [version, iv, tag, ciphertext] = sealed.split('.');
-    if (version !== 'v1' || !iv || !tag || !ciphertext) throw new Error('not a sealed webhook secret');
-    const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
-    decipher.setAAD(Buffer.from(webhookId, 'utf8'));
-    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-    return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
+    return openText(this.key, sealed, webhookId);
   }
+}
+
+/** AES-256-GCM sealing of short texts under one key, each bound to its context (associated data). */
+export class Sealer {
+  constructor(private readonly key: Buffer) {}
+
+  /** `v1.<iv>.<tag>.<ciphertext>` (base64url parts, a fresh 96-bit IV), opened only with the same `context`. */
+  seal(text: string, context: string): string {
+    return sealText(this.key, text, context);
+  }
+
+  /** @throws Error when the sealed text is malformed, or sealed in another context or with another key. */
+  open(sealed: string, context: string): string {
+    return openText(this.key, sealed, context);
+  }
+}
+
+function sealText(key: Buffer, text: string, context: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(context, 'utf8'));
+  const ciphertext = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
+  return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ciphertext.toString('base64url')].join('.');
+}
+
+function openText(key: Buffer, sealed: string, context: string): string {
+  const [version, iv, tag, ciphertext] = sealed.split('.');
+  if (version !== 'v1' || !iv || !tag || !ciphertext) throw new Error('not a sealed text');
+  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+  decipher.setAAD(Buffer.from(context, 'utf8'));
+  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+  return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
 }
 
 function loadOrCreateKey(file: string): Buffer {
