@@ -54,6 +54,15 @@ describe('per-organization draft quotas (docs/api.md "Quotas")', () => {
     // A small edit fits.
     await doc.dashboard.request('PATCH', `/v1/drafts/${open[0]}`, { title: 'Terms of Service (edited)' });
   });
+
+  it('holds the open-draft limit against creations racing each other: exactly as many as fit are created', async () => {
+    for (const id of open.splice(0)) await doc.dashboard.request('POST', `/v1/drafts/${id}/abandon`, {});
+    const racing = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => drafts({ title: 'Terms of Service', versionLabel: `r${i}`, source: `${tos}\n${i}` })));
+    const created = racing.filter((r) => r.status === 'fulfilled');
+    const refused = racing.flatMap((r) => (r.status === 'rejected' && r.reason instanceof ApiError ? [`${r.reason.status} ${r.reason.code}`] : []));
+    expect([created.length, refused]).toEqual([2, Array(4).fill('409 chain_state')]);
+    expect(await refusal(drafts({ title: 'Terms of Service', versionLabel: 'late', source: `${tos}\nlate` }))).toMatchObject({ status: 409, code: 'chain_state' });
+  });
 });
 
 describe('per-organization webhook endpoint limit (docs/api.md "Webhooks")', () => {
@@ -80,6 +89,14 @@ describe('per-organization webhook endpoint limit (docs/api.md "Webhooks")', () 
 
     await doc.dashboard.request('DELETE', `${hooks()}/${first.webhook.id}`);
     await add('c');
+    expect((await doc.dashboard.request<{ webhooks: unknown[] }>('GET', hooks())).webhooks).toHaveLength(2);
+  });
+
+  it('holds the limit against additions racing each other: exactly as many endpoints as fit are added', async () => {
+    for (const hook of (await doc.dashboard.request<{ webhooks: { id: string }[] }>('GET', hooks())).webhooks) await doc.dashboard.request('DELETE', `${hooks()}/${hook.id}`);
+    const racing = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => add(`race-${i}`)));
+    const refused = racing.flatMap((r) => (r.status === 'rejected' && r.reason instanceof ApiError ? [`${r.reason.status} ${r.reason.code}`] : []));
+    expect([racing.filter((r) => r.status === 'fulfilled').length, refused]).toEqual([2, Array(4).fill('409 chain_state')]);
     expect((await doc.dashboard.request<{ webhooks: unknown[] }>('GET', hooks())).webhooks).toHaveLength(2);
   });
 });

@@ -12,6 +12,7 @@ export * from './shared/decisions.service';
 export * from './shared/event-log.service';
 export * from './shared/ledger-history.service';
 export * from './shared/organization-facts.service';
+export * from './shared/quota-turns';
 export * from './shared/relay-outcomes';
 export * from './shared/secrets';
 export * from './shared/shared.module';

@@ -18,7 +18,7 @@ import {
 } from '@svc/domain';
 import { canonicalContent, contentHash, encodeMemo, versionFingerprint } from '@svc/evidence';
 import type { DraftDoc } from '@svc/projections';
-import { type CommandContext, Decisions, EventLog, LedgerHistory, OrganizationFactsReader } from '@svc/application';
+import { type CommandContext, Decisions, EventLog, LedgerHistory, OrganizationFactsReader, QuotaTurns } from '@svc/application';
 import { DashboardAccess } from './access.service';
 import { DraftQuotaReader } from './draft-quota.service';
 
@@ -66,7 +66,16 @@ abstract class DraftCommandHandler {
     protected readonly access: DashboardAccess,
     protected readonly facts: OrganizationFactsReader,
     protected readonly quotas: DraftQuotaReader,
+    protected readonly turns: QuotaTurns,
   ) {}
+
+  /**
+   * Runs a decision that counts the organization's draft quota in the organization's turn, which ends once the
+   * read models show what it stored (docs/api.md "Quotas").
+   */
+  protected inQuotaTurn<T>(organizationId: string, decision: () => Promise<T>): Promise<T> {
+    return this.turns.take(`drafts:${organizationId}`, decision);
+  }
 
   /** The organization of a draft as its stream says (null when unknown: the decider answers 404). */
   protected async organizationOf(state: DraftState | null): Promise<OrganizationFacts | null> {
@@ -101,7 +110,6 @@ export class CreateDraftHandler extends DraftCommandHandler implements ICommandH
     const { document, organization } = await this.facts.documentWithOrganization(await this.facts.documentAddress(documentId));
     if (!organization?.members.some((m) => m.address === wallet)) throw new DomainError('not_found', 'document not found');
     const content = canonicalSource(input.source);
-    const quota = { usage: await this.quotas.usage(document.organizationId), addedBytes: content.byteLength };
     const hash = content.hash;
     const draftId = randomUUID();
     const draft = {
@@ -115,12 +123,15 @@ export class CreateDraftHandler extends DraftCommandHandler implements ICommandH
       changeSummary: input.changeSummary ?? null,
       createdBy: wallet,
     };
-    const command: DraftCommand = { kind: 'CreateDraft', draft, wallet, organization, quota };
-    // The decider is pure: asked first, it refuses what it would refuse (role, title fit, quota) before the content
-    // is stored, so a refused draft grows nothing. `decide` asks it again on the stream.
-    draftDecider.decide(command, draftDecider.initialState);
-    await storeContent(this.decisions, content, ctx);
-    return this.decide(draftId, wallet, ctx, async () => command);
+    return this.inQuotaTurn(document.organizationId, async () => {
+      const quota = { usage: await this.quotas.usage(document.organizationId), addedBytes: content.byteLength };
+      const command: DraftCommand = { kind: 'CreateDraft', draft, wallet, organization, quota };
+      // The decider is pure: asked first, it refuses what it would refuse (role, title fit, quota) before the content
+      // is stored, so a refused draft grows nothing. `decide` asks it again on the stream.
+      draftDecider.decide(command, draftDecider.initialState);
+      await storeContent(this.decisions, content, ctx);
+      return this.decide(draftId, wallet, ctx, async () => command);
+    });
   }
 }
 
@@ -141,6 +152,14 @@ export class UpdateDraftHandler extends DraftCommandHandler implements ICommandH
     if (input.changeSummary !== undefined) change.changeSummary = input.changeSummary;
     const content = input.source === undefined ? null : canonicalSource(input.source);
     if (content) change.contentHash = content.hash;
+    // A new source counts against the quota: decided in the organization's turn. The draft's organization, read
+    // from its read model only to pick the turn, never changes; the decision itself reads the draft's stream.
+    const organizationId = content ? (await this.access.draft(draftId, wallet).catch(() => null))?.draft.organizationId : undefined;
+    if (organizationId === undefined) return this.update(draftId, change, content, wallet, ctx);
+    return this.inQuotaTurn(organizationId, () => this.update(draftId, change, content, wallet, ctx));
+  }
+
+  private update(draftId: string, change: Omit<DraftUpdatedData, 'draftId'>, content: ReturnType<typeof canonicalSource> | null, wallet: string, ctx: CommandContext): Promise<DraftDoc> {
     return this.decide(draftId, wallet, ctx, async (state) => {
       const organization = await this.organizationOf(state);
       if (!content || !state || !organization || state.status === 'published' || state.status === 'abandoned') return { kind: 'UpdateDraft', change, wallet, organization };
@@ -187,8 +206,8 @@ const LEDGER_SKEW_SECONDS = 120;
 export class PrepareDraftHandler extends DraftCommandHandler implements ICommandHandler<PrepareDraft, { draft: DraftDoc; publication: PreparedPublication }> {
   private readonly logger = new Logger(PrepareDraftHandler.name);
 
-  constructor(decisions: Decisions, log: EventLog, access: DashboardAccess, facts: OrganizationFactsReader, quotas: DraftQuotaReader, private readonly history: LedgerHistory) {
-    super(decisions, log, access, facts, quotas);
+  constructor(decisions: Decisions, log: EventLog, access: DashboardAccess, facts: OrganizationFactsReader, quotas: DraftQuotaReader, turns: QuotaTurns, private readonly history: LedgerHistory) {
+    super(decisions, log, access, facts, quotas, turns);
   }
 
   /**

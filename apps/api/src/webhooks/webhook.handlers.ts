@@ -14,6 +14,7 @@ import {
   Decisions,
   EventLog,
   OrganizationFactsReader,
+  QuotaTurns,
   webhookDeliveryId,
   webhookEventId,
   WebhookSecrets,
@@ -91,6 +92,7 @@ export class CreateWebhookHandler implements ICommandHandler<CreateWebhook, { we
     private readonly log: EventLog,
     private readonly facts: OrganizationFactsReader,
     private readonly secrets: WebhookSecrets,
+    private readonly turns: QuotaTurns,
     @Inject(READ_STORE) private readonly readStore: ReadStore,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -107,39 +109,42 @@ export class CreateWebhookHandler implements ICommandHandler<CreateWebhook, { we
     const webhookId = randomUUID();
     const url = await checkWebhookUrl(input.url, this.config.webhooks.allowLoopback);
     const { secret, sealed, prefix } = this.secrets.create(webhookId);
-    // A hint from the read model (docs/api.md "Quotas"): the organization's endpoints not deleted.
-    const listed = await this.readStore.collection<WebhookDoc>(COLLECTIONS.webhooks).find({ organizationId }, { sort: { createdAt: -1 } });
-    const endpoints = { count: listed.filter((w) => !w.deleted).length, limit: this.config.webhooksPerOrganization };
-    const { appended } = await this.decisions.handle(
-      streams.webhook(webhookId),
-      webhookDecider,
-      {
-        kind: 'CreateWebhook',
-        organization,
-        wallet: session.address,
-        now: ctx.now.toISOString(),
-        signatureFresh: signatureFresh(session, this.clock.now(), this.config.freshSignatureSeconds),
-        endpoints,
-        endpoint: {
-          webhookId,
-          organizationId,
-          organization: organization.address,
-          url: url.href.length <= 2048 ? url.href : input.url,
-          description: input.description ?? null,
-          events: [...new Set(input.events)],
-          sealedSecret: sealed,
-          secretPrefix: prefix,
-          createdAt: ctx.now.toISOString(),
-          createdBy: session.address,
+    // Counted from the read model in the organization's turn, which ends once the read model shows the new endpoint
+    // (docs/api.md "Quotas"): the organization's endpoints not deleted.
+    return this.turns.take(`webhooks:${organizationId}`, async () => {
+      const listed = await this.readStore.collection<WebhookDoc>(COLLECTIONS.webhooks).find({ organizationId }, { sort: { createdAt: -1 } });
+      const endpoints = { count: listed.filter((w) => !w.deleted).length, limit: this.config.webhooksPerOrganization };
+      const { appended } = await this.decisions.handle(
+        streams.webhook(webhookId),
+        webhookDecider,
+        {
+          kind: 'CreateWebhook',
+          organization,
+          wallet: session.address,
+          now: ctx.now.toISOString(),
+          signatureFresh: signatureFresh(session, this.clock.now(), this.config.freshSignatureSeconds),
+          endpoints,
+          endpoint: {
+            webhookId,
+            organizationId,
+            organization: organization.address,
+            url: url.href.length <= 2048 ? url.href : input.url,
+            description: input.description ?? null,
+            events: [...new Set(input.events)],
+            sealedSecret: sealed,
+            secretPrefix: prefix,
+            createdAt: ctx.now.toISOString(),
+            createdBy: session.address,
+          },
         },
-      },
-      ctx,
-      { expectNew: true },
-    );
-    await this.log.settledAfter(appended);
-    const doc = await this.readStore.collection<WebhookDoc>(COLLECTIONS.webhooks).findOne({ _id: webhookId });
-    if (!doc) throw new DomainError('internal_error', 'the new webhook endpoint is not in its read model');
-    return { webhook: webhookView(doc), secret };
+        ctx,
+        { expectNew: true },
+      );
+      await this.log.settledAfter(appended);
+      const doc = await this.readStore.collection<WebhookDoc>(COLLECTIONS.webhooks).findOne({ _id: webhookId });
+      if (!doc) throw new DomainError('internal_error', 'the new webhook endpoint is not in its read model');
+      return { webhook: webhookView(doc), secret };
+    });
   }
 }
 
