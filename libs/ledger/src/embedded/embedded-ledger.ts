@@ -491,7 +491,8 @@ export class EmbeddedLedger implements Ledger, LedgerInspector {
       blockHeight: slot,
       blockTime: this.chain.blockTimeOf(s),
       blockhash: this.chain.blockhashOf(s),
-      previousBlockhash: s === 0 ? this.genesis.genesisHash : this.chain.blockhashOf(s - 1),
+      // Slot 0 has no parent entries: a cluster's block store answers the default hash, as Agave does.
+      previousBlockhash: s === 0 ? '11111111111111111111111111111111' : this.chain.blockhashOf(s - 1),
       transactions: rows.map((r) => this.transactionOf(r, toSignature(encodeBase58(r.signature)))),
     };
   }

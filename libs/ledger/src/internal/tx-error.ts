@@ -136,6 +136,7 @@ const TRANSACTION_ERROR_TEXT: Record<string, string> = {
   AccountLoadedTwice: 'Account loaded twice',
   AccountNotFound: 'Attempt to debit an account but found no record of a prior credit.',
   ProgramAccountNotFound: 'Attempt to load a program that does not exist',
+  InvalidProgramForExecution: 'This program may not be used for executing instructions',
   InsufficientFundsForFee: 'Insufficient funds for fee',
   InvalidAccountForFee: 'This account may not be used to pay transaction fees',
   AlreadyProcessed: 'This transaction has already been processed',

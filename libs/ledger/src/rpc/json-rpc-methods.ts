@@ -104,7 +104,7 @@ function confirmedCommitmentOf(c: Record<string, unknown>): Commitment {
  * meta, version?}` (`version` only when the client declared `maxSupportedTransactionVersion`).
  * @throws JsonRpcFailure -32015 for a v0 transaction when the client did not declare version 0.
  */
-function encodeTransaction(tx: DetailedLedgerTransaction, encoding: TransactionEncoding, maxVersion: 0 | undefined): Record<string, unknown> {
+function encodeTransaction(tx: DetailedLedgerTransaction, encoding: TransactionEncoding, maxVersion: 0 | undefined, showRewards = true): Record<string, unknown> {
   const parsed = parseWireTransaction(tx.wire);
   const version = parsed.message.version;
   const versioned = maxVersion === 0;
@@ -125,7 +125,8 @@ function encodeTransaction(tx: DetailedLedgerTransaction, encoding: TransactionE
     logMessages: tx.logMessages,
     preTokenBalances: [],
     postTokenBalances: [],
-    rewards: [],
+    // The ledger pays no rewards; a block read with `rewards: false` says null, as Agave does.
+    rewards: showRewards ? [] : null,
   };
   if (tx.computeUnitsConsumed !== undefined) meta.computeUnitsConsumed = tx.computeUnitsConsumed;
   // As Agave's UiTransactionStatusMeta: always present (empty for legacy transactions), whatever the
@@ -228,7 +229,8 @@ export function createLedgerRpcMethods(ledger: Ledger & LedgerInspector, options
         parentSlot: block.parentSlot,
         previousBlockhash: block.previousBlockhash,
       };
-      if (details === 'full') out.transactions = block.transactions.map((tx) => encodeTransaction(tx, encoding, maxVersion));
+      const showRewards = c.rewards !== false;
+      if (details === 'full') out.transactions = block.transactions.map((tx) => encodeTransaction(tx, encoding, maxVersion, showRewards));
       else if (details === 'signatures') out.signatures = block.transactions.map((tx) => tx.signature);
       else if (details === 'accounts') {
         out.transactions = block.transactions.map((tx) => {
@@ -243,6 +245,7 @@ export function createLedgerRpcMethods(ledger: Ledger & LedgerInspector, options
             postBalances: m.postBalances,
             preTokenBalances: [],
             postTokenBalances: [],
+            ...(showRewards ? { rewards: [] } : {}),
           };
           return {
             transaction: { signatures: t.signatures, accountKeys: t.message.accountKeys },
@@ -251,7 +254,7 @@ export function createLedgerRpcMethods(ledger: Ledger & LedgerInspector, options
           };
         });
       }
-      if (c.rewards !== false) out.rewards = [];
+      if (showRewards) out.rewards = [];
       return out;
     },
     getBlocks: async (p) => {

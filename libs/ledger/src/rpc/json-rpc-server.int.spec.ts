@@ -171,16 +171,44 @@ describe('registerLedgerJsonRpc with @solana/kit createSolanaRpc', () => {
   test('a transaction invoking an account that does not exist is ProgramAccountNotFound; one that is no program, InvalidProgramForExecution', async () => {
     const wallet = await generateKeyPairSigner();
     await rpc.requestAirdrop(wallet.address, lamports(SOL)).send();
+    const messages: string[] = [];
     const errOf = async (programAddress: Address) => {
       const tx = await buildTransaction(await ledger.getLatestBlockhash(), payer, [{ programAddress, accounts: [], data: new Uint8Array([1]) }]);
       const wire = Buffer.from(tx.wire).toString('base64') as Base64EncodedWireTransaction;
       const simulated = (await post({ jsonrpc: '2.0', id: 1, method: 'simulateTransaction', params: [wire, { encoding: 'base64' }] })) as { result: { value: { err: unknown } } };
-      const sent = (await post({ jsonrpc: '2.0', id: 2, method: 'sendTransaction', params: [wire, { encoding: 'base64' }] })) as { error: { code: number; data: { err: unknown } } };
+      const sent = (await post({ jsonrpc: '2.0', id: 2, method: 'sendTransaction', params: [wire, { encoding: 'base64' }] })) as { error: { code: number; message: string; data: { err: unknown } } };
       expect(sent.error.code).toBe(-32002);
+      messages.push(sent.error.message);
       return [simulated.result.value.err, sent.error.data.err];
     };
     expect(await errOf((await generateKeyPairSigner()).address)).toEqual(['ProgramAccountNotFound', 'ProgramAccountNotFound']);
     expect(await errOf(wallet.address)).toEqual(['InvalidProgramForExecution', 'InvalidProgramForExecution']);
+    expect(messages).toEqual([
+      'Transaction simulation failed: Attempt to load a program that does not exist',
+      'Transaction simulation failed: This program may not be used for executing instructions',
+    ]);
+  });
+
+  test('getBlock: rewards as Agave lists them (none paid here), null per transaction when not asked; the first block has no previous hash', async () => {
+    const tx = await buildTransaction(await ledger.getLatestBlockhash(), payer, [memoInstruction({ memo: 'block rewards' })]);
+    const sig = await rpc.sendTransaction(Buffer.from(tx.wire).toString('base64') as Base64EncodedWireTransaction, { encoding: 'base64' }).send();
+    let slot: bigint | undefined;
+    while (slot === undefined) {
+      const [status] = (await rpc.getSignatureStatuses([sig]).send()).value;
+      if (status?.confirmationStatus === 'confirmed' || status?.confirmationStatus === 'finalized') slot = status.slot;
+      else await new Promise((r) => setTimeout(r, 20));
+    }
+    const block = async (config: Record<string, unknown>) =>
+      ((await post({ jsonrpc: '2.0', id: 1, method: 'getBlock', params: [Number(slot), { commitment: 'confirmed', maxSupportedTransactionVersion: 0, ...config }] })) as { result: Record<string, unknown> & { transactions: { meta: Record<string, unknown> }[] } }).result;
+    const full = await block({});
+    expect([full.rewards, full.transactions[0]!.meta.rewards]).toEqual([[], []]);
+    const quiet = await block({ rewards: false });
+    expect(['rewards' in quiet, quiet.transactions[0]!.meta.rewards]).toEqual([false, null]);
+    const accounts = await block({ transactionDetails: 'accounts' });
+    expect(accounts.transactions[0]!.meta.rewards).toEqual([]);
+    expect('rewards' in (await block({ transactionDetails: 'accounts', rewards: false })).transactions[0]!.meta).toBe(false);
+    const first = (await post({ jsonrpc: '2.0', id: 2, method: 'getBlock', params: [0, { commitment: 'confirmed', transactionDetails: 'none', rewards: false }] })) as { result: { previousBlockhash: string } };
+    expect(first.result.previousBlockhash).toBe('11111111111111111111111111111111');
   });
 
   test('requestAirdrop of an amount a new account cannot hold (below rent exemption) answers its signature; the transaction failed', async () => {
