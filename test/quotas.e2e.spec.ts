@@ -53,6 +53,9 @@ describe('per-organization draft quotas (docs/api.md "Quotas")', () => {
     expect(await head()).toBe(before);
     // A small edit fits.
     await doc.dashboard.request('PATCH', `/v1/drafts/${open[0]}`, { title: 'Terms of Service (edited)' });
+    // A new source is judged by the total it leaves: the draft's current source is the one it replaces.
+    await doc.dashboard.request('PATCH', `/v1/drafts/${open[0]}`, { source: `${tos}\n${'y'.repeat(50)}` });
+    await doc.dashboard.request('PATCH', `/v1/drafts/${open[0]}`, { source: `${tos}\n${'z'.repeat(90)}` });
   });
 
   it('holds the open-draft limit against creations racing each other: exactly as many as fit are created', async () => {

@@ -12,18 +12,24 @@ export class DraftQuotaReader {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** Open drafts of the organization and the bytes of their distinct sources, with the configured limits. */
-  async usage(organizationId: string): Promise<DraftQuota> {
-    const open = await this.readStore
-      .collection<DraftDoc>(COLLECTIONS.drafts)
-      .find({ organizationId, status: { $in: ['open', 'prepared'] } });
+  /**
+   * The quota a draft's new source is judged by: the organization's open drafts and the bytes of their distinct
+   * sources, leaving out the draft being edited (`editing`: its current source is the one replaced, so it does not
+   * count), with the configured limits; and the bytes the source adds (none when another open draft holds the same
+   * source: a source is counted once).
+   */
+  async forSource(organizationId: string, source: { hash: string; byteLength: number }, editing?: string): Promise<{ usage: DraftQuota; addedBytes: number }> {
+    const open = (await this.readStore.collection<DraftDoc>(COLLECTIONS.drafts).find({ organizationId, status: { $in: ['open', 'prepared'] } })).filter(
+      (d) => d.draftId !== editing,
+    );
     const hashes = [...new Set(open.map((d) => d.contentHash))];
     const contents = hashes.length === 0 ? [] : await this.readStore.collection<ContentDoc>(COLLECTIONS.contents).find({ _id: { $in: hashes } });
-    return {
+    const usage = {
       openDrafts: open.length,
       bytesInUse: contents.reduce((sum, c) => sum + c.byteLength, 0),
       maxOpenDrafts: this.config.draftsOpenPerOrganization,
       maxBytes: this.config.draftBytesPerOrganization,
     };
+    return { usage, addedBytes: hashes.includes(source.hash) ? 0 : source.byteLength };
   }
 }

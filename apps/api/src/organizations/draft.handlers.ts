@@ -124,7 +124,7 @@ export class CreateDraftHandler extends DraftCommandHandler implements ICommandH
       createdBy: wallet,
     };
     return this.inQuotaTurn(document.organizationId, async () => {
-      const quota = { usage: await this.quotas.usage(document.organizationId), addedBytes: content.byteLength };
+      const quota = await this.quotas.forSource(document.organizationId, content);
       const command: DraftCommand = { kind: 'CreateDraft', draft, wallet, organization, quota };
       // The decider is pure: asked first, it refuses what it would refuse (role, title fit, quota) before the content
       // is stored, so a refused draft grows nothing. `decide` asks it again on the stream.
@@ -163,7 +163,7 @@ export class UpdateDraftHandler extends DraftCommandHandler implements ICommandH
     return this.decide(draftId, wallet, ctx, async (state) => {
       const organization = await this.organizationOf(state);
       if (!content || !state || !organization || state.status === 'published' || state.status === 'abandoned') return { kind: 'UpdateDraft', change, wallet, organization };
-      const quota = { usage: await this.quotas.usage(state.organizationId), addedBytes: content.hash === state.contentHash ? 0 : content.byteLength };
+      const quota = content.hash === state.contentHash ? undefined : await this.quotas.forSource(state.organizationId, content, draftId);
       const command: DraftCommand = { kind: 'UpdateDraft', change, wallet, organization, quota };
       // Content is stored only once the decider (pure) accepts the change on this state: role, open draft, title
       // fit and quota. A refusal stores nothing.
