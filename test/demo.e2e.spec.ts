@@ -33,12 +33,12 @@ const built = existsSync(cliMain());
     }
   });
 
-  it('refuses a PORT that is not a TCP port before it starts anything', async () => {
+  it('refuses a PORT that is not a TCP port before it starts anything (exit 2, a command line it cannot run)', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-demo-'));
     try {
       for (const bad of ['0', '65536', '1.5', 'http']) {
         const run = exec(process.execPath, [cliMain(), 'demo', '--json', '--data-dir', dataDir], { timeout: 30_000, env: { ...process.env, PORT: bad } });
-        await expect(run).rejects.toMatchObject({ code: 1, stdout: '', stderr: expect.stringContaining(`value '${bad}' from env 'PORT' is invalid. must be a TCP port, 1 to 65535`) });
+        await expect(run).rejects.toMatchObject({ code: 2, stdout: '', stderr: expect.stringContaining(`value '${bad}' from env 'PORT' is invalid. must be a TCP port, 1 to 65535`) });
       }
       expect(existsSync(path.join(dataDir, 'events.sqlite'))).toBe(false);
     } finally {

@@ -159,13 +159,13 @@ const noStack = /\n\s+at /;
     expect(again.stderr.trim()).toBe(`error: ${file} exists already: a key pair file is never overwritten (choose another path, or remove it first)`);
   });
 
-  it('svc verify refuses an --rpc that is not an http(s) URL before reading anything', async () => {
+  it('svc verify refuses an --rpc that is not an http(s) URL before reading anything (exit 2: no verdict)', async () => {
     const dir = dataDir();
     const file = path.join(dir, 'receipt.json');
     writeFileSync(file, '{}');
     for (const rpc of ['notaurl', 'ftp://ledger.example']) {
       const refused = await svc(['verify', file, '--rpc', rpc]);
-      expect(refused.code).toBe(1);
+      expect(refused.code).toBe(2);
       expect(refused.stderr).toMatch(/option '--rpc <url>' argument '.*' is invalid\. must be an http or https URL/);
       expect(refused.stdout).not.toContain('INCONCLUSIVE');
     }

@@ -262,6 +262,11 @@ const built = existsSync(cliMain());
     expect(missing.stderr).toMatch(/cannot read the receipt file .*no-such-receipt\.json: ENOENT/);
     const noRpc = await exec(process.execPath, [cliMain(), 'verify', path.join(dir, 'no-such-receipt.json')]).catch((err: { code: number; stderr: string }) => err);
     expect(noRpc).toMatchObject({ code: 2, stderr: expect.stringContaining("required option '--rpc <url>' not specified") });
+    // A wait no timer can keep (over 2^31 - 1 ms, under a millisecond) is a command line it cannot run, not INCONCLUSIVE.
+    for (const timeout of ['3000000', '1e20', '0.0001', 'Infinity']) {
+      const refused = await exec(process.execPath, [cliMain(), 'verify', path.join(dir, 'no-such-receipt.json'), '--rpc', service.rpcUrl, '--timeout', timeout]).catch((err: { code: number; stderr: string }) => err);
+      expect([timeout, refused]).toMatchObject([timeout, { code: 2, stderr: expect.stringContaining('must be a number of seconds from 0.001 to 2147483') }]);
+    }
     const notJson = path.join(dir, 'not-json.txt');
     writeFileSync(notJson, 'hello');
     const text = await refusal(notJson, '--json');

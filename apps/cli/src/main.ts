@@ -39,6 +39,16 @@ function positiveNumber(value: string): number {
   return n;
 }
 
+/** Longest wait a Node timer takes, in seconds (2^31 - 1 ms). */
+const MAX_TIMER_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+
+/** A `--timeout`: a number of seconds from 0.001 (one millisecond) to {@link MAX_TIMER_SECONDS}. */
+function timeoutSeconds(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0.001 || n > MAX_TIMER_SECONDS) throw new InvalidArgumentError(`must be a number of seconds from 0.001 to ${MAX_TIMER_SECONDS}`);
+  return n;
+}
+
 /** A TCP port: an integer from 1 to 65535 written in decimal. */
 function tcpPort(value: string): number {
   if (!/^[1-9][0-9]{0,4}$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('must be a TCP port, 1 to 65535');
@@ -296,7 +306,7 @@ program
   .description('verify a receipt with nothing but the receipt and a ledger RPC endpoint; exits 0 when VALID, 1 for any other verdict, 2 when no verdict could be given (unreadable file, bad command line)')
   .requiredOption('--rpc <url>', 'any JSON-RPC endpoint of the receipt\'s network (required: the verifier trusts only the ledger you name)', httpUrl)
   .option('--wait-finalized [seconds]', 'while the only shortfall is that the transaction is not finalized yet, ask the ledger for the transaction status every 2 s, up to this many seconds (default 60), then verify again', positiveNumber)
-  .option('--timeout <seconds>', 'give up on a ledger request that has no answer after this many seconds (the verdict is then INCONCLUSIVE)', positiveNumber, 30)
+  .option('--timeout <seconds>', 'give up on a ledger request that has no answer after this many seconds (the verdict is then INCONCLUSIVE)', timeoutSeconds, 30)
   .option('--json', 'machine-readable report')
   .action(
     run(async (file: string, opts: { rpc: string; json?: boolean; waitFinalized?: true | number; timeout: number }) => {
@@ -310,7 +320,7 @@ program
       const receipt = text;
       const waitSeconds = opts.waitFinalized === undefined ? 0 : opts.waitFinalized === true ? 60 : opts.waitFinalized;
       // A public endpoint's request budget (HTTP 429) is waited out a few times rather than ending as INCONCLUSIVE.
-      const ledger = new RpcLedger({ url: opts.rpc, rateLimitRetries: { attempts: 3, maxWaitMs: 30_000 }, requestTimeoutMs: opts.timeout * 1000 });
+      const ledger = new RpcLedger({ url: opts.rpc, rateLimitRetries: { attempts: 3, maxWaitMs: 30_000 }, requestTimeoutMs: Math.ceil(opts.timeout * 1000) });
       const deadline = Date.now() + waitSeconds * 1000;
       let report = await verifyReceipt(receipt, ledger);
       // Finality comes by itself (about 13 s on the embedded ledger); nothing else a wait could change is waited for.

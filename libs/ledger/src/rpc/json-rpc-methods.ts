@@ -22,7 +22,8 @@
  * that passes and then fails during execution (the state changed in between) is on the ledger with its error,
  * fee charged. With `skipPreflight: true` the signature is returned whatever becomes of the transaction (as a
  * cluster forwards it to the leader): one that fails during execution lands with its error; one refused before
- * execution (already processed, unknown blockhash, unfunded fee payer, bad signature) is dropped. Methods throw
+ * execution (already processed, unknown blockhash, unfunded fee payer, bad signature, a program account that does
+ * not exist) is dropped. Methods throw
  * {@link JsonRpcFailure}s or ledger errors; the endpoint maps the latter with `toJsonRpcFailure`.
  */
 import { TransactionFailedError, type Ledger } from '../ledger.port';

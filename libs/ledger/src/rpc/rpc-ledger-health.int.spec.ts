@@ -83,6 +83,32 @@ describe('RpcLedger.health', () => {
     held.forEach((res) => res.destroy());
   });
 
+  it('refuses a getTransaction answer whose slot, block time or fee is not an integer, or without its status, rather than coercing it', async () => {
+    const good = { slot: 5, blockTime: 1_795_947_908, meta: { fee: 5000, err: null, logMessages: [], loadedAddresses: { writable: [], readonly: [] } }, transaction: ['AQID', 'base64'], version: 'legacy' };
+    const signature = '1'.repeat(64);
+    for (const [change, problem] of [
+      [{}, null],
+      [{ blockTime: '1795947908' }, 'blockTime 1795947908 is neither null nor an integer'],
+      [{ slot: '5' }, 'slot 5 is not a non-negative integer'],
+      [{ meta: { ...good.meta, fee: '10000' } }, 'fee 10000 is not a non-negative integer'],
+      [{ meta: null }, 'the transaction status (meta) is missing'],
+      [{ transaction: ['not base64!', 'base64'] }, 'the transaction is not base64 bytes'],
+    ] as const) {
+      const { server, url } = await endpoint((method, id) => ({
+        status: 200,
+        body: { jsonrpc: '2.0', id, result: method === 'getTransaction' ? { ...good, ...change } : { context: { slot: 5 }, value: [null] } },
+      }));
+      servers.push(server);
+      const ledger = new RpcLedger({ url });
+      const read = await ledger.getTransaction(signature as never).then(
+        (tx) => (tx === null ? 'null' : `slot ${tx.slot}, fee ${tx.fee}`),
+        (e: Error & { code?: string }) => `${e.code}: ${e.message}`,
+      );
+      await ledger.close();
+      expect([change, read]).toEqual([change, problem === null ? 'slot 5, fee 5000' : `RpcError: the ledger's answer to getTransaction is malformed: ${problem}`]);
+    }
+  });
+
   it('says the endpoint is unreachable when nothing listens', async () => {
     const { server, url } = await endpoint(() => ({ status: 200, body: {} }));
     await new Promise((r) => server.close(r));

@@ -67,7 +67,8 @@ export interface RpcLedgerOptions {
    */
   rateLimitRetries?: { attempts: number; maxWaitMs?: number };
   /**
-   * Abandon one HTTP request when no answer has come within this many ms (default 30,000): the call fails
+   * Abandon one HTTP request when no answer has come within this many ms (an integer from 1 to 2^31 - 1, else the
+   * constructor throws RangeError; default 30,000): the call fails
    * `Unavailable` ("no answer within … s") rather than waiting as long as the HTTP stack would (minutes). A call
    * sent again after an HTTP 429 gets its own time.
    */
@@ -104,6 +105,24 @@ function toCommitment(v: unknown): Commitment {
 }
 
 /**
+ * Why a getTransaction answer (as kit reads it: JSON integers as bigints) is not one, or null. Nothing is coerced: a
+ * slot, block time or fee written as a string, a missing status `meta` (the outcome is unknown) or bytes that are not
+ * base64 make the answer unusable rather than evidence.
+ */
+function malformedTransactionAnswer(tx: unknown): string | null {
+  const t = tx as { slot?: unknown; blockTime?: unknown; meta?: { fee?: unknown; err?: unknown } | null; transaction?: unknown } | null;
+  if (typeof t !== 'object' || t === null) return 'the result is not an object';
+  if (typeof t.slot !== 'bigint' || t.slot < 0n) return `slot ${String(t.slot)} is not a non-negative integer`;
+  if (t.blockTime !== null && typeof t.blockTime !== 'bigint') return `blockTime ${String(t.blockTime)} is neither null nor an integer`;
+  if (typeof t.meta !== 'object' || t.meta === null) return 'the transaction status (meta) is missing';
+  if (typeof t.meta.fee !== 'bigint' || t.meta.fee < 0n) return `fee ${String(t.meta.fee)} is not a non-negative integer`;
+  if (!('err' in t.meta)) return 'the transaction status has no err';
+  const wire = t.transaction;
+  if (!Array.isArray(wire) || typeof wire[0] !== 'string' || wire[1] !== 'base64' || !/^[A-Za-z0-9+/]*={0,2}$/.test(wire[0])) return 'the transaction is not base64 bytes';
+  return null;
+}
+
+/**
  * Ledger adapter for any Solana JSON-RPC endpoint. Stateless apart from a genesis-hash cache;
  * `close()` aborts pending confirmation waits.
  */
@@ -121,6 +140,9 @@ export class RpcLedger implements Ledger, LedgerInspector {
     if (typeof options === 'string') options = { url: options };
     const http = createDefaultRpcTransport({ url: options.url });
     const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+    if (!Number.isInteger(requestTimeoutMs) || requestTimeoutMs < 1 || requestTimeoutMs > 2 ** 31 - 1) {
+      throw new RangeError(`requestTimeoutMs must be an integer from 1 to ${2 ** 31 - 1}, got ${requestTimeoutMs}`);
+    }
     const plain = (async (config: Parameters<RpcTransport>[0]) => {
       const timer = AbortSignal.timeout(requestTimeoutMs);
       try {
@@ -291,18 +313,20 @@ export class RpcLedger implements Ledger, LedgerInspector {
       this.getSignatureStatuses([signature]),
     ]);
     if (tx === null) return null;
-    const meta = tx.meta;
-    const loaded = meta?.loadedAddresses;
+    const malformed = malformedTransactionAnswer(tx);
+    if (malformed !== null) throw new LedgerError(LedgerErrorCode.RpcError, `the ledger's answer to getTransaction is malformed: ${malformed}`);
+    const meta = tx.meta!;
+    const loaded = meta.loadedAddresses;
     return {
       signature,
       slot: tx.slot,
       blockTime: tx.blockTime === null ? null : Number(tx.blockTime),
       wire: new Uint8Array(Buffer.from(tx.transaction[0], 'base64')),
-      err: bigintsToNumbers(meta?.err ?? null),
-      fee: meta ? BigInt(meta.fee) : 0n,
-      logMessages: [...(meta?.logMessages ?? [])],
+      err: bigintsToNumbers(meta.err ?? null),
+      fee: meta.fee,
+      logMessages: [...(meta.logMessages ?? [])],
       confirmationStatus: statuses[0]?.confirmationStatus ?? 'finalized',
-      computeUnitsConsumed: meta?.computeUnitsConsumed,
+      computeUnitsConsumed: meta.computeUnitsConsumed,
       loadedAddresses: loaded ? { writable: [...loaded.writable], readonly: [...loaded.readonly] } : null,
     };
   }
