@@ -295,7 +295,7 @@ async function runChecks(
     set('ledger.network', 'pass', `ledger genesis hash matches ${r.network.chainId}`);
 
     const tx = await started.transaction;
-    const malformed = tx ? malformedTransactionAnswer(tx) : null;
+    const malformed = tx ? unreadableTransaction(tx) : null;
     if (malformed !== null) throw new LedgerUnavailable(`the ledger's answer to getTransaction is malformed: ${malformed}`);
     if (!tx) {
       set('transaction.found', 'fail', `the ledger has no transaction ${r.transaction.signature}`);
@@ -319,11 +319,12 @@ function isLedgerCount(value: unknown): boolean {
 }
 
 /**
- * Why a ledger's getTransaction answer cannot be read (its slot, block time or fee is not an integer, its bytes
- * not bytes); null when it can. Such an answer is a failed read (docs/protocol.md §9, verdict rule 2), not evidence
+ * Why a transaction a {@link LedgerReader} returned cannot be read (its slot, block time or fee is not an integer, its
+ * bytes not bytes); null when it can. Any reader is checked here, ours or not (`RpcLedger` also refuses such an
+ * answer as it reads it off the wire). Such an answer is a failed read (docs/protocol.md §9, verdict rule 2), not evidence
  * that the receipt is wrong: comparing `NaN` with the receipt's slot would call the receipt INVALID.
  */
-function malformedTransactionAnswer(tx: LedgerTransaction): string | null {
+function unreadableTransaction(tx: LedgerTransaction): string | null {
   if (!isLedgerCount(tx.slot)) return `slot ${safeJson(tx.slot)} is not a non-negative integer`;
   if (tx.blockTime !== null && !Number.isSafeInteger(tx.blockTime)) return `blockTime ${safeJson(tx.blockTime)} is neither null nor an integer`;
   if (!isLedgerCount(tx.fee)) return `fee ${safeJson(tx.fee)} is not a non-negative integer`;
