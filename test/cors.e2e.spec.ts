@@ -35,6 +35,14 @@ describe('CORS', () => {
     expect(exposed).toEqual(expect.arrayContaining(['x-request-id', 'x-ratelimit-remaining', 'retry-after', 'idempotent-replayed']));
   });
 
+  it("lets a page of another site revalidate a document's content and read its etag and declared hash", async () => {
+    const answer = await preflight('/v1/public/content/' + 'a'.repeat(64), foreign, 'GET', 'if-none-match');
+    expect(answer.status).toBe(204);
+    expect((answer.headers.get('access-control-allow-headers') ?? '').split(/,\s*/)).toContain('if-none-match');
+    const read = await fetch(`${service.baseUrl}/api/v1/public/content/${'a'.repeat(64)}`, { headers: { origin: foreign } });
+    expect((read.headers.get('access-control-expose-headers') ?? '').split(/,\s*/)).toEqual(expect.arrayContaining(['etag', 'x-content-sha256']));
+  });
+
   it('answers the preflight of a signing site for the acceptance endpoints', async () => {
     const answer = await preflight('/v1/acceptance/challenges', foreign, 'POST', 'content-type,x-client-binding');
     expect(answer.status).toBe(204);
