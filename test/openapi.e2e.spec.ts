@@ -129,13 +129,23 @@ describe('OpenAPI description', () => {
     type Operation = { parameters?: { name: string; in: string; required?: boolean; schema?: { type?: string; pattern?: string; minimum?: number; maximum?: number } }[]; requestBody?: { required?: boolean; content?: Record<string, { schema?: { $ref?: string } }> }; security?: Record<string, unknown>[]; responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, { schema?: unknown }> }> };
     const gaps: string[] = [];
     const schemas = (document.components?.schemas ?? {}) as Record<string, { additionalProperties?: unknown; properties?: unknown }>;
+    // A header object, or a reference to one in components.headers (OpenAPI 3 "Header Object": `required`).
+    const componentHeaders = ((document.components as { headers?: Record<string, { required?: boolean }> } | undefined)?.headers ?? {});
+    const declaredRequired = (header: unknown): boolean => {
+      const ref = (header as { $ref?: string } | undefined)?.$ref;
+      const resolved = ref ? componentHeaders[ref.split('/').pop()!] : (header as { required?: boolean } | undefined);
+      return resolved?.required === true;
+    };
     for (const [path, item] of Object.entries(document.paths)) {
       for (const [method, operation] of operationsOf(item as Record<string, Operation>)) {
         const name = `${method.toUpperCase()} ${path}`;
         for (const [status, response] of Object.entries(operation.responses)) {
           const headers = Object.keys(response.headers ?? {});
           const expected = [...(status === '431' ? [] : ['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']), ...(status === '429' ? ['retry-after'] : [])];
-          for (const header of expected) if (!headers.includes(header)) gaps.push(`${name} ${status}: header ${header} not declared`);
+          for (const header of expected) {
+            if (!headers.includes(header)) gaps.push(`${name} ${status}: header ${header} not declared`);
+            else if (!declaredRequired(response.headers?.[header])) gaps.push(`${name} ${status}: header ${header} not declared required`);
+          }
         }
         for (const status of ['414', '431']) if (!operation.responses[status]) gaps.push(`${name}: ${status} not declared`);
         for (const parameter of operation.parameters ?? []) {
@@ -174,6 +184,9 @@ describe('OpenAPI description', () => {
     expect(checker.check('GET', '/health', 200, 'application/json', '{"status":"down"}')).toMatch(/allowed values/);
     expect(checker.check('GET', '/health', 429, 'application/json', '{"error":{"code":"rate_limited"}}')).toMatch(/message/);
     expect(checker.check('GET', '/health', 418, 'application/json', '{}')).toBe('status 418 is not declared');
+    // Headers every answer carries are required ones; a 429 adds retry-after.
+    expect(checker.requiredHeaders('GET', '/health', 200).sort()).toEqual(['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-request-id']);
+    expect(checker.requiredHeaders('GET', '/health', 429)).toContain('retry-after');
     // An error's code must be one the route declares for that status.
     const notFound = (code: string) => JSON.stringify({ error: { code, message: 'version not found' } });
     expect(checker.check('GET', '/v1/public/versions/:address', 404, 'application/json', notFound('not_found'))).toBeNull();

@@ -4,14 +4,20 @@ import type { FastifyInstance } from 'fastify';
 
 /** The subset of an OpenAPI 3.0 document the response check reads. */
 interface Document {
-  paths: Record<string, Record<string, { responses?: Record<string, { content?: Record<string, { schema?: object }> }> }>>;
-  components?: { schemas?: Record<string, object> };
+  paths: Record<string, Record<string, { responses?: Record<string, { content?: Record<string, { schema?: object }>; headers?: Record<string, HeaderLike> }> }>>;
+  components?: { schemas?: Record<string, object>; headers?: Record<string, HeaderLike> };
+}
+
+/** A response header object, or a reference to one under `components.headers`. */
+interface HeaderLike {
+  $ref?: string;
+  required?: boolean;
 }
 
 /**
  * Checks every answer of a service against the response its OpenAPI description declares for the route and status
- * (docs/api.md "OpenAPI"): an undeclared status, a JSON body without a declared schema, or a body the schema refuses
- * is a violation. Answers of routes outside the description (404 of unknown paths, `/rpc`, the description itself)
+ * (docs/api.md "OpenAPI"): an undeclared status, a JSON body without a declared schema, a body the schema refuses, or
+ * a missing header the response declares `required` is a violation. Answers of routes outside the description (404 of unknown paths, `/rpc`, the description itself)
  * and preflights are not checked; the receipt pages, outside `/api`, are (their paths name their own server).
  */
 export class ResponseChecker {
@@ -34,6 +40,9 @@ export class ResponseChecker {
       if (path === null) return payload;
       const problem = this.check(request.method, path, reply.statusCode, String(reply.getHeader('content-type') ?? ''), payload);
       if (problem) this.violations.push(`${request.method} ${request.url} → ${reply.statusCode}: ${problem}`);
+      for (const header of this.requiredHeaders(request.method, path, reply.statusCode)) {
+        if (!reply.hasHeader(header)) this.violations.push(`${request.method} ${request.url} → ${reply.statusCode}: required header ${header} missing`);
+      }
       return payload;
     });
   }
@@ -42,6 +51,16 @@ export class ResponseChecker {
   private ownServerPath(route: string): string | null {
     const item = this.document.paths[route.replace(/:([A-Za-z0-9_]+)/g, '{$1}')];
     return item && 'servers' in item ? route : null;
+  }
+
+  /** The headers the description declares `required` on the route's answer of `status`. */
+  requiredHeaders(method: string, route: string, status: number): string[] {
+    const operation = this.document.paths[route.replace(/:([A-Za-z0-9_]+)/g, '{$1}')]?.[method.toLowerCase()];
+    const headers = (operation?.responses?.[String(status)] ?? operation?.responses?.default)?.headers ?? {};
+    const resolve = (h: HeaderLike): HeaderLike | undefined => (h.$ref ? this.document.components?.headers?.[h.$ref.split('/').pop()!] : h);
+    return Object.entries(headers)
+      .filter(([, h]) => resolve(h)?.required === true)
+      .map(([name]) => name);
   }
 
   /** Why the answer does not match the description, or null when it does (or the route is not described). */

@@ -97,13 +97,16 @@ const PATH_PARAMETERS: Record<string, Record<string, unknown>> = {
   ref: { type: 'string', description: 'organization address, or its verified domain', pattern: ORG_REF.source, minLength: 1, maxLength: 64 },
 };
 
-/** Response headers (spec §8 "Rate headers on every response", §7 rule 2, §8 idempotency; docs/api.md "Errors and limits"). */
+/**
+ * Response headers (spec §8 "Rate headers on every response", §7 rule 2, §8 idempotency; docs/api.md "Errors and limits").
+ * Those every answer carries (and `retry-after`, which every 429 carries) are declared `required`.
+ */
 const HEADERS = {
-  RequestId: { description: 'Id of the request: the caller\'s well-formed `x-request-id`, or one the service made', schema: { type: 'string' } },
-  RateLimitLimit: { description: 'Requests allowed per minute in the bucket the request counted in', schema: { type: 'integer', minimum: 0 } },
-  RateLimitRemaining: { description: 'Requests left in the current window', schema: { type: 'integer', minimum: 0 } },
-  RateLimitReset: { description: 'Seconds until the window starts over', schema: { type: 'integer', minimum: 0 } },
-  RetryAfter: { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 0 } },
+  RequestId: { required: true, description: 'Id of the request: the caller\'s well-formed `x-request-id`, or one the service made', schema: { type: 'string' } },
+  RateLimitLimit: { required: true, description: 'Requests allowed per minute in the bucket the request counted in', schema: { type: 'integer', minimum: 0 } },
+  RateLimitRemaining: { required: true, description: 'Requests left in the current window', schema: { type: 'integer', minimum: 0 } },
+  RateLimitReset: { required: true, description: 'Seconds until the window starts over', schema: { type: 'integer', minimum: 0 } },
+  RetryAfter: { required: true, description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 0 } },
   IdempotentReplayed: { description: '`true` on an answer replayed for a repeated Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
 } as const;
 
