@@ -40,6 +40,11 @@ export function bucketOf(method: string, route: string | undefined): RateBucket 
 
 const WINDOW_MS = 60_000;
 
+/** Request decoration holding the request's bucket, or {@link EXEMPT} for a route that counts its own requests. */
+const RATE_TAG = Symbol('rateTag');
+const EXEMPT = 'exempt';
+type RateTag = RateBucket | typeof EXEMPT;
+
 /** The three rate headers of spec §8, as names and values. */
 export type RateHeaders = Record<'x-ratelimit-limit' | 'x-ratelimit-remaining' | 'x-ratelimit-reset', string>;
 
@@ -80,7 +85,22 @@ export async function registerRateLimits(
   } = {},
 ): Promise<SharedRateCounters> {
   const counters = new SharedRateCounters(store, { syncIntervalMs: options.syncIntervalMs });
-  const bucketFor = (req: FastifyRequest) => bucketOf(req.method, req.routeOptions.url);
+  const exempt = new Set(options.exemptRoutes ?? []);
+  // The matched route is read once per request (Fastify builds a new `routeOptions` object on every read), by the
+  // first of the hooks below that needs it; the limiter's options and the headers hook read the tag.
+  app.decorateRequest(RATE_TAG, null);
+  const tagOf = (req: FastifyRequest): RateTag => {
+    const tagged = req as FastifyRequest & { [RATE_TAG]: RateTag | null };
+    if (tagged[RATE_TAG] !== null) return tagged[RATE_TAG];
+    const url = req.routeOptions.url;
+    const tag: RateTag = url !== undefined && exempt.has(url) ? EXEMPT : bucketOf(req.method, url);
+    tagged[RATE_TAG] = tag;
+    return tag;
+  };
+  const bucketFor = (req: FastifyRequest): RateBucket => {
+    const tag = tagOf(req);
+    return tag === EXEMPT ? 'general' : tag;
+  };
   /** The store interface of @fastify/rate-limit, answered by the shared counters. */
   class SharedStore {
     incr(key: string, callback: (err: Error | null, result?: RateCount) => void, timeWindow: number, max: number): void {
@@ -110,11 +130,10 @@ export async function registerRateLimits(
     },
   });
   const limit = app.rateLimit();
-  const exempt = new Set(options.exemptRoutes ?? []);
   if (exempt.size === 0) app.addHook('onRequest', limit);
   else {
     app.addHook('onRequest', function (this: FastifyInstance, request, reply, done) {
-      if (request.routeOptions.url !== undefined && exempt.has(request.routeOptions.url)) return done();
+      if (tagOf(request) === EXEMPT) return done();
       return (limit as (this: FastifyInstance, req: FastifyRequest, rep: typeof reply, cb: typeof done) => void).call(this, request, reply, done);
     });
   }
@@ -129,8 +148,7 @@ export async function registerRateLimits(
   Object.defineProperty(app, RATE_HEADERS, { value: outside });
   app.addHook('onSend', (request, reply, payload, done) => {
     // An exempt route (the ledger's /rpc) counts against a budget of its own: the general bucket's figures would mislead.
-    const own = request.routeOptions.url !== undefined && exempt.has(request.routeOptions.url);
-    if (!own && !reply.hasHeader('x-ratelimit-limit')) void reply.headers(outside(request.ip));
+    if (!reply.hasHeader('x-ratelimit-limit') && tagOf(request) !== EXEMPT) void reply.headers(outside(request.ip));
     done(null, payload);
   });
   counters.start();
