@@ -160,6 +160,59 @@ async function stoppedServiceData() {
     }
   });
 
+  it('events removed from the tail of the log: the service refuses to start; a rebuild of every projection lets it serve what the log says and handle new events', async () => {
+    const { dataDir, port, doc, accepted } = await stoppedServiceData();
+    // The acceptance's events are the last ones of the log: removing them breaks no link, only the checkpoints know.
+    const log = new Database(path.join(dataDir, 'events.sqlite'));
+    const first = log.prepare("SELECT MIN(position) AS position FROM events WHERE type = 'AcceptanceChallengeIssued'").get() as { position: number };
+    const removed = log.prepare('DELETE FROM events WHERE position >= ?').run(first.position).changes;
+    const head = first.position - 1;
+    log.close();
+    expect(removed).toBeGreaterThanOrEqual(3);
+
+    const refusal = /the event log ends at position (\d+), but checkpoints name later positions \((.+)\): the log lost events/;
+    const startError = await startTestService({ dataDir, port }).then(
+      (service) => service.destroy().then(() => 'started'),
+      (err: Error) => err.message,
+    );
+    expect(startError).toMatch(refusal);
+    const [, named, listed] = refusal.exec(startError)!;
+    expect(Number(named)).toBe(head);
+    // The projection that showed the acceptance and the processor that relayed it are among those named.
+    expect(listed).toContain(ACCEPTANCES_KEY);
+    expect(listed).toContain('processor.relay');
+
+    // Only some projections rebuilt would leave the others serving what the log lost: refused, nothing touched.
+    const before = await readModels(dataDir);
+    const partial = await exec(process.execPath, [cli, 'rebuild-projections', 'acceptances', '--data-dir', dataDir], { env: process.env }).then(
+      () => undefined,
+      (err: { code?: number; stderr?: string }) => err,
+    );
+    expect(partial?.code).toBe(1);
+    expect(partial?.stderr).toMatch(/every projection must be rebuilt/);
+    expect(await readModels(dataDir)).toEqual(before);
+
+    await exec(process.execPath, [cli, 'rebuild-projections', '--data-dir', dataDir], { env: process.env });
+    const checkpoints = new SqliteReadStore({ file: path.join(dataDir, 'read.sqlite') });
+    expect((await checkpoints.listCheckpoints()).filter((c) => c.position > head)).toEqual([]);
+    await checkpoints.close();
+
+    const service = await startTestService({ dataDir, port });
+    try {
+      expect((await fetch(`${service.baseUrl}/api/ready`)).status).toBe(200);
+      const client = new ApiClient(service.baseUrl);
+      // The log is the truth: the acceptance it lost is not served.
+      expect((await fetch(`${service.baseUrl}/api/v1/public/acceptances/${accepted.acceptanceId}`)).status).toBe(404);
+      // A new acceptance, appended at the positions the lost events held, is relayed and shown.
+      const again = await acceptAsWallet(client, await generateKeyPairSigner(), { organization: doc.organization.address, document: doc.document.address, origin: 'https://a.example' });
+      expect(again.status).toBe('confirmed');
+      const shown = await client.request<{ acceptance: { transactionSignature: string } }>('GET', `/v1/public/acceptances/${again.acceptanceId}`);
+      expect(shown.acceptance.transactionSignature).toBe(again.transactionSignature);
+    } finally {
+      await service.destroy();
+    }
+  });
+
   it('refuses to rebuild beside a running service, and rebuilds once it has stopped', async () => {
     const dataDir = tempDataDir();
     const service = await startTestService({ dataDir });

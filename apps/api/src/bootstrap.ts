@@ -64,7 +64,13 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
     frameworkErrors: frameworkErrors(config.appOrigin),
   });
   // Nest's own body parsers (JSON and URL-encoded forms) are replaced by registerRequestBodies below.
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, options), adapter, { bufferLogs: true, bodyParser: false });
+  let app: NestFastifyApplication;
+  try {
+    app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, options), adapter, { bufferLogs: true, bodyParser: false });
+  } catch (err) {
+    release();
+    throw err;
+  }
   app.useLogger(app.get(PinoLogger));
   // The receipt pages (`receiptUrl`) are public addresses for people, outside the API.
   app.setGlobalPrefix('api', {
@@ -149,7 +155,15 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
     .build();
   serveAcceptanceSummaryDirectly(fastify, app.get(ReceiptService), config.publicBaseUrl);
   serveAcceptanceReceiptDirectly(fastify, app.get(ReceiptService));
-  await app.init();
+  try {
+    await app.init();
+  } catch (err) {
+    // A refused start (a lease held elsewhere, a log that ends before its checkpoints): the stores are closed and the
+    // data directory is left to the next try.
+    await app.close().catch(() => undefined);
+    release();
+    throw err;
+  }
   const document = completeOpenApiDocument(SwaggerModule.createDocument(app, openApi, { ignoreGlobalPrefix: true }));
   // The receipt pages live outside the /api prefix: their paths name the service's base URL as their server.
   for (const [path, item] of Object.entries(document.paths)) if (path.startsWith('/receipts/')) item.servers = [{ url: config.publicBaseUrl }];

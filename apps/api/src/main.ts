@@ -1,5 +1,6 @@
 import { loadConfig, OfflineWorkRunningError, SecondProcessorRunnerError } from '@svc/config';
 import { RunnerLeaseHeldError } from '@svc/application';
+import { EventLogBehindCheckpointsError } from '@svc/read-store';
 import { LedgerError, LedgerErrorCode } from '@svc/ledger';
 import { createApp } from './bootstrap';
 
@@ -41,7 +42,7 @@ void main().catch((err) => {
     process.exit(2);
   }
   // A refusal that names its own remedy is a line, not a stack trace (README "Configuration").
-  if (err instanceof SecondProcessorRunnerError || err instanceof OfflineWorkRunningError || err instanceof RunnerLeaseHeldError) {
+  if (err instanceof SecondProcessorRunnerError || err instanceof OfflineWorkRunningError || err instanceof RunnerLeaseHeldError || err instanceof EventLogBehindCheckpointsError) {
     process.stderr.write(`${err.message}\n`);
     process.exit(2);
   }

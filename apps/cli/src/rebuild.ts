@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { describeHolder, leaseHolderOf, RunnerLease, RunnerLeaseHeldError } from '@svc/application';
 import { claimDataDir, loadConfig, offlineToolsUsing, otherProcessesUsing, type AppConfig } from '@svc/config';
 import { createEventStore, EventSchemaRegistry } from '@svc/event-store';
-import { createReadStore, ProjectionRunner } from '@svc/read-store';
+import { checkpointKey, checkpointsBeyondHead, createReadStore, ProjectionRunner } from '@svc/read-store';
 import { ALL_PROJECTIONS } from '@svc/projections';
 
 /**
@@ -36,7 +36,10 @@ export interface RebuiltProjection {
  *   exist, when a service or worker process is running on the data directory, when another process holds the
  *   runner's lease (a runner or another rebuild, on any host), or when the lease was lost during the rebuild; ProjectionFaultedError naming the projection, stream and
  *   position when a stored event fails its integrity check (the read model then stops before it); Error naming the
- *   event when the check of the log before the replay, or the replay's read of the whole log, met a bad one.
+ *   event when the check of the log before the replay, or the replay's read of the whole log, met a bad one; Error
+ *   when stored checkpoints name positions beyond the log's head (the log lost its tail) and not every projection was
+ *   chosen (nothing is touched then). With every projection chosen, the other checkpoints beyond the head (the
+ *   processors') are moved back to it, so that they handle what is appended at the lost positions.
  */
 export async function rebuildProjections(names: string[], dataDir?: string, options: { skipLogCheck?: boolean } = {}): Promise<RebuiltProjection[]> {
   const config = loadConfig(dataDir ? { ...process.env, DATA_DIR: dataDir } : process.env);
@@ -115,6 +118,21 @@ async function rebuildClaimed(config: AppConfig, chosen: string[], options: { sk
       );
     }
     if (lostLease) throw leaseLost();
+    // Checkpoints beyond the log's head (the log lost its tail, or is older than the read store): every read model may
+    // hold what the log lost, so all of them are rebuilt; the processors (and any retired projection version) resume
+    // at the head, so that what is appended from now on at the lost positions is handled.
+    const { head: logHead, beyond } = await checkpointsBeyondHead(eventStore, readStore);
+    if (beyond.length > 0) {
+      const rebuilt = new Set(ALL_PROJECTIONS.filter((p) => chosen.includes(p.name)).map((p) => checkpointKey(p)));
+      const stale = ALL_PROJECTIONS.filter((p) => !chosen.includes(p.name) && beyond.some((c) => c.projection === checkpointKey(p)));
+      if (stale.length > 0) {
+        throw new Error(
+          `the event log ends at position ${logHead}, before the checkpoints of ${beyond.map((c) => `${c.projection} (${c.position})`).join(', ')}: ` +
+            `the log lost events these read models hold, so every projection must be rebuilt (run svc rebuild-projections without names); nothing was touched`,
+        );
+      }
+      for (const c of beyond) if (!rebuilt.has(c.projection)) await readStore.saveCheckpoint(c.projection, logHead);
+    }
     // Reset first, then start: the chosen projections, left without a checkpoint, replay the log together from one
     // read and get their indexes after it; the others resume from their checkpoints.
     const head = await eventStore.headPosition();

@@ -5,6 +5,7 @@ import { CqrsModule } from '@nestjs/cqrs';
 import { LoggerModule, Logger as PinoLogger } from 'nestjs-pino';
 import { claimDataDir, loadConfig, refuseDuringOfflineWork, refuseSecondProcessorRunner, secureDataDir, type AppConfig } from '@svc/config';
 import { InfrastructureModule, ProcessorsModule, RunnerLeaseHeldError } from '@svc/application';
+import { EventLogBehindCheckpointsError } from '@svc/read-store';
 import { LedgerError, LedgerErrorCode } from '@svc/ledger';
 
 /**
@@ -62,8 +63,9 @@ async function main(): Promise<void> {
 }
 
 void main().catch((err) => {
-  // Another process holds the runner lease on the shared stores: a line naming it, not a stack trace.
-  if (err instanceof RunnerLeaseHeldError) {
+  // Another process holds the runner lease on the shared stores, or the log ends before the checkpoints: a line
+  // naming it and its remedy, not a stack trace.
+  if (err instanceof RunnerLeaseHeldError || err instanceof EventLogBehindCheckpointsError) {
     process.stderr.write(`${err.message}\n`);
     process.exit(2);
   }

@@ -8,6 +8,7 @@ export { SqliteReadStore, type SqliteReadStoreOptions } from './sqlite/sqlite-re
 export { MongoReadStore, DEFAULT_MONGO_DATABASE, databaseFromUrl, type MongoReadStoreOptions } from './mongo-read-store';
 export * from './projection';
 export * from './projection-runner';
+export { checkpointsBeyondHead, EventLogBehindCheckpointsError } from './checkpoints-beyond-head';
 
 /** Where `createReadStore` puts the embedded read store, under the data directory. */
 export const SQLITE_READ_FILE = 'read.sqlite';

@@ -4,7 +4,7 @@ import { APP_CONFIG, keyFilesReadableByOthers, type AppConfig } from '@svc/confi
 import { createEventStore, EVENT_STORE, EventSchemaRegistry, eventStoreLogger, type EventStore } from '@svc/event-store';
 import { nodeEd25519Signer } from '@svc/evidence';
 import { createLedger, LEDGER, loadOrCreateKeypairSigner, readKeypairSeed, type Ledger } from '@svc/ledger';
-import { createReadStore, ProjectionRunner, READ_STORE, type ReadStore } from '@svc/read-store';
+import { checkpointsBeyondHead, createReadStore, EventLogBehindCheckpointsError, ProjectionRunner, READ_STORE, type ReadStore } from '@svc/read-store';
 import { ALL_PROJECTIONS } from '@svc/projections';
 import { CLOCK, systemClock, type Clock } from './clock';
 import { NetworkService } from './network.service';
@@ -87,6 +87,13 @@ export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown
       this.logger.error(`runner lease lost: ${reason}; stopping`);
       process.kill(process.pid, 'SIGTERM');
     };
+    // A log that ends before the checkpoints lost events it had served: nothing runs on it (the projections would
+    // skip what is appended at those positions, the processors would never handle it).
+    const { head, beyond } = await checkpointsBeyondHead(this.eventStore, this.readStore);
+    if (beyond.length > 0) {
+      await this.lease.release().catch(() => undefined);
+      throw new EventLogBehindCheckpointsError(head, beyond);
+    }
     await this.projections.start();
   }
 
