@@ -88,6 +88,42 @@ const stripe = new Stripe('sk_test_unused');
     }
   });
 
+  it('killed after recording a new endpoint, before answering: the retry with the same Idempotency-Key answers that endpoint and its secret at once, never a second one', async () => {
+    received.length = 0;
+    const dataDir = tempDataDir('svc-webhook-create-crash-');
+    let first: RunningService | undefined;
+    let second: RunningService | undefined;
+    try {
+      first = await startService({ dataDir, env: { ...env, SVC_TEST_KILL_AT: 'webhook:after-create' } });
+      const port = Number(new URL(first.baseUrl).port);
+      const doc = await publishedDocument(first, [1]);
+      const route = `/v1/organizations/${doc.organization.id}/webhooks`;
+      const create = () => doc.dashboard.request<{ webhook: { id: string }; secret: string }>('POST', route, { url: `${receiverBase}/hooks`, events: ['agreement.accepted'] }, { headers: { 'idempotency-key': 'add-hooks-1' } });
+      // The answer is lost: the process dies once the endpoint is recorded.
+      await expect(create()).rejects.toThrow();
+      await exited(first.process);
+      expect(first.process.signalCode).toBe('SIGKILL');
+
+      second = await startService({ dataDir, port, env });
+      const started = Date.now();
+      const { webhook, secret } = await create();
+      // Its run's process is gone: the key is taken over at once, not after the 120 s a running request may hold it.
+      expect(Date.now() - started).toBeLessThan(60_000);
+      const { webhooks } = await doc.dashboard.request<{ webhooks: { id: string }[] }>('GET', route);
+      expect(webhooks.map((w) => w.id)).toEqual([webhook.id]);
+      // The secret answered is the one the endpoint signs with.
+      await doc.dashboard.request('POST', `${route}/${webhook.id}/test`);
+      const [delivery] = await eventually(async () => (received.length >= 1 ? [...received] : undefined), 30_000);
+      expect((stripe.webhooks.constructEvent(delivery!.body, delivery!.signature, secret) as unknown as { type: string }).type).toBe('webhook.test');
+      // A later request with the same key is the stored answer.
+      expect(await create()).toEqual({ webhook, secret });
+    } finally {
+      if (first && first.process.exitCode === null && first.process.signalCode === null) first.process.kill('SIGKILL');
+      await second?.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('stopped gracefully (SIGTERM) while a receiver has not answered yet: no failed attempt is recorded, the delivery is sent again as attempt 1', async () => {
     const slow = await webhookReceiver({ answerAfterMs: 3_000 });
     const dataDir = tempDataDir('svc-webhook-sigterm-');

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { CallHandler, ExecutionContext, Inject, Injectable, Logger, NestInterceptor, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import canonicalize from 'canonicalize';
@@ -63,6 +63,22 @@ export const ReplayedSecret = (...fields: string[]) => SetMetadata(REPLAYED_SECR
 /** Marks `request` as running under `claim`: its response is stored (or the key released) as it is sent. */
 export function attachClaim(request: object, claim: IdempotencyClaim, secrets: SecretFields = NO_SECRETS): void {
   (request as WithClaim)[CLAIM] = { claim, secrets };
+}
+
+/**
+ * The id of what `request` creates (`purpose` names it, e.g. `webhook`): for a request running under an
+ * Idempotency-Key, a UUID named by its claimed run (version 8, the first 16 bytes of SHA-256 over purpose and run
+ * with the version and variant bits set: RFC 9562 §5.8 and its Appendix B.2), the same for a retry that takes the
+ * key over from a run whose process died, so the retry finds what that run recorded; otherwise a random UUID.
+ */
+export function createdIdOf(request: object, purpose: string): string {
+  const run = (request as WithClaim)[CLAIM]?.claim.run;
+  if (run === undefined) return randomUUID();
+  const bytes = createHash('sha256').update(`${purpose}\0${run}`).digest().subarray(0, 16);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x80;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 /** A JSON object body as a record, or null for any other body. */

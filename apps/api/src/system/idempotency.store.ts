@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { CLOCK, type Clock } from '@svc/application';
+import { currentProcessIdentity, processRuns } from '@svc/config';
 import { DomainError } from '@svc/domain';
 import { DuplicateKeyError, READ_STORE, type ReadStore } from '@svc/read-store';
 
@@ -33,6 +34,10 @@ interface IdempotencyDoc {
   lockedUntil: number;
   /** Unix milliseconds: the row is forgotten (24 h after the response was stored). */
   expiresAt: number;
+  /** Unix milliseconds: the row was made, by the key's first run (kept when another request takes the key over). */
+  createdAt?: number;
+  /** The process running the holder (pid space, pid, start time): a waiting request of the same pid space takes over from a dead one at once. */
+  process?: { pidSpace: string | null; pid: number; startTicks: string | null };
   response?: StoredResponse;
   [key: string]: unknown;
 }
@@ -41,7 +46,18 @@ interface IdempotencyDoc {
 export interface IdempotencyClaim {
   id: string;
   owner: string;
+  /**
+   * Names the claimed row's run of the request, the same for a request that takes the key over from a holder that
+   * died: what the run creates may be named from it, so that the retry finds what the dead run recorded.
+   */
+  run: string;
 }
+
+/** This process, as claim rows name their holder's. */
+const OWN_PROCESS = (() => {
+  const own = currentProcessIdentity();
+  return { pidSpace: own.pidSpace, pid: process.pid, startTicks: own.startTicks };
+})();
 
 /** Run the request under `claim`, or answer `response`, stored in the row `rowId` (the claim's `id` when it ran). */
 export type IdempotencyOutcome = { kind: 'execute'; claim: IdempotencyClaim } | { kind: 'replay'; response: StoredResponse; rowId: string };
@@ -91,8 +107,8 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy {
       const now = this.clock.now().getTime();
       const owner = randomUUID();
       try {
-        await this.rows().insertOne({ _id: id, fingerprint, state: 'pending', owner, lockedUntil: now + IDEMPOTENCY_LEASE_MS, expiresAt: now + IDEMPOTENCY_TTL_MS });
-        return { kind: 'execute', claim: this.hold(id, owner) };
+        await this.rows().insertOne({ _id: id, fingerprint, state: 'pending', owner, lockedUntil: now + IDEMPOTENCY_LEASE_MS, expiresAt: now + IDEMPOTENCY_TTL_MS, createdAt: now, process: OWN_PROCESS });
+        return { kind: 'execute', claim: this.hold(id, owner, now) };
       } catch (err) {
         if (!(err instanceof DuplicateKeyError)) throw err;
       }
@@ -106,7 +122,7 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy {
         throw new DomainError('idempotency_key_reused', 'Idempotency-Key: this key was used for a different request (method, route, path parameters or body)');
       }
       if (row.state === 'done' && row.response) return { kind: 'replay', response: row.response, rowId: id };
-      if (row.lockedUntil <= now && (await this.takeOver(row, owner, now))) return { kind: 'execute', claim: this.hold(id, owner) };
+      if ((row.lockedUntil <= now || holderDied(row)) && (await this.takeOver(row, owner, now))) return { kind: 'execute', claim: this.hold(id, owner, row.createdAt ?? row.expiresAt) };
       const holder = this.local.get(id);
       const wait = new Promise<void>((resolve) => setTimeout(resolve, pollMs));
       await (holder ? Promise.race([holder.settled, wait]) : wait);
@@ -142,11 +158,11 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy {
     return this.store.collection<IdempotencyDoc>(IDEMPOTENCY_COLLECTION);
   }
 
-  private hold(id: string, owner: string): IdempotencyClaim {
+  private hold(id: string, owner: string, createdAt: number): IdempotencyClaim {
     let settle!: () => void;
     const settled = new Promise<void>((resolve) => (settle = resolve));
     this.local.set(id, { settled, settle });
-    return { id, owner };
+    return { id, owner, run: `${id}.${createdAt}` };
   }
 
   private settle(claim: IdempotencyClaim): void {
@@ -158,8 +174,19 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy {
   /** Takes over a key whose holder's lease ran out (one taker wins: the update is conditional on the old holder). */
   private async takeOver(row: IdempotencyDoc, owner: string, now: number): Promise<boolean> {
     const swap = (store: ReadStore) =>
-      store.collection<IdempotencyDoc>(IDEMPOTENCY_COLLECTION).updateOne({ _id: row._id, owner: row.owner, state: 'pending' }, { $set: { owner, lockedUntil: now + IDEMPOTENCY_LEASE_MS } });
+      store.collection<IdempotencyDoc>(IDEMPOTENCY_COLLECTION).updateOne({ _id: row._id, owner: row.owner, state: 'pending' }, { $set: { owner, lockedUntil: now + IDEMPOTENCY_LEASE_MS, process: OWN_PROCESS } });
     const result = this.store.transaction ? await this.store.transaction(swap) : await swap(this.store);
     return result.matched === 1;
   }
+}
+
+/**
+ * Whether the holder of a pending row is a process of this pid space (this machine and pid namespace) that no longer
+ * runs: a request that was running when its process was killed. Its lease need not run out before another takes over.
+ */
+function holderDied(row: IdempotencyDoc): boolean {
+  const holder = row.process;
+  if (!holder || holder.pidSpace === null || holder.pidSpace !== OWN_PROCESS.pidSpace) return false;
+  if (holder.pid === OWN_PROCESS.pid) return holder.startTicks !== OWN_PROCESS.startTicks;
+  return !processRuns(holder.pid, holder.startTicks);
 }

@@ -13,6 +13,7 @@ import {
   type CommandContext,
   Decisions,
   EventLog,
+  faultPoint,
   OrganizationFactsReader,
   QuotaTurns,
   webhookDeliveryId,
@@ -60,6 +61,8 @@ export class CreateWebhook extends Command<{ webhook: WebhookView; secret: strin
     readonly input: WebhookInput,
     readonly session: DashboardSession,
     readonly ctx: CommandContext,
+    /** The new endpoint's id: named by the request's Idempotency-Key run when it has one (`createdIdOf`). */
+    readonly webhookId: string = randomUUID(),
   ) {
     super();
   }
@@ -99,14 +102,22 @@ export class CreateWebhookHandler implements ICommandHandler<CreateWebhook, { we
   ) {}
 
   /**
-   * Checks the URL (HTTPS, every resolved address public), seals a new secret and records the endpoint.
+   * Checks the URL (HTTPS, every resolved address public), seals a new secret and records the endpoint. An endpoint
+   * already recorded under the command's id (a retry, with the same Idempotency-Key, of a request whose process died
+   * after recording it and before answering) is answered again, with its secret, rather than added twice.
    * @throws DomainError invalid_url (400), not_found (404: unknown organization or not a member), forbidden (403:
    *   neither owner nor admin), reauthentication_required (403: no wallet signature within the window), chain_state
    *   (409: the organization keeps `WEBHOOKS_PER_ORGANIZATION` endpoints already).
    */
-  async execute({ organizationId, input, session, ctx }: CreateWebhook): Promise<{ webhook: WebhookView; secret: string }> {
+  async execute({ organizationId, input, session, ctx, webhookId }: CreateWebhook): Promise<{ webhook: WebhookView; secret: string }> {
     const organization = await organizationOf(this.facts, organizationId);
-    const webhookId = randomUUID();
+    const earlier = (await this.decisions.load(streams.webhook(webhookId), webhookDecider)).state;
+    if (earlier.created && earlier.created.organizationId === organizationId && earlier.sealedSecret !== null) {
+      await this.log.settledAtHead();
+      const doc = await this.readStore.collection<WebhookDoc>(COLLECTIONS.webhooks).findOne({ _id: webhookId });
+      if (!doc) throw new DomainError('internal_error', 'the recorded webhook endpoint is not in its read model');
+      return { webhook: webhookView(doc), secret: this.secrets.open(earlier.sealedSecret, webhookId) };
+    }
     const url = await checkWebhookUrl(input.url, this.config.webhooks.allowLoopback);
     const { secret, sealed, prefix } = this.secrets.create(webhookId);
     // Counted from the read model in the organization's turn, which ends once the read model shows the new endpoint
@@ -140,6 +151,7 @@ export class CreateWebhookHandler implements ICommandHandler<CreateWebhook, { we
         ctx,
         { expectNew: true },
       );
+      faultPoint('webhook:after-create');
       await this.log.settledAfter(appended);
       const doc = await this.readStore.collection<WebhookDoc>(COLLECTIONS.webhooks).findOne({ _id: webhookId });
       if (!doc) throw new DomainError('internal_error', 'the new webhook endpoint is not in its read model');

@@ -15,7 +15,7 @@ import { ChangeWebhook, CreateWebhook, webhookView } from './webhook.handlers';
 import { CreateWebhookRequest, UpdateWebhookRequest, WebhookDeliveriesQuery } from './webhooks.dto';
 import { PageCursors } from '../system/page-cursor';
 import { WebhookDeletedResponse, WebhookDeliveryListResponse, WebhookListResponse, WebhookOneResponse, WebhookTestResponse, WebhookWithSecretResponse } from './webhooks.responses';
-import { ReplayedSecret } from '../system/idempotency.interceptor';
+import { createdIdOf, ReplayedSecret } from '../system/idempotency.interceptor';
 
 /** Entries of a delivery log page when the query names no `limit`. */
 const DELIVERY_PAGE_DEFAULT = 50;
@@ -61,7 +61,7 @@ export class WebhooksController {
   @ApiOkResponse({ type: WebhookWithSecretResponse })
   @ApiErrors('invalid_request', 'invalid_url', 'forbidden', 'reauthentication_required', 'not_found', 'chain_state')
   create(@Param('orgId', UuidParam('orgId')) orgId: string, @Body() body: CreateWebhookRequest, @CurrentSession() session: DashboardSession, @Req() req: FastifyRequest) {
-    return this.commands.execute(new CreateWebhook(orgId, body, session, this.ctx(session, req)));
+    return this.commands.execute(new CreateWebhook(orgId, body, session, this.ctx(session, req), createdIdOf(req, 'webhook')));
   }
 
   /** Changes `status` and/or `events` (owner or admin): `{webhook}`. A disabled endpoint receives nothing. */
