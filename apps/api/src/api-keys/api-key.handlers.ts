@@ -5,7 +5,7 @@ import { APP_CONFIG, type AppConfig } from '@svc/config';
 import { apiKeyDecider, DomainError, streams, type ApiKeyCreatedData, type ApiKeyScope } from '@svc/domain';
 import { READ_STORE, type ReadStore } from '@svc/read-store';
 import { COLLECTIONS, type ApiKeyDoc } from '@svc/projections';
-import { CLOCK, type Clock, type CommandContext, Decisions, EventLog, hashSecret, OrganizationFactsReader } from '@svc/application';
+import { CLOCK, type Clock, type CommandContext, Decisions, EventLog, faultPoint, hashSecret, OrganizationFactsReader } from '@svc/application';
 import { signatureFresh } from '../auth/fresh-signature.guard';
 import type { DashboardSession } from '../auth/session.guard';
 import { API_KEY_SHOWN_PREFIX_LENGTH, newApiKey } from './api-key-format';
@@ -48,12 +48,14 @@ export function apiKeyView(doc: ApiKeyDoc, now: Date): ApiKeyView {
 }
 
 /** Creates an API key; the result carries the key itself, shown this once. */
-export class CreateApiKey extends Command<{ apiKey: ApiKeyView; key: string }> {
+export class CreateApiKey extends Command<{ apiKey: ApiKeyView; key: string | null }> {
   constructor(
     readonly organizationId: string,
     readonly input: ApiKeyInput,
     readonly session: DashboardSession,
     readonly ctx: CommandContext,
+    /** The new key's id: named by the request's Idempotency-Key run when it has one (`createdIdOf`). */
+    readonly keyId: string = randomUUID(),
   ) {
     super();
   }
@@ -74,7 +76,7 @@ export class RevokeApiKey extends Command<{ apiKey: ApiKeyView }> {
 const DAY_MS = 86_400_000;
 
 @CommandHandler(CreateApiKey)
-export class CreateApiKeyHandler implements ICommandHandler<CreateApiKey, { apiKey: ApiKeyView; key: string }> {
+export class CreateApiKeyHandler implements ICommandHandler<CreateApiKey, { apiKey: ApiKeyView; key: string | null }> {
   constructor(
     private readonly decisions: Decisions,
     private readonly log: EventLog,
@@ -85,15 +87,23 @@ export class CreateApiKeyHandler implements ICommandHandler<CreateApiKey, { apiK
   ) {}
 
   /**
-   * The organization's members and roles come from its stream; the key from 32 random bytes.
+   * The organization's members and roles come from its stream; the key from 32 random bytes. A key already recorded
+   * under the command's id (a retry, with the same Idempotency-Key, of a request whose process died after recording
+   * it and before answering) is answered again with `key: null`, as a replay is (only its hash was stored), rather
+   * than made twice.
    * @throws DomainError not_found (404: unknown organization or not a member), forbidden (403: neither owner nor
    *   admin), reauthentication_required (403: no wallet signature within the fresh-signature window).
    */
-  async execute({ organizationId, input, session, ctx }: CreateApiKey): Promise<{ apiKey: ApiKeyView; key: string }> {
+  async execute({ organizationId, input, session, ctx, keyId }: CreateApiKey): Promise<{ apiKey: ApiKeyView; key: string | null }> {
     const organization = await this.facts.organization(await this.facts.organizationAddress(organizationId));
     if (!organization) throw new DomainError('not_found', 'organization not found');
+    if ((await this.decisions.load(streams.apiKey(keyId), apiKeyDecider)).state.created?.organizationId === organizationId) {
+      await this.log.settledAtHead();
+      const recorded = await this.readStore.collection<ApiKeyDoc>(COLLECTIONS.apiKeys).findOne({ _id: keyId });
+      if (!recorded) throw new DomainError('internal_error', 'the recorded API key is not in its read model');
+      return { apiKey: apiKeyView(recorded, ctx.now), key: null };
+    }
     const key = newApiKey(this.config.cluster);
-    const keyId = randomUUID();
     const created: ApiKeyCreatedData = {
       keyId,
       organizationId,
@@ -114,6 +124,7 @@ export class CreateApiKeyHandler implements ICommandHandler<CreateApiKey, { apiK
       ctx,
       { expectNew: true },
     );
+    faultPoint('api-key:after-create');
     await this.log.settledAfter(appended);
     const doc = await this.readStore.collection<ApiKeyDoc>(COLLECTIONS.apiKeys).findOne({ _id: keyId });
     if (!doc) throw new DomainError('internal_error', 'the new API key is not in its read model');

@@ -9,7 +9,7 @@ import { CLOCK, commandContext, type Clock } from '@svc/application';
 import { CurrentSession, SessionGuard, type DashboardSession } from '../auth/session.guard';
 import { DashboardAccess } from '../organizations/access.service';
 import { apiKeyView, CreateApiKey, RevokeApiKey } from './api-key.handlers';
-import { OneTimeSecret } from '../system/idempotency.interceptor';
+import { createdIdOf, OneTimeSecret } from '../system/idempotency.interceptor';
 import { CreateApiKeyRequest } from './api-keys.dto';
 import { ApiKeyListResponse, ApiKeyOneResponse, CreatedApiKeyResponse } from './api-keys.responses';
 import { Authenticated } from '../auth/authenticated';
@@ -51,7 +51,7 @@ export class ApiKeysController {
   @ApiOkResponse({ type: CreatedApiKeyResponse })
   @ApiErrors('invalid_request', 'forbidden', 'reauthentication_required', 'not_found')
   create(@Param('orgId', UuidParam('orgId')) orgId: string, @Body() body: CreateApiKeyRequest, @CurrentSession() session: DashboardSession, @Req() req: FastifyRequest) {
-    return this.commands.execute(new CreateApiKey(orgId, body, session, commandContext(`wallet:${session.address}`, req.id, this.clock.now())));
+    return this.commands.execute(new CreateApiKey(orgId, body, session, commandContext(`wallet:${session.address}`, req.id, this.clock.now()), createdIdOf(req, 'api-key')));
   }
 
   /** Revokes the key (idempotent): `{apiKey}` with `status: "revoked"`. The next request with it is refused, on every replica. */

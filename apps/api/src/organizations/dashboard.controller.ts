@@ -25,6 +25,7 @@ import {
   PublicationConfirmedResponse,
 } from './dashboard.responses';
 import { Authenticated } from '../auth/authenticated';
+import { createdIdOf } from '../system/idempotency.interceptor';
 
 const ctxOf = (session: DashboardSession, req: FastifyRequest) => commandContext(`wallet:${session.address}`, req.id);
 
@@ -128,7 +129,7 @@ export class DashboardController {
     @CurrentSession() session: DashboardSession,
     @Req() req: FastifyRequest,
   ) {
-    const draft = await this.commands.execute(new CreateDraft(documentId, body, session.address, ctxOf(session, req)));
+    const draft = await this.commands.execute(new CreateDraft(documentId, body, session.address, ctxOf(session, req), createdIdOf(req, 'draft')));
     return { draft: draftView(draft, this.network.network.contentMirror) };
   }
 

@@ -18,7 +18,7 @@ import {
 } from '@svc/domain';
 import { canonicalContent, contentHash, encodeMemo, versionFingerprint } from '@svc/evidence';
 import type { DraftDoc } from '@svc/projections';
-import { type CommandContext, Decisions, EventLog, LedgerHistory, OrganizationFactsReader, QuotaTurns } from '@svc/application';
+import { type CommandContext, Decisions, EventLog, faultPoint, LedgerHistory, OrganizationFactsReader, QuotaTurns } from '@svc/application';
 import { DashboardAccess } from './access.service';
 import { DraftQuotaReader } from './draft-quota.service';
 
@@ -82,8 +82,9 @@ abstract class DraftCommandHandler {
     return state ? this.facts.organization(await this.facts.organizationAddress(state.organizationId)) : null;
   }
 
-  protected async decide(draftId: string, wallet: string, ctx: CommandContext, command: (state: DraftState | null) => Promise<DraftCommand>): Promise<DraftDoc> {
+  protected async decide(draftId: string, wallet: string, ctx: CommandContext, command: (state: DraftState | null) => Promise<DraftCommand>, recorded?: () => void): Promise<DraftDoc> {
     const decided = await this.decisions.handle(streams.draft(draftId), draftDecider, command, ctx);
+    recorded?.();
     await this.log.settledAfter(decided.appended);
     return (await this.access.draft(draftId, wallet)).draft;
   }
@@ -95,6 +96,8 @@ export class CreateDraft extends Command<DraftDoc> {
     readonly input: Required<Pick<DraftInput, 'title' | 'versionLabel' | 'source'>> & DraftInput,
     readonly wallet: string,
     readonly ctx: CommandContext,
+    /** The new draft's id: named by the request's Idempotency-Key run when it has one (`createdIdOf`). */
+    readonly draftId: string = randomUUID(),
   ) {
     super();
   }
@@ -103,15 +106,20 @@ export class CreateDraft extends Command<DraftDoc> {
 @CommandHandler(CreateDraft)
 export class CreateDraftHandler extends DraftCommandHandler implements ICommandHandler<CreateDraft, DraftDoc> {
   /**
+   * A draft already recorded under the command's id (a retry, with the same Idempotency-Key, of a request whose
+   * process died after recording it and before answering) is answered again rather than made twice.
    * @throws DomainError not_found (404: unknown document, or the wallet is not a member of its organization),
    *   chain_state (409: the organization's draft quota is used up; nothing is stored).
    */
-  async execute({ documentId, input, wallet, ctx }: CreateDraft): Promise<DraftDoc> {
+  async execute({ documentId, input, wallet, ctx, draftId }: CreateDraft): Promise<DraftDoc> {
     const { document, organization } = await this.facts.documentWithOrganization(await this.facts.documentAddress(documentId));
     if (!organization?.members.some((m) => m.address === wallet)) throw new DomainError('not_found', 'document not found');
+    if ((await this.decisions.load(streams.draft(draftId), draftDecider)).state?.documentId === document.documentId) {
+      await this.log.settledAtHead();
+      return (await this.access.draft(draftId, wallet)).draft;
+    }
     const content = canonicalSource(input.source);
     const hash = content.hash;
-    const draftId = randomUUID();
     const draft = {
       draftId,
       documentId: document.documentId,
@@ -130,7 +138,7 @@ export class CreateDraftHandler extends DraftCommandHandler implements ICommandH
       // is stored, so a refused draft grows nothing. `decide` asks it again on the stream.
       draftDecider.decide(command, draftDecider.initialState);
       await storeContent(this.decisions, content, ctx);
-      return this.decide(draftId, wallet, ctx, async () => command);
+      return this.decide(draftId, wallet, ctx, async () => command, () => faultPoint('draft:after-create'));
     });
   }
 }

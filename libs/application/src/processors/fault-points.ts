@@ -11,7 +11,8 @@
  * `finality:before-record` (a relayed acceptance's finalized slot known, `AcceptanceFinalized` not recorded),
  * `audit:before-send` (an audit anchor recorded, not sent), `audit:after-send` (the anchor landed, its outcome not
  * recorded), `publication:before-draft-mark` (a confirmed publication's version recorded, its draft not yet marked
- * published), `webhook:after-create` (a new webhook endpoint recorded, its answer not sent).
+ * published), `webhook:after-create`, `api-key:after-create`, `draft:after-create` (a new webhook endpoint, API key
+ * or draft recorded, its answer not sent).
  */
 export type FaultPoint =
   | 'relay:before-send'
@@ -25,7 +26,9 @@ export type FaultPoint =
   | 'audit:before-send'
   | 'audit:after-send'
   | 'publication:before-draft-mark'
-  | 'webhook:after-create';
+  | 'webhook:after-create'
+  | 'api-key:after-create'
+  | 'draft:after-create';
 
 const spec = process.env.NODE_ENV === 'test' ? process.env.SVC_TEST_KILL_AT : undefined;
 const [armedPoint, armedAt] = spec ? [spec.split('@')[0], Number(spec.split('@')[1] ?? 1)] : [undefined, 0];
