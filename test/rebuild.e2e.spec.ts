@@ -181,6 +181,14 @@ async function stoppedServiceData() {
     // The projection that showed the acceptance and the processor that relayed it are among those named.
     expect(listed).toContain(ACCEPTANCES_KEY);
     expect(listed).toContain('processor.relay');
+    // An API replica that does not run them is refused too: the writes it took would land at the lost positions and
+    // carry the head past the checkpoints, and the runner would then start and skip them.
+    const replicaError = await startTestService({ dataDir, port, env: { RUN_PROJECTIONS: 'false' } }).then(
+      (service) => service.destroy().then(() => 'started'),
+      (err: Error) => err.message,
+    );
+    expect(replicaError).toMatch(refusal);
+    expect(Number(refusal.exec(replicaError)![1])).toBe(head);
 
     // Only some projections rebuilt would leave the others serving what the log lost: refused, nothing touched.
     const before = await readModels(dataDir);

@@ -79,7 +79,15 @@ export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown
     // Keys are loaded by now (the providers above); the webhook secrets key file may still be created later, 0600.
     const loose = keyFilesReadableByOthers([this.config.relayerKeypairPath, this.config.attestorKeypairPath, this.config.webhooks.secretsKeyPath]);
     if (loose.length > 0) this.logger.warn(`key files readable by other users of this machine: ${loose.join(', ')}; make them owner-only (chmod 600)`);
-    if (!this.options.runProjections) return;
+    // A log that ends before the checkpoints lost events it had served: nothing runs on it. Checked by every process,
+    // an API replica beside the worker included: one that appended at the lost positions would carry the head past the
+    // checkpoints, and the runner would then start and skip those events (the projections never show them, the
+    // processors never handle them).
+    if (!this.options.runProjections) {
+      const { head, beyond } = await checkpointsBeyondHead(this.eventStore, this.readStore);
+      if (beyond.length > 0) throw new EventLogBehindCheckpointsError(head, beyond);
+      return;
+    }
     // One process over every host sharing the stores runs them (runner-lease.ts): taken before any of them starts.
     await this.lease.claim({ projectionFaults: [], processorFaults: [], eventLogFaults: [] });
     this.lease.onLost = (reason) => {
@@ -87,8 +95,7 @@ export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown
       this.logger.error(`runner lease lost: ${reason}; stopping`);
       process.kill(process.pid, 'SIGTERM');
     };
-    // A log that ends before the checkpoints lost events it had served: nothing runs on it (the projections would
-    // skip what is appended at those positions, the processors would never handle it).
+    // The runner checks under its lease, just before it starts.
     const { head, beyond } = await checkpointsBeyondHead(this.eventStore, this.readStore);
     if (beyond.length > 0) {
       await this.lease.release().catch(() => undefined);
