@@ -124,6 +124,46 @@ const stripe = new Stripe('sk_test_unused');
     }
   });
 
+  it('killed after recording a new endpoint: a retry after its secret was rotated never answers the rotated secret; one after the endpoint was deleted answers 404 and adds none', async () => {
+    const dataDir = tempDataDir('svc-webhook-create-rotated-');
+    let running: RunningService | undefined;
+    try {
+      running = await startService({ dataDir, env: { ...env, SVC_TEST_KILL_AT: 'webhook:after-create' } });
+      const port = Number(new URL(running.baseUrl).port);
+      const doc = await publishedDocument(running, [1]);
+      const route = `/v1/organizations/${doc.organization.id}/webhooks`;
+      type Created = { webhook: { id: string; secretPrefix: string }; secret: string };
+      const create = (key: string) => doc.dashboard.request<Created>('POST', route, { url: `${receiverBase}/hooks`, events: ['agreement.accepted'] }, { headers: { 'idempotency-key': key } });
+      const listed = async () => (await doc.dashboard.request<{ webhooks: { id: string; secretPrefix: string }[] }>('GET', route)).webhooks;
+      // Two creations whose answers are lost: each process dies once its endpoint is recorded.
+      await expect(create('rotated-meanwhile')).rejects.toThrow();
+      await exited(running.process);
+      running = await startService({ dataDir, port, env: { ...env, SVC_TEST_KILL_AT: 'webhook:after-create' } });
+      await expect(create('deleted-meanwhile')).rejects.toThrow();
+      await exited(running.process);
+      running = await startService({ dataDir, port, env });
+      const [second, first] = await listed();
+      expect(first && second).toBeTruthy();
+
+      // The retry answers the endpoint with the secret it was created with, as the lost answer had it: a secret
+      // rotated in since is shown to whoever rotated it, and only to them.
+      const { secret: rotated } = await doc.dashboard.request<{ secret: string }>('POST', `${route}/${first!.id}/rotate-secret`);
+      const retried = await create('rotated-meanwhile');
+      expect(retried.webhook.id).toBe(first!.id);
+      expect(retried.secret).not.toBe(rotated);
+      expect(retried.secret.startsWith(first!.secretPrefix)).toBe(true);
+
+      // Deleted before the retry: nothing to answer, and nothing added.
+      await doc.dashboard.request('DELETE', `${route}/${second!.id}`);
+      await expect(create('deleted-meanwhile')).rejects.toMatchObject({ status: 404 });
+      expect((await listed()).map((w) => w.id)).toEqual([first!.id]);
+    } finally {
+      if (running && running.process.exitCode === null && running.process.signalCode === null) running.process.kill('SIGKILL');
+      await running?.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('stopped gracefully (SIGTERM) while a receiver has not answered yet: no failed attempt is recorded, the delivery is sent again as attempt 1', async () => {
     const slow = await webhookReceiver({ answerAfterMs: 3_000 });
     const dataDir = tempDataDir('svc-webhook-sigterm-');

@@ -97,10 +97,16 @@ export class CreateApiKeyHandler implements ICommandHandler<CreateApiKey, { apiK
   async execute({ organizationId, input, session, ctx, keyId }: CreateApiKey): Promise<{ apiKey: ApiKeyView; key: string | null }> {
     const organization = await this.facts.organization(await this.facts.organizationAddress(organizationId));
     if (!organization) throw new DomainError('not_found', 'organization not found');
-    if ((await this.decisions.load(streams.apiKey(keyId), apiKeyDecider)).state.created?.organizationId === organizationId) {
+    const fresh = signatureFresh(session, this.clock.now(), this.config.freshSignatureSeconds);
+    const earlier = (await this.decisions.load(streams.apiKey(keyId), apiKeyDecider)).state;
+    if (earlier.created) {
+      // Judged as a creation (the caller's role now), which records nothing more.
+      const more = apiKeyDecider.decide({ kind: 'CreateApiKey', organization, wallet: session.address, key: earlier.created, signatureFresh: fresh }, earlier);
+      if (more.length > 0) throw new DomainError('internal_error', 'a recorded API key would be recorded again');
       await this.log.settledAtHead();
       const recorded = await this.readStore.collection<ApiKeyDoc>(COLLECTIONS.apiKeys).findOne({ _id: keyId });
-      if (!recorded) throw new DomainError('internal_error', 'the recorded API key is not in its read model');
+      // A 5xx is not stored and keeps the key's run: a later retry finds the API key again once its read model shows it.
+      if (!recorded) throw new DomainError('internal_error', 'the recorded API key is not in its read model yet');
       return { apiKey: apiKeyView(recorded, ctx.now), key: null };
     }
     const key = newApiKey(this.config.cluster);
@@ -116,7 +122,6 @@ export class CreateApiKeyHandler implements ICommandHandler<CreateApiKey, { apiK
       expiresAt: input.expiresInDays === undefined ? null : new Date(ctx.now.getTime() + input.expiresInDays * DAY_MS).toISOString(),
       createdBy: session.address,
     };
-    const fresh = signatureFresh(session, this.clock.now(), this.config.freshSignatureSeconds);
     const { appended } = await this.decisions.handle(
       streams.apiKey(keyId),
       apiKeyDecider,

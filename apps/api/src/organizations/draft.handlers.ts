@@ -116,7 +116,13 @@ export class CreateDraftHandler extends DraftCommandHandler implements ICommandH
     if (!organization?.members.some((m) => m.address === wallet)) throw new DomainError('not_found', 'document not found');
     if ((await this.decisions.load(streams.draft(draftId), draftDecider)).state?.documentId === document.documentId) {
       await this.log.settledAtHead();
-      return (await this.access.draft(draftId, wallet)).draft;
+      // Recorded but not shown yet by its read model (the projections lag): a 5xx, which is not stored and keeps the
+      // key's run, so that a later retry finds the draft; never a 404 that would be replayed for 24 hours.
+      const shown = await this.access.draft(draftId, wallet).catch((err: unknown) => {
+        if (err instanceof DomainError && err.code === 'not_found') throw new DomainError('internal_error', 'the recorded draft is not in its read model yet');
+        throw err;
+      });
+      return shown.draft;
     }
     const content = canonicalSource(input.source);
     const hash = content.hash;

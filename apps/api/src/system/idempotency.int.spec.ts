@@ -61,6 +61,25 @@ describe('IdempotencyStore shared by two replicas', () => {
     expect((await b.begin('session:w', 'k3', 'fp')).kind).toBe('execute');
   });
 
+  it('runs a retry after a 5xx as the same run, so that it finds what the failed run recorded; another request with the key runs anew', async () => {
+    const [a, b] = [await replica(), await replica()];
+    const first = await a.begin('session:w', 'k5', 'fp');
+    if (first.kind !== 'execute') throw new Error('the first request runs');
+    await a.release(first.claim);
+    const retry = await b.begin('session:w', 'k5', 'fp');
+    expect(retry).toMatchObject({ kind: 'execute', claim: { run: first.claim.run } });
+    if (retry.kind === 'execute') await b.release(retry.claim);
+    // Nothing was stored under the key: a different request may have it, and is a run of its own.
+    clock.advance(1);
+    const other = await a.begin('session:w', 'k5', 'another request');
+    expect(other.kind).toBe('execute');
+    if (other.kind === 'execute') {
+      expect(other.claim.run).not.toBe(first.claim.run);
+      await a.complete(other.claim, response);
+    }
+    await expect(b.begin('session:w', 'k5', 'fp')).rejects.toMatchObject({ code: 'idempotency_key_reused' });
+  });
+
   it('forgets a stored response after 24 hours', async () => {
     const a = await replica();
     const first = await a.begin('session:w', 'k4', 'fp');

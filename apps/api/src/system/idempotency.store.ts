@@ -38,6 +38,11 @@ interface IdempotencyDoc {
   createdAt?: number;
   /** The process running the holder (pid space, pid, start time): a waiting request of the same pid space takes over from a dead one at once. */
   process?: { pidSpace: string | null; pid: number; startTicks: string | null };
+  /**
+   * Given up without a response (a 5xx): the next request with the key runs at once, as the same run (`createdAt`
+   * kept), so that it finds what this one recorded before it failed; a different request with the key runs anew.
+   */
+  released?: boolean;
   response?: StoredResponse;
   [key: string]: unknown;
 }
@@ -119,10 +124,15 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy {
         continue;
       }
       if (row.fingerprint !== fingerprint) {
+        // A key given up without a response belongs to no answer: another request may have it.
+        if (row.released && row.state === 'pending') {
+          await this.rows().deleteMany({ _id: id, owner: row.owner, released: true });
+          continue;
+        }
         throw new DomainError('idempotency_key_reused', 'Idempotency-Key: this key was used for a different request (method, route, path parameters or body)');
       }
       if (row.state === 'done' && row.response) return { kind: 'replay', response: row.response, rowId: id };
-      if ((row.lockedUntil <= now || holderDied(row)) && (await this.takeOver(row, owner, now))) return { kind: 'execute', claim: this.hold(id, owner, row.createdAt ?? row.expiresAt) };
+      if ((row.released || row.lockedUntil <= now || holderDied(row)) && (await this.takeOver(row, owner, now))) return { kind: 'execute', claim: this.hold(id, owner, row.createdAt ?? row.expiresAt) };
       const holder = this.local.get(id);
       const wait = new Promise<void>((resolve) => setTimeout(resolve, pollMs));
       await (holder ? Promise.race([holder.settled, wait]) : wait);
@@ -140,10 +150,15 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  /** Gives a claimed key up without a response (5xx, or none that can be stored): the next request runs anew. */
+  /**
+   * Gives a claimed key up without a response (5xx, or none that can be stored): the next request with the key runs
+   * again, as the same run (its `run`, and the ids named from it, are the same), so that a request that recorded
+   * something before it failed (a webhook endpoint, an API key, a draft) is found by its retry rather than made
+   * twice. A different request with the key runs anew.
+   */
   async release(claim: IdempotencyClaim): Promise<void> {
     try {
-      await this.rows().deleteMany({ _id: claim.id, owner: claim.owner, state: 'pending' });
+      await this.rows().updateOne({ _id: claim.id, owner: claim.owner, state: 'pending' }, { $set: { released: true, lockedUntil: 0 } });
     } finally {
       this.settle(claim);
     }
@@ -171,10 +186,13 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy {
     holder?.settle();
   }
 
-  /** Takes over a key whose holder's lease ran out (one taker wins: the update is conditional on the old holder). */
+  /**
+   * Takes over a key whose holder's lease ran out, died or gave it up (one taker wins: the update is conditional on
+   * the old holder).
+   */
   private async takeOver(row: IdempotencyDoc, owner: string, now: number): Promise<boolean> {
     const swap = (store: ReadStore) =>
-      store.collection<IdempotencyDoc>(IDEMPOTENCY_COLLECTION).updateOne({ _id: row._id, owner: row.owner, state: 'pending' }, { $set: { owner, lockedUntil: now + IDEMPOTENCY_LEASE_MS, process: OWN_PROCESS } });
+      store.collection<IdempotencyDoc>(IDEMPOTENCY_COLLECTION).updateOne({ _id: row._id, owner: row.owner, state: 'pending' }, { $set: { owner, lockedUntil: now + IDEMPOTENCY_LEASE_MS, process: OWN_PROCESS, released: false } });
     const result = this.store.transaction ? await this.store.transaction(swap) : await swap(this.store);
     return result.matched === 1;
   }

@@ -103,20 +103,30 @@ export class CreateWebhookHandler implements ICommandHandler<CreateWebhook, { we
 
   /**
    * Checks the URL (HTTPS, every resolved address public), seals a new secret and records the endpoint. An endpoint
-   * already recorded under the command's id (a retry, with the same Idempotency-Key, of a request whose process died
-   * after recording it and before answering) is answered again, with its secret, rather than added twice.
+   * already recorded under the command's id (a retry, with the same Idempotency-Key, of a request that recorded it
+   * and died or failed before answering) is answered again, with the secret it was created with, rather than added
+   * twice: to an owner or admin, and not once it is deleted (404).
    * @throws DomainError invalid_url (400), not_found (404: unknown organization or not a member), forbidden (403:
    *   neither owner nor admin), reauthentication_required (403: no wallet signature within the window), chain_state
    *   (409: the organization keeps `WEBHOOKS_PER_ORGANIZATION` endpoints already).
    */
   async execute({ organizationId, input, session, ctx, webhookId }: CreateWebhook): Promise<{ webhook: WebhookView; secret: string }> {
     const organization = await organizationOf(this.facts, organizationId);
+    const signedRecently = signatureFresh(session, this.clock.now(), this.config.freshSignatureSeconds);
     const earlier = (await this.decisions.load(streams.webhook(webhookId), webhookDecider)).state;
-    if (earlier.created && earlier.created.organizationId === organizationId && earlier.sealedSecret !== null) {
+    if (earlier.created) {
+      // Judged as a creation (the caller's role now, the endpoint not deleted since), which records nothing more; then
+      // answered with the secret it was created with, as the lost answer had it, never one rotated in since.
+      const more = webhookDecider.decide(
+        { kind: 'CreateWebhook', organization, wallet: session.address, now: ctx.now.toISOString(), signatureFresh: signedRecently, endpoints: { count: 0, limit: 1 }, endpoint: earlier.created },
+        earlier,
+      );
+      if (more.length > 0) throw new DomainError('internal_error', 'a recorded webhook endpoint would be recorded again');
       await this.log.settledAtHead();
       const doc = await this.readStore.collection<WebhookDoc>(COLLECTIONS.webhooks).findOne({ _id: webhookId });
-      if (!doc) throw new DomainError('internal_error', 'the recorded webhook endpoint is not in its read model');
-      return { webhook: webhookView(doc), secret: this.secrets.open(earlier.sealedSecret, webhookId) };
+      // A 5xx is not stored and keeps the key's run: a later retry finds the endpoint again once its read model shows it.
+      if (!doc) throw new DomainError('internal_error', 'the recorded webhook endpoint is not in its read model yet');
+      return { webhook: webhookView(doc), secret: this.secrets.open(earlier.created.sealedSecret, webhookId) };
     }
     const url = await checkWebhookUrl(input.url, this.config.webhooks.allowLoopback);
     const { secret, sealed, prefix } = this.secrets.create(webhookId);
@@ -133,7 +143,7 @@ export class CreateWebhookHandler implements ICommandHandler<CreateWebhook, { we
           organization,
           wallet: session.address,
           now: ctx.now.toISOString(),
-          signatureFresh: signatureFresh(session, this.clock.now(), this.config.freshSignatureSeconds),
+          signatureFresh: signedRecently,
           endpoints,
           endpoint: {
             webhookId,

@@ -45,15 +45,22 @@ export const apiKeyDecider: Decider<ApiKeyCommand, ApiKeyEvent, ApiKeyState> = {
   /**
    * Revoking a revoked key decides nothing (DELETE is idempotent).
    * @throws DomainError not_found (404: not a member, or a key of another organization or none), forbidden (403:
-   *   neither owner nor admin), reauthentication_required (403: creating without a fresh signature), internal_error
-   *   when a new key's id is taken (random UUIDs).
+   *   neither owner nor admin), reauthentication_required (403: creating without a fresh signature). A creation
+   *   under the id of a key recorded already (the retry of a request that recorded it and failed before answering)
+   *   decides nothing.
    */
   decide(command, state) {
     checkManager(command.organization, command.wallet);
     switch (command.kind) {
       case 'CreateApiKey':
         if (!command.signatureFresh) throw new DomainError('reauthentication_required', 'creating an API key needs a fresh wallet signature: re-authenticate first');
-        if (state.created) throw new DomainError('internal_error', 'API key id already in use');
+        // The id is named by the request's Idempotency-Key run: a key under it was recorded by an earlier run of this
+        // request that failed before it answered. Nothing more to record; the retry answers it (without its secret),
+        // as long as it is the organization's.
+        if (state.created) {
+          if (state.created.organizationId !== command.organization.organizationId) throw new DomainError('not_found', 'API key not found');
+          return [];
+        }
         return [{ type: 'ApiKeyCreated', data: command.key }];
       case 'RevokeApiKey':
         if (!state.created || state.created.organizationId !== command.organization.organizationId) throw new DomainError('not_found', 'API key not found');

@@ -41,8 +41,12 @@ describe('API key decider', () => {
     expect(given(apiKeyDecider).when(command)).toEqual(refused(code as never));
   });
 
-  it('refuses a key id already in use with internal_error', () => {
-    expect(given(apiKeyDecider, [created]).when(create())).toEqual(refused('internal_error'));
+  it('decides nothing for a key recorded already under the id (the retry of the request that recorded it), still to managers only', () => {
+    expect(given(apiKeyDecider, [created]).when(create())).toEqual(decided());
+    expect(given(apiKeyDecider, [created, revoked]).when(create())).toEqual(decided());
+    expect(given(apiKeyDecider, [created]).when(create(PUBLISHER))).toEqual(refused('forbidden'));
+    expect(given(apiKeyDecider, [created]).when(create(A.stranger))).toEqual(refused('not_found'));
+    expect(given(apiKeyDecider, [created]).when({ ...create(), organization: OTHER_ORG })).toEqual(refused('not_found'));
   });
 
   it('revokes a key once; revoking again decides nothing', () => {

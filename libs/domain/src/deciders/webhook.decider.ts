@@ -79,8 +79,8 @@ export const webhookDecider: Decider<WebhookCommand, WebhookEvent, WebhookState>
    * @throws DomainError not_found (404: not a member, or no such endpoint in the organization), forbidden (403:
    *   neither owner nor admin), reauthentication_required (403: creating or rotating without a fresh signature),
    *   chain_state (409: a test of a disabled endpoint, which receives nothing; a new endpoint beyond the
-   *   organization's limit), internal_error (a new endpoint's id
-   *   is taken: random UUIDs).
+   *   organization's limit). A creation under the id of an endpoint recorded already (the retry of a request that
+   *   recorded it and failed before answering) decides nothing, or not_found once the endpoint is deleted.
    */
   decide(command, state) {
     requireRole(command.organization, command.wallet, MANAGERS);
@@ -88,10 +88,16 @@ export const webhookDecider: Decider<WebhookCommand, WebhookEvent, WebhookState>
     switch (command.kind) {
       case 'CreateWebhook':
         if (!command.signatureFresh) throw new DomainError('reauthentication_required', 'adding a webhook endpoint needs a fresh wallet signature: re-authenticate first');
+        // The id is named by the request's Idempotency-Key run: an endpoint under it was recorded by an earlier run of
+        // this request that failed before it answered. Nothing more to record; the retry answers it, as long as it is
+        // still the organization's and not deleted.
+        if (state.created) {
+          existing(state, command.organization);
+          return [];
+        }
         if (command.endpoints.count >= command.endpoints.limit) {
           throw new DomainError('chain_state', `webhook endpoints: at most ${command.endpoints.limit} per organization (WEBHOOKS_PER_ORGANIZATION); delete one first`);
         }
-        if (state.created) throw new DomainError('internal_error', 'webhook id already in use');
         return [{ type: 'WebhookEndpointCreated', data: command.endpoint }];
       case 'UpdateWebhook': {
         const endpoint = existing(state, command.organization);

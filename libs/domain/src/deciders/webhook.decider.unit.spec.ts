@@ -64,8 +64,14 @@ describe('webhook endpoint decider', () => {
     expect(given(webhookDecider).when(command)).toEqual(refused(code as never));
   });
 
-  it('refuses an endpoint id already in use with internal_error', () => {
-    expect(given(webhookDecider, [created]).when(create())).toEqual(refused('internal_error'));
+  it('decides nothing for an endpoint recorded already under the id (the retry of the request that recorded it), unless deleted since; still to managers only', () => {
+    expect(given(webhookDecider, [created]).when(create())).toEqual(decided());
+    expect(given(webhookDecider, [created]).when(create(A.authority, true, { count: 20, limit: 20 }))).toEqual(decided());
+    expect(given(webhookDecider, [created, disabled]).when(create())).toEqual(decided());
+    expect(given(webhookDecider, [created, deleted]).when(create())).toEqual(refused('not_found'));
+    expect(given(webhookDecider, [created]).when(create(PUBLISHER))).toEqual(refused('forbidden'));
+    expect(given(webhookDecider, [created]).when(create(A.stranger))).toEqual(refused('not_found'));
+    expect(given(webhookDecider, [created]).when({ ...create(), organization: OTHER_ORG })).toEqual(refused('not_found'));
   });
 
   it('disables, then decides nothing for an update that changes nothing', () => {
