@@ -23,5 +23,5 @@ export class ApiKeyOneResponse {
 }
 
 export class CreatedApiKeyResponse extends ApiKeyOneResponse {
-  @ApiProperty({ type: String, nullable: true, pattern: '^svc_(test|live)_[A-Za-z0-9_-]{43}$', description: 'The key, shown this once (null in an idempotent replay: it is never stored)' }) key!: string | null;
+  @ApiProperty({ type: String, nullable: true, pattern: '^svc_(test|live)_[A-Za-z0-9_-]{43}$', description: 'The key, shown this once; null in an idempotent replay, and when a retry with the Idempotency-Key of a request that recorded the key and failed before answering finds it (the key is never stored)' }) key!: string | null;
 }
