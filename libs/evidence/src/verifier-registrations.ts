@@ -42,16 +42,21 @@ export async function creationOf<R extends OrganizationRecord | DocumentRecord |
   const history: AddressSignature[] = [];
   let before: Signature | undefined;
   for (let page = 0; ; page++) {
-    if (page >= maxPages) throw new LedgerUnavailable(`history of ${address} is longer than ${maxPages * 1000} transactions`);
+    if (page >= maxPages) throw new LedgerUnavailable(`history of ${address} takes more than ${maxPages} pages of getSignaturesForAddress (${history.length} transactions read)`);
     const batch = await read('getSignaturesForAddress', () => ledger.getSignaturesForAddress(asAddress(address), before ? { limit: 1000, before } : { limit: 1000 }));
+    // Only an empty page ends the history: an RPC provider may answer fewer entries than asked for (a lower cap on
+    // `limit`) before the end, and stopping there would take a later transaction (anyone can send one to the
+    // address) for the creation.
+    if (batch.length === 0) break;
     history.push(...batch);
-    if (batch.length < 1000) break;
     before = batch[batch.length - 1]!.signature;
   }
   const oldest = [...history].reverse().find((s) => s.err === null || s.err === undefined);
   if (!oldest) return `the ledger has no successful transaction for ${address}`;
   const tx = await read('getTransaction', () => ledger.getTransaction(oldest.signature));
-  if (!tx) return `the ledger lists ${oldest.signature} for ${address} but does not return it`;
+  // The ledger contradicts itself (a node that keeps signatures longer than transactions, or endpoints behind one
+  // address at different heights): it cannot confirm the creation, which is no evidence against it.
+  if (!tx) throw new LedgerUnavailable(`the ledger lists ${oldest.signature} for ${address} but does not return it (an RPC that keeps the full transaction history is needed)`);
   let parsed: EvidenceTransaction;
   try {
     parsed = parseEvidenceTransaction(tx.wire);

@@ -48,7 +48,7 @@ export interface VerificationReport {
 export interface VerifyOptions {
   /** The verifier's notion of now (default: the system clock); used to flag receipts dated in the future. */
   now?: Date;
-  /** Pages of 1000 signatures read per address history before giving up (default 10). */
+  /** Pages of `getSignaturesForAddress` (up to 1000 signatures each) read per address history before giving up (default 10). */
   maxHistoryPages?: number;
   /**
    * Reads and hashes that cannot change, kept across verifications against this one ledger (see VerifierMemo);

@@ -6,6 +6,7 @@ import { buildEd25519Instruction } from './ed25519-instruction';
 import { filledSeed, signerFromSeed } from './testing/keys';
 import { base58ToBytes, bytesToBase58 } from './base58';
 import { serializeReceipt, type AcceptanceReceiptV1 } from './receipt';
+import { buildDocumentTransaction } from './transactions';
 import { buildWorld, WORLD_ACCEPTANCE_BLOCK_TIME, type World } from './testing/world';
 import { VERIFIER_CHECKS, verifyReceipt, type VerificationReport } from './verifier';
 
@@ -198,6 +199,34 @@ describe('verifyReceipt', () => {
     expect(status(report, 'transaction.found')).toBe('pass');
     expect(status(report, 'version.publication')).toBe('skip');
     world.ledger.getSignaturesForAddress = original;
+  });
+
+  it('reads an address history to its end through an RPC that answers fewer entries than asked for (a lower cap on limit)', async () => {
+    // A later transaction co-signed by the document's key (anyone may add transactions to an address's history):
+    // only the oldest one is its creation.
+    const later = await buildDocumentTransaction({
+      authority: await signerFromSeed(filledSeed(0x51)),
+      document: await signerFromSeed(filledSeed(0x0d)),
+      organization: world.addresses.organization,
+      slug: 'later',
+      title: 'Later',
+      lifetime: world.lifetime,
+    });
+    world.ledger.add(later, { slot: 6000n });
+    const original = world.ledger.getSignaturesForAddress.bind(world.ledger);
+    world.ledger.getSignaturesForAddress = (address, options = {}) => original(address, { ...options, limit: 1 });
+    const report = await verifyReceipt(world.receipt, world.ledger, { now });
+    expect(failed(report)).toEqual([]);
+    expect(report.verdict).toBe('VALID');
+  });
+
+  it('INCONCLUSIVE, not INVALID, when the ledger lists a creation transaction but does not return it (history pruned or lagging)', async () => {
+    const original = world.ledger.getTransaction.bind(world.ledger);
+    world.ledger.getTransaction = async (signature) => (signature === world.receipt.transaction.signature ? original(signature) : null);
+    const report = await verifyReceipt(world.receipt, world.ledger, { now });
+    expect(report.verdict).toBe('INCONCLUSIVE');
+    expect(failed(report)).toEqual([]);
+    expect(report.summary).toMatch(/but does not return it/);
   });
 
   it('INCONCLUSIVE, not INVALID, when the ledger answers a transaction with a malformed slot, block time or fee', async () => {
