@@ -16,6 +16,16 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** Whether `port` on the loopback interface can be listened on now. */
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
 /** The service started as a child process on its embedded default. */
 export interface RunningService {
   baseUrl: string;
@@ -31,9 +41,13 @@ export interface RunningService {
 /**
  * Starts `dist/apps/api/src/main.js` with `DATA_DIR` and `PORT`, and waits until `GET /api/ready` answers 200
  * (bounded by `timeoutMs`). With `captureLogs`, its stdout (the structured log) is kept in `stdout`.
- * @throws Error when the service exits or is not ready in time.
+ * @throws Error when the port is in use (whatever answers there is not the service started here), when the service
+ *   exits, or when it is not ready in time.
  */
 export async function startService(options: { dataDir: string; port?: number; env?: Record<string, string>; timeoutMs?: number; captureLogs?: boolean }): Promise<RunningService> {
+  if (options.port !== undefined && !(await portFree(options.port))) {
+    throw new Error(`port ${options.port} is in use on 127.0.0.1: stop what listens there or choose another port`);
+  }
   const port = options.port ?? (await freePort());
   const baseUrl = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, [apiMain()], {
@@ -63,7 +77,8 @@ export async function startService(options: { dataDir: string; port?: number; en
     if (exited !== null) throw new Error(`the service exited with code ${exited}: ${stderr.join('').slice(-2000)}`);
     try {
       const res = await fetch(`${baseUrl}/api/ready`);
-      if (res.status === 200) break;
+      // Only while the child runs: a process that took the port meanwhile could answer in its place.
+      if (res.status === 200 && exited === null) break;
     } catch {
       // not listening yet
     }
