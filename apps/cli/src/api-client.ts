@@ -36,7 +36,14 @@ export class ApiClient {
     return new URL(this.base).origin;
   }
 
+  /**
+   * Sends the session's cookie and CSRF token with the requests that follow: only to the service that issued it.
+   * @throws Error when the session was issued by another service than this client's (its cookie is a bearer secret).
+   */
   useSession(session: StoredSession | null): this {
+    if (session && normalizeBaseUrl(session.api) !== this.base) {
+      throw new Error(`the dashboard session is for ${normalizeBaseUrl(session.api)}, not ${this.base}: sign in there with "svc login --api ${this.base}" (and --session <file> to keep both)`);
+    }
     this.session = session;
     return this;
   }
@@ -100,9 +107,11 @@ export function cookiesOf(response: Response): Record<string, string> {
   return out;
 }
 
+/** Writes the session file, owner-only (mode 0600) also when it existed with a looser mode. */
 export async function saveSession(file: string, session: StoredSession): Promise<void> {
-  await fs.mkdir(path.dirname(file), { recursive: true });
+  await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
   await fs.writeFile(file, JSON.stringify(session, null, 2), { mode: 0o600 });
+  await fs.chmod(file, 0o600);
 }
 
 export async function loadSession(file: string): Promise<StoredSession> {
