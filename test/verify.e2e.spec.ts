@@ -260,6 +260,12 @@ const built = existsSync(cliMain());
     const missing = await refusal(path.join(dir, 'no-such-receipt.json'));
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/cannot read the receipt file .*no-such-receipt\.json: ENOENT/);
+    // An RPC URL with credentials cannot be sent (fetch refuses it): refused without repeating the password.
+    const withPassword = await exec(process.execPath, [cliMain(), 'verify', path.join(dir, 'no-such-receipt.json'), '--rpc', 'http://auditor:s3cr3t-pw@127.0.0.1:1/rpc']).catch(
+      (err: { code: number; stderr: string; stdout: string }) => err,
+    );
+    expect(withPassword).toMatchObject({ code: 2, stderr: expect.stringContaining('must not carry user:password@') });
+    expect(`${withPassword.stderr}${withPassword.stdout}`).not.toContain('s3cr3t-pw');
     const noRpc = await exec(process.execPath, [cliMain(), 'verify', path.join(dir, 'no-such-receipt.json')]).catch((err: { code: number; stderr: string }) => err);
     expect(noRpc).toMatchObject({ code: 2, stderr: expect.stringContaining("required option '--rpc <url>' not specified") });
     // A wait no timer can keep (over 2^31 - 1 ms, under a millisecond) is a command line it cannot run, not INCONCLUSIVE.

@@ -55,8 +55,15 @@ function tcpPort(value: string): number {
   return Number(value);
 }
 
-/** A `--rpc` value: an http or https URL (a ledger's JSON-RPC endpoint). */
+/**
+ * A `--rpc` value: an http or https URL (a ledger's JSON-RPC endpoint), without `user:password@` (fetch cannot send
+ * it). Such a value is refused without repeating it (exit 2): the password would land in terminals and CI logs.
+ */
 function httpUrl(value: string): string {
+  if (URL.canParse(value) && (new URL(value).username !== '' || new URL(value).password !== '')) {
+    process.stderr.write("error: option '--rpc <url>' must not carry user:password@ (the value is not repeated here); put the provider's key where the provider documents it\n");
+    process.exit(2);
+  }
   const problem = httpUrlProblem(value);
   if (problem) throw new InvalidArgumentError(problem);
   return value;
