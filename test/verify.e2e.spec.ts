@@ -8,8 +8,8 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { generateKeyPairSigner } from '@solana/kit';
 import { serializeReceipt, type AcceptanceReceiptV1 } from '@svc/evidence';
-import { ApiClient } from '../apps/cli/src/api-client';
-import { acceptAsWallet, fetchReceipt, signText } from '../apps/cli/src/operations';
+import { ApiClient, saveSession } from '../apps/cli/src/api-client';
+import { acceptAsWallet, fetchReceipt, signIn, signText } from '../apps/cli/src/operations';
 import { cliMain } from '../apps/cli/src/paths';
 import { publishThroughDraft } from './support/durability';
 import { eventually, publishedDocument, type PublishedDocument } from './support/fixtures';
@@ -290,6 +290,56 @@ const built = existsSync(cliMain());
       (err: { code: number; stderr: string }) => ({ code: err.code, stderr: err.stderr }),
     );
     expect(answer).toEqual({ code: 1, stderr: `error: ${latin1} is not UTF-8 text: convert it first (for example: iconv -f latin1 -t utf-8 ${latin1} > converted.md)\n` });
+  });
+
+  it('svc doc create and publish refuse a key pair that is not the organization authority, and a writing command an --rpc of another network, before signing anything', async () => {
+    const svc = (...args: string[]) =>
+      exec(process.execPath, [cliMain(), ...args, '--api', service.baseUrl]).then(
+        (ok: { stdout: string }) => ({ code: 0, stdout: ok.stdout, stderr: '' }),
+        (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
+      );
+    const rpc = async (url: string, method: string, params: unknown[]) =>
+      ((await (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })).json()) as { result: unknown }).result;
+    const key = path.join(dir, 'stranger.json');
+    const session = path.join(dir, 'stranger-session.json');
+    const { address } = JSON.parse((await exec(process.execPath, [cliMain(), 'keygen', '--out', key, '--json'])).stdout) as { address: string };
+    expect((await svc('airdrop', '--keypair', key, '--sol', '1')).code).toBe(0);
+    // Signed in as the organization's owner, as an operator may be, with another key pair's file at hand.
+    await saveSession(session, await signIn(new ApiClient(service.baseUrl), doc.owner));
+    const landed = async () => ((await rpc(service.rpcUrl, 'getSignaturesForAddress', [address, { commitment: 'confirmed' }])) as unknown[]).length;
+    const before = await landed();
+
+    // A funded key that is not the organization's authority: the service would refuse what it signs, after it landed.
+    const notAuthority = new RegExp(`key pair ${address} is not the authority \\w+ of organization ${doc.organization.address}: nothing was signed or sent`);
+    const created = await svc('doc', 'create', '--keypair', key, '--org', doc.organization.address, '--slug', 'strangers', '--title', 'Strangers', '--session', session);
+    expect(created).toMatchObject({ code: 1, stderr: expect.stringMatching(notAuthority) });
+    const terms = path.join(dir, 'terms-v9.md');
+    writeFileSync(terms, '# Terms\n\nVersion nine.\n');
+    const published = await svc('publish', terms, '--keypair', key, '--org', doc.organization.address, '--document', doc.document.address, '--label', 'v9', '--title', 'T', '--session', session);
+    expect(published).toMatchObject({ code: 1, stderr: expect.stringMatching(notAuthority) });
+    expect(await landed()).toBe(before);
+
+    // An RPC endpoint of another network (another genesis hash): asked for its genesis hash only.
+    const asked: string[] = [];
+    const other = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+      req.on('end', () => {
+        const { id, method } = JSON.parse(body) as { id: number; method: string };
+        asked.push(method);
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, result: method === 'getGenesisHash' ? '4uhcVJyU9pJkvQyS88uRDiswHXSCkY3zQawwpjk2NsNY' : null }));
+      });
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      const otherRpc = `http://127.0.0.1:${(other.address() as AddressInfo).port}/`;
+      const onOther = await svc('org', 'create', '--keypair', key, '--name', 'Elsewhere Inc.', '--rpc', otherRpc);
+      expect(onOther).toMatchObject({ code: 1, stderr: expect.stringContaining('--rpc serves another network (solana:4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z)') });
+      expect(onOther.stderr).not.toContain(otherRpc);
+      expect(asked).toEqual(['getGenesisHash']);
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
+    }
   });
 
   it('judges garbage INVALID', async () => {

@@ -17,6 +17,7 @@ import {
   signIn,
   syncDocument,
   syncOrganization,
+  type OrganizationRecord,
 } from './operations';
 import { Output } from './output';
 
@@ -69,11 +70,32 @@ function httpUrl(value: string): string {
   return value;
 }
 
-/** The ledger RPC URL: `--rpc`, or the first public RPC URL the service announces. */
-async function rpcUrlOf(opts: { rpc?: string; api?: string }): Promise<string> {
-  if (opts.rpc) return opts.rpc;
-  const network = await new ApiClient(opts.api ?? DEFAULT_API).request<{ publicRpcUrls: string[] }>('GET', '/v1/network');
-  return network.publicRpcUrls[0];
+/**
+ * The ledger the writing commands sign for: `--rpc`, or the first public RPC URL the service announces. A `--rpc`
+ * must serve the service's network (its genesis hash gives the service's `chainId`, spec §2.1), checked before
+ * anything is signed: records landed on another network cost fees and are never seen by the service.
+ * @throws Error when `--rpc` serves another network (the URL is not repeated: it may carry a provider's key).
+ */
+async function ledgerOf(opts: { rpc?: string; api?: string }): Promise<RpcLedger> {
+  const service = new ApiClient(opts.api ?? DEFAULT_API);
+  const network = await service.request<{ chainId: string; publicRpcUrls: string[] }>('GET', '/v1/network');
+  const ledger = new RpcLedger({ url: opts.rpc ?? network.publicRpcUrls[0]! });
+  if (opts.rpc) {
+    const chainId = `solana:${(await ledger.getGenesisHash()).slice(0, 32)}`;
+    if (chainId !== network.chainId) throw new Error(`--rpc serves another network (${chainId}) than the service at ${service.base} (${network.chainId}): nothing was signed or sent`);
+  }
+  return ledger;
+}
+
+/**
+ * Refuses, before anything is signed, a key pair that is not the organization's authority: the service would refuse
+ * what it signs (docs/protocol.md §7.2), after its record had landed on the ledger for good and paid its fee.
+ * @throws Error naming both addresses.
+ */
+function requireAuthority(organization: OrganizationRecord, signer: string): void {
+  if (organization.authority !== signer) {
+    throw new Error(`key pair ${signer} is not the authority ${organization.authority} of organization ${organization.address}: nothing was signed or sent`);
+  }
 }
 
 /**
@@ -134,7 +156,7 @@ program
   .action(
     run(async (opts: { keypair: string; sol: number; rpc?: string; api: string; json?: boolean }) => {
       const signer = await loadKeypairSigner(opts.keypair);
-      const ledger = new RpcLedger({ url: await rpcUrlOf(opts) });
+      const ledger = await ledgerOf(opts);
       const lamports = BigInt(Math.round(opts.sol * 1e9));
       const signature = await ledger.requestAirdrop(signer.address, lamports);
       const balance = await ledger.getBalance(signer.address);
@@ -157,7 +179,7 @@ org
   .action(
     run(async (opts: { keypair: string; name: string; domain?: string; rpc?: string; api: string; json?: boolean }) => {
       const authority = await loadKeypairSigner(opts.keypair);
-      const ledger = new RpcLedger({ url: await rpcUrlOf(opts) });
+      const ledger = await ledgerOf(opts);
       const created = await createOrganizationOnLedger(ledger, authority, opts.name, opts.domain ?? null);
       new Output(!!opts.json).result(created, [`organization ${created.address}`, `transaction  ${created.signature}`]);
     }),
@@ -192,10 +214,11 @@ doc
   .action(
     run(async (opts: { keypair: string; org: string; slug: string; title: string; rpc?: string; api: string; session: string; json?: boolean }) => {
       const authority = await loadKeypairSigner(opts.keypair);
-      const ledger = new RpcLedger({ url: await rpcUrlOf(opts) });
-      const created = await createDocumentOnLedger(ledger, authority, opts.org, opts.slug, opts.title);
       const client = new ApiClient(opts.api).useSession(await loadSession(opts.session));
       const organization = await syncOrganization(client, opts.org);
+      requireAuthority(organization, authority.address);
+      const ledger = await ledgerOf(opts);
+      const created = await createDocumentOnLedger(ledger, authority, opts.org, opts.slug, opts.title);
       const document = await syncDocument(client, organization.id, created.address);
       new Output(!!opts.json).result({ ...created, documentId: document.id }, [
         `document    ${created.address} (${opts.slug})`,
@@ -222,9 +245,10 @@ program
     run(async (file: string, opts: { keypair: string; org: string; document: string; label: string; title: string; effectiveAt?: number; rpc?: string; api: string; session: string; json?: boolean }) => {
       const source = await readDocumentFile(file);
       const authority = await loadKeypairSigner(opts.keypair);
-      const ledger = new RpcLedger({ url: await rpcUrlOf(opts) });
       const client = new ApiClient(opts.api).useSession(await loadSession(opts.session));
       const organization = await syncOrganization(client, opts.org);
+      requireAuthority(organization, authority.address);
+      const ledger = await ledgerOf(opts);
       const document = await syncDocument(client, organization.id, opts.document);
       const { version, signature } = await publishVersion(client, ledger, authority, {
         documentId: document.id,

@@ -86,6 +86,8 @@ export interface OrganizationRecord {
   id: string;
   address: string;
   name: string;
+  /** The wallet that created it on the ledger, its owner: the only key that may create its documents and versions. */
+  authority: string;
 }
 export interface DocumentRecord {
   id: string;
