@@ -8,7 +8,7 @@
 import type { Ledger, LedgerTransaction } from '@svc/ledger';
 import { acceptanceIdOf, parseAcceptanceMessage, type AcceptanceMessageFields } from './acceptance-message';
 import { acceptanceSignatureEntry, acceptRecord } from './acceptance-layout';
-import { asSignature, base58ToBytes } from './base58';
+import { asSignature, base58ToBytes, isBase58Address } from './base58';
 import { canonicalContent, contentHash, versionFingerprint } from './content';
 import type { VerifierMemo } from './verifier-memo';
 import type { DocumentRecord, OrganizationRecord, VersionRecord } from './memo';
@@ -285,8 +285,11 @@ async function runChecks(
     organization: quiet(creationOf<OrganizationRecord>(r.organization.address, 'org', ledger, read, maxPages, memo)),
   };
   try {
-    const genesis = await started.genesis;
-    const ledgerChainId = `solana:${String(genesis).slice(0, 32)}`;
+    const genesis: unknown = await started.genesis;
+    // A genesis hash is base58 of 32 bytes; anything else is not what the method returns: an unreadable ledger, not
+    // another network.
+    if (!isBase58Address(genesis)) throw new LedgerUnavailable(`the ledger's answer to getGenesisHash is not a genesis hash: ${JSON.stringify(genesis)?.slice(0, 100)}`);
+    const ledgerChainId = `solana:${genesis.slice(0, 32)}`;
     if (ledgerChainId !== r.network.chainId) {
       set('ledger.network', 'fail', `the ledger is ${ledgerChainId}, the receipt is for ${r.network.chainId}`);
       block({ kind: 'other-network', detail: 'the ledger queried is another network' });

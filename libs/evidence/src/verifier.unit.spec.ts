@@ -249,6 +249,16 @@ describe('verifyReceipt', () => {
     expect((await verifyReceipt(world.receipt, world.ledger, { now })).verdict).toBe('VALID');
   });
 
+  it('INCONCLUSIVE, as an unreadable ledger and not another network, when the genesis hash answered is not one', async () => {
+    for (const answer of [null, '', 'not base58 0OIl']) {
+      world.ledger.getGenesisHash = async () => answer as string;
+      const report = await verifyReceipt(world.receipt, world.ledger, { now });
+      expect(report.verdict).toBe('INCONCLUSIVE');
+      expect(status(report, 'ledger.network')).toBe('skip');
+      expect(report.summary).toMatch(/getGenesisHash is not a genesis hash/);
+    }
+  });
+
   it('INCONCLUSIVE when the ledger is another network', async () => {
     const r = clone(world.receipt);
     const other = await buildWorld();
