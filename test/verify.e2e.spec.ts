@@ -1,6 +1,6 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, openSync, writeFileSync } from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -260,6 +260,11 @@ const built = existsSync(cliMain());
     const missing = await refusal(path.join(dir, 'no-such-receipt.json'));
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/cannot read the receipt file .*no-such-receipt\.json: ENOENT/);
+    // A verdict that cannot be written (stdout on a full disk) is no verdict: exit 2 with one line, not a stack trace.
+    const file = path.join(dir, 'receipt-for-dev-full.json');
+    writeFileSync(file, serializeReceipt(receipt));
+    const full = spawnSync(process.execPath, [cliMain(), 'verify', file, '--rpc', service.rpcUrl], { stdio: ['ignore', openSync('/dev/full', 'w'), 'pipe'], encoding: 'utf8' });
+    expect({ status: full.status, stderr: full.stderr }).toEqual({ status: 2, stderr: 'error: cannot write the output: ENOSPC\n' });
     // An RPC URL with credentials cannot be sent (fetch refuses it): refused without repeating the password.
     const withPassword = await exec(process.execPath, [cliMain(), 'verify', path.join(dir, 'no-such-receipt.json'), '--rpc', 'http://auditor:s3cr3t-pw@127.0.0.1:1/rpc']).catch(
       (err: { code: number; stderr: string; stdout: string }) => err,

@@ -33,6 +33,12 @@ program.name('svc').description('Agreement evidence service: publish documents o
 // A command line that cannot run (unknown option, missing argument) exits 2, as grep and diff do, so that a script can
 // tell it from a command that ran and said no (1). Set before the commands are added: they inherit it.
 program.exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
+// Output that cannot be written (a full disk, a closed pipe) is no answer: exit 2, as for a command line that cannot
+// run, never 1, which `svc verify` gives for a verdict other than VALID. A reader that went away (EPIPE) is not told.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') process.stderr.write(`error: cannot write the output: ${err.code ?? err.message}\n`);
+  process.exit(2);
+});
 
 function positiveNumber(value: string): number {
   const n = Number(value);
