@@ -347,6 +347,18 @@ const built = existsSync(cliMain());
     }
   });
 
+  it('svc accept tells a batched acceptance is pending its batch, rather than printing a null transaction and fee', async () => {
+    const batched = await publishedDocument(service, [1], 'batched-terms');
+    await batched.dashboard.request('PATCH', `/v1/organizations/${batched.organization.id}/settings`, { evidenceMode: 'MERKLE_BATCHED' });
+    const key = path.join(dir, 'batched-signer.json');
+    await exec(process.execPath, [cliMain(), 'keygen', '--out', key]);
+    const { stdout } = await exec(process.execPath, [cliMain(), 'accept', '--keypair', key, '--org', batched.organization.address, '--document', batched.document.address, '--api', service.baseUrl]);
+    const lines = stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^accepted: [0-9a-f]{64}$/);
+    expect(lines[1]).toMatch(/^pending_batch: recorded; its batch is anchored on the ledger within about 10 s/);
+    expect(stdout).not.toMatch(/null|slot 0/);
+  });
+
   it('judges garbage INVALID', async () => {
     const v = await svcVerify('{"format":"svc-receipt-v1"}', service.rpcUrl, dir);
     expect(v.verdict).toBe('INVALID');

@@ -304,12 +304,20 @@ program
       const signer = await loadKeypairSigner(opts.keypair);
       const client = new ApiClient(opts.api);
       const result = await acceptAsWallet(client, signer, { organization: opts.org, document: opts.document, origin: opts.origin ?? client.appOrigin });
-      new Output(!!opts.json).result(result, [
-        `accepted: ${result.acceptanceId}`,
-        `transaction ${result.transactionSignature} (slot ${result.slot}, ${result.status})`,
-        `fee ${result.fee.lamports} lamports paid by ${result.fee.payer}`,
-        `receipt ${result.receiptUrl}`,
-      ]);
+      // A batched acceptance has no transaction of its own yet: its batch is anchored within about 10 s (spec §4.4).
+      const lines =
+        result.status === 'pending_batch'
+          ? [
+              `accepted: ${result.acceptanceId}`,
+              'pending_batch: recorded; its batch is anchored on the ledger within about 10 s, then its receipt can be fetched',
+              `fee paid by ${result.fee.payer}, shared with the batch`,
+            ]
+          : [
+              `accepted: ${result.acceptanceId}`,
+              `transaction ${result.transactionSignature} (slot ${result.slot}, ${result.status})`,
+              `fee ${result.fee.lamports} lamports paid by ${result.fee.payer}`,
+            ];
+      new Output(!!opts.json).result(result, [...lines, `receipt ${result.receiptUrl}`]);
     }),
   );
 
