@@ -359,6 +359,15 @@ const built = existsSync(cliMain());
     expect(stdout).not.toMatch(/null|slot 0/);
   });
 
+  it('judges the receipt endpoint\'s whole answer INVALID (it is no receipt), with a hint on stderr to verify its receipt member', async () => {
+    const file = path.join(dir, 'receipt-answer.json');
+    writeFileSync(file, JSON.stringify(await client.request('GET', `/v1/public/acceptances/${receipt.acceptanceId}/receipt`)));
+    const answer = await exec(process.execPath, [cliMain(), 'verify', file, '--rpc', service.rpcUrl, '--json']).catch((err: { code: number; stdout: string; stderr: string }) => err);
+    expect(answer).toMatchObject({ code: 1 });
+    expect((JSON.parse(answer.stdout) as { verdict: string }).verdict).toBe('INVALID');
+    expect(answer.stderr).toBe(`hint: ${file} is the service's answer {receipt, report}: verify its "receipt" member alone (for example: jq .receipt ${file} > receipt.json)\n`);
+  });
+
   it('judges garbage INVALID', async () => {
     const v = await svcVerify('{"format":"svc-receipt-v1"}', service.rpcUrl, dir);
     expect(v.verdict).toBe('INVALID');

@@ -93,6 +93,16 @@ async function ledgerOf(opts: { rpc?: string; api?: string }): Promise<RpcLedger
   return ledger;
 }
 
+/** Whether `text` is a JSON object of exactly `receipt` and `report`: the public receipt endpoint's answer (spec §2.5). */
+function isReceiptAnswer(text: string): boolean {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).sort().join() === 'receipt,report';
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Refuses, before anything is signed, a key pair that is not the organization's authority: the service would refuse
  * what it signs (docs/protocol.md §7.2), after its record had landed on the ledger for good and paid its fee.
@@ -393,6 +403,11 @@ program
         ...report.checks.map((c) => `  ${mark[c.status] ?? c.status} ${c.label}${c.detail ? ` — ${c.detail}` : ''}`),
       ]);
       if (report.verdict !== 'VALID') process.exitCode = 1;
+      // The public receipt endpoint's whole answer, saved as it came: the verdict stands (that file is no receipt), but
+      // it tells of no tampering, so say what to verify instead.
+      if (report.verdict === 'INVALID' && isReceiptAnswer(receipt)) {
+        process.stderr.write(`hint: ${file} is the service's answer {receipt, report}: verify its "receipt" member alone (for example: jq .receipt ${file} > receipt.json)\n`);
+      }
     }, 2),
   );
 
