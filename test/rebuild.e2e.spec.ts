@@ -349,14 +349,19 @@ async function stoppedServiceData() {
     }
   });
 
-  it('refuses a data directory without an event log instead of rebuilding from nothing', async () => {
+  it('refuses a data directory without an event log, and a projection it does not know, as a command line it cannot run (exit 2)', async () => {
     const wrong = path.join(tmpdir(), `svc-no-log-${process.pid}-${Date.now()}`);
-    const failed = await exec(process.execPath, [cli, 'rebuild-projections', '--data-dir', wrong], { env: process.env }).then(
-      () => undefined,
-      (err: { code?: number; stderr?: string }) => err,
-    );
-    expect(failed?.code).toBe(1);
+    const rebuild = (...args: string[]) =>
+      exec(process.execPath, [cli, 'rebuild-projections', ...args, '--data-dir', wrong], { env: process.env }).then(
+        () => undefined,
+        (err: { code?: number; stderr?: string }) => err,
+      );
+    const failed = await rebuild();
+    expect(failed?.code).toBe(2);
     expect(failed?.stderr).toMatch(/no event log at .*events\.sqlite/);
     expect(existsSync(path.join(wrong, 'events.sqlite'))).toBe(false);
+    const unknown = await rebuild('acceptancez');
+    expect(unknown?.code).toBe(2);
+    expect(unknown?.stderr).toMatch(/^error: unknown projection\(s\) acceptancez; known: /);
   });
 });

@@ -1,6 +1,6 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, openSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, openSync, writeFileSync } from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -287,14 +287,14 @@ const built = existsSync(cliMain());
     expect(report.checks.filter((c) => c.status === 'fail').map((c) => c.id)).toEqual(['receipt.format']);
   });
 
-  it('svc publish refuses a document file that is not UTF-8 before touching the ledger (exit 1, on stderr)', async () => {
+  it('svc publish refuses a document file that is not UTF-8 before touching the ledger (exit 2, on stderr)', async () => {
     const latin1 = path.join(dir, 'terms-latin1.md');
     writeFileSync(latin1, Buffer.from('Conditions g\xe9n\xe9rales\n', 'latin1'));
     const answer = await exec(process.execPath, [cliMain(), 'publish', latin1, '--keypair', path.join(dir, 'absent.json'), '--org', doc.organization.address, '--document', doc.document.address, '--label', 'v9', '--title', 'T', '--api', service.baseUrl]).then(
       () => ({ code: 0, stderr: '' }),
       (err: { code: number; stderr: string }) => ({ code: err.code, stderr: err.stderr }),
     );
-    expect(answer).toEqual({ code: 1, stderr: `error: ${latin1} is not UTF-8 text: convert it first (for example: iconv -f latin1 -t utf-8 ${latin1} > converted.md)\n` });
+    expect(answer).toEqual({ code: 2, stderr: `error: ${latin1} is not UTF-8 text: convert it first (for example: iconv -f latin1 -t utf-8 ${latin1} > converted.md)\n` });
   });
 
   it('svc doc create and publish refuse a key pair that is not the organization authority, and a writing command an --rpc of another network, before signing anything', async () => {
@@ -357,6 +357,68 @@ const built = existsSync(cliMain());
     expect(lines[0]).toMatch(/^accepted: [0-9a-f]{64}$/);
     expect(lines[1]).toMatch(/^pending_batch: recorded; its batch is anchored on the ledger within about 10 s/);
     expect(stdout).not.toMatch(/null|slot 0/);
+  });
+
+  it('svc receipt --wait waits for a batched acceptance\'s batch; without it the receipt is refused as pending (exit 1; with --json, the API\'s error as JSON on stdout)', async () => {
+    const batched = await publishedDocument(service, [1], 'batched-receipts');
+    await batched.dashboard.request('PATCH', `/v1/organizations/${batched.organization.id}/settings`, { evidenceMode: 'MERKLE_BATCHED' });
+    const accepted = await acceptAsWallet(client, await generateKeyPairSigner(), { organization: batched.organization.address, document: batched.document.address, origin: 'https://shop.example.com' });
+    expect(accepted.status).toBe('pending_batch');
+    const at = (...args: string[]) =>
+      exec(process.execPath, [cliMain(), 'receipt', accepted.acceptanceId, '--api', service.baseUrl, ...args]).then(
+        (ok: { stdout: string; stderr: string }) => ({ code: 0, stdout: ok.stdout, stderr: ok.stderr }),
+        (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
+      );
+    const pending = await at('--json');
+    expect(pending.code).toBe(1);
+    expect(pending.stderr).toMatch(/^error: 409 pending_batch: /);
+    expect(JSON.parse(pending.stdout)).toEqual({ error: { code: 'pending_batch', message: expect.stringMatching(/^409 pending_batch: /), status: 409 } });
+    const waited = await at('--wait', '40');
+    expect(waited).toMatchObject({ code: 0, stderr: '' });
+    const fetched = JSON.parse(waited.stdout) as { format: string; evidenceMode: string; acceptanceId: string };
+    expect(fetched).toMatchObject({ format: 'svc-receipt/2', evidenceMode: 'MERKLE_BATCHED', acceptanceId: accepted.acceptanceId });
+    expect(await svcVerify(waited.stdout, service.rpcUrl, dir, ['--wait-finalized', '40'])).toMatchObject({ code: 0, verdict: 'VALID' });
+  });
+
+  it('exits 2 for a command line it cannot run (a malformed value, a file it cannot read, nothing asked of the service), 1 for a refusal; --json errors are JSON', async () => {
+    const svc = (...args: string[]) =>
+      exec(process.execPath, [cliMain(), ...args]).then(
+        (ok: { stdout: string; stderr: string }) => ({ code: 0, stdout: ok.stdout, stderr: ok.stderr }),
+        (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
+      );
+    const key = path.join(dir, 'usage-signer.json');
+    await svc('keygen', '--out', key);
+    const org = ['--org', doc.organization.address, '--document', doc.document.address];
+    const publish = (...args: string[]) => svc('publish', ...args, '--keypair', key, ...org, '--label', 'v9', '--title', 'T', '--api', service.baseUrl);
+    expect(await publish(path.join(dir, 'no-such-terms.md'))).toMatchObject({ code: 2, stderr: expect.stringMatching(/^error: cannot read .*no-such-terms\.md: ENOENT\n$/) });
+    const terms = path.join(dir, 'usage-terms.md');
+    writeFileSync(terms, '# Terms\n');
+    for (const value of ['1.5', '-1', '0', '9007199254740992', '1e9']) {
+      expect([value, await publish(terms, '--effective-at', value)]).toMatchObject([value, { code: 2, stderr: expect.stringContaining("option '--effective-at <unix>' argument") }]);
+    }
+    expect(await svc('receipt', 'not-an-acceptance-id', '--api', service.baseUrl)).toMatchObject({ code: 2, stderr: expect.stringContaining('must be an acceptance id: 64 lower-case hexadecimal characters') });
+    expect(await svc('accept', '--keypair', key, ...org, '--api', 'notaurl')).toMatchObject({ code: 2, stderr: expect.stringContaining("option '--api <url>' argument 'notaurl' is invalid") });
+    const missingKey = await svc('accept', '--keypair', path.join(dir, 'no-such-key.json'), ...org, '--api', service.baseUrl, '--json');
+    expect(missingKey).toMatchObject({ code: 2, stderr: expect.stringMatching(/^error: cannot read the key pair file .*no-such-key\.json: ENOENT\n$/) });
+    expect(JSON.parse(missingKey.stdout)).toEqual({ error: { code: 'invalid_command_line', message: expect.stringContaining('cannot read the key pair file') } });
+    // A refusal of the service stays exit 1; with --json its error comes on stdout too, status included.
+    const unknown = await svc('receipt', 'ab'.repeat(32), '--api', service.baseUrl, '--json');
+    expect(unknown).toMatchObject({ code: 1, stderr: expect.stringMatching(/^error: 404 not_found: /) });
+    expect(JSON.parse(unknown.stdout)).toMatchObject({ error: { code: 'not_found', status: 404 } });
+  });
+
+  it('warns of a key pair file others can read, and says in plain words that an unfunded key pair cannot pay the fee', async () => {
+    const key = path.join(dir, 'loose-key.json');
+    await exec(process.execPath, [cliMain(), 'keygen', '--out', key]);
+    chmodSync(key, 0o644);
+    const created = await exec(process.execPath, [cliMain(), 'org', 'create', '--keypair', key, '--name', 'Unfunded Inc.', '--api', service.baseUrl]).catch((err: { code: number; stdout: string; stderr: string }) => err);
+    expect(created).toMatchObject({ code: 1 });
+    const [warning, error] = created.stderr.trim().split('\n');
+    expect(warning).toBe(`warning: the key pair file ${key} can be read by others (mode 0644): chmod 600 ${key}`);
+    expect(error).toMatch(/^error: key pair \w+ cannot pay the transaction fee on this ledger \(it holds no lamports\): fund it first \(on a test network: svc airdrop --keypair <file>\); nothing was recorded on the ledger$/);
+    chmodSync(key, 0o600);
+    const quiet = await exec(process.execPath, [cliMain(), 'keygen', '--out', path.join(dir, 'tight-key.json')]);
+    expect(quiet.stderr).toBe('');
   });
 
   it('judges the receipt endpoint\'s whole answer INVALID (it is no receipt), with a hint on stderr to verify its receipt member', async () => {

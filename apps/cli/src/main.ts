@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-import { promises as fs } from 'node:fs';
+import { constants as fsConstants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import type { KeyPairSigner } from '@solana/kit';
 import { httpUrlProblem, OWNER_ONLY_UMASK } from '@svc/config';
-import { generateKeypairFile, loadKeypairSigner, RpcLedger, toSignature } from '@svc/ledger';
-import { serializeReceipt, verifyReceipt, type VerificationReport } from '@svc/evidence';
+import { generateKeypairFile, LedgerError, LedgerErrorCode, loadKeypairSigner, RpcLedger, toSignature } from '@svc/ledger';
+import { isEffectiveAt, serializeReceipt, verifyReceipt, type VerificationReport } from '@svc/evidence';
 import { ApiClient, ApiError, loadSession, saveSession } from './api-client';
 import { runDemo } from './demo';
 import { rebuildProjections } from './rebuild';
@@ -20,6 +21,7 @@ import {
   type OrganizationRecord,
 } from './operations';
 import { Output } from './output';
+import { UsageError } from './usage-error';
 
 // Everything the CLI writes (key pairs, sessions, receipts, the demo's and rebuilt read models in DATA_DIR) is owner-only.
 process.umask(OWNER_ONLY_UMASK);
@@ -54,6 +56,26 @@ function timeoutSeconds(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n < 0.001 || n > MAX_TIMER_SECONDS) throw new InvalidArgumentError(`must be a number of seconds from 0.001 to ${MAX_TIMER_SECONDS}`);
   return n;
+}
+
+/** An `--effective-at`: Unix seconds, a positive integer the protocol can record (at most 2^53 - 1, docs/protocol.md). */
+function unixSeconds(value: string): number {
+  const n = /^[0-9]+$/.test(value) ? Number(value) : NaN;
+  if (!isEffectiveAt(n)) throw new InvalidArgumentError('must be Unix seconds: a positive integer up to 9007199254740991');
+  return n;
+}
+
+/** An acceptance id: 64 lower-case hexadecimal characters (spec §4.3), checked before anything is asked of the service. */
+function acceptanceIdArgument(value: string): string {
+  if (!/^[0-9a-f]{64}$/.test(value)) throw new InvalidArgumentError('must be an acceptance id: 64 lower-case hexadecimal characters');
+  return value;
+}
+
+/** A `--api`: the service's base URL, http or https (its `/api` suffix may be given or not). */
+function serviceUrl(value: string): string {
+  const problem = httpUrlProblem(value);
+  if (problem) throw new InvalidArgumentError(problem);
+  return value;
 }
 
 /** A TCP port: an integer from 1 to 65535 written in decimal. */
@@ -116,7 +138,7 @@ function requireAuthority(organization: OrganizationRecord, signer: string): voi
 
 /**
  * The text of a document file, which must be UTF-8 (a BOM is allowed).
- * @throws Error naming the file when it cannot be read or is not valid UTF-8 (a Latin-1 or Windows-1252 file
+ * @throws UsageError naming the file when it cannot be read or is not valid UTF-8 (a Latin-1 or Windows-1252 file
  *   would otherwise be published with U+FFFD in place of its accented letters).
  */
 async function readDocumentFile(file: string): Promise<string> {
@@ -124,29 +146,84 @@ async function readDocumentFile(file: string): Promise<string> {
   try {
     bytes = await fs.readFile(file);
   } catch (err) {
-    throw new Error(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
   try {
     return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
-    throw new Error(`${file} is not UTF-8 text: convert it first (for example: iconv -f latin1 -t utf-8 ${file} > converted.md)`);
+    throw new UsageError(`${file} is not UTF-8 text: convert it first (for example: iconv -f latin1 -t utf-8 ${file} > converted.md)`);
   }
+}
+
+/** The `code` of an error as `--json` prints it: the API's error code, or what kind of failure it is. */
+function errorCode(err: unknown): string {
+  if (err instanceof ApiError) return err.code;
+  if (err instanceof UsageError) return 'invalid_command_line';
+  if (err instanceof LedgerError) return `ledger_${err.code}`;
+  return 'failed';
 }
 
 /**
  * A command's action: an error it throws is printed as one `error: …` line on stderr and the process exits
- * `errorExitCode` (default 1).
+ * `errorExitCode` (default 1), or 2 for a {@link UsageError}. With `--json`, stdout also gets one JSON document for
+ * it, `{"error": {"code", "message", "status"?}}` (the API's error envelope, spec §5, with the HTTP status of an
+ * API refusal), so that a script reading stdout always reads JSON.
  */
 function run<A extends unknown[]>(action: (...args: A) => Promise<void>, errorExitCode = 1) {
   return async (...args: A) => {
     try {
       await action(...args);
     } catch (err) {
-      const message = err instanceof ApiError ? err.message : (err as Error).message;
+      const message = (err as Error).message;
       process.stderr.write(`error: ${message}\n`);
-      process.exitCode = errorExitCode;
+      const command = args[args.length - 1];
+      if (command instanceof Command && command.opts().json) {
+        const status = err instanceof ApiError ? { status: err.status } : {};
+        process.stdout.write(`${JSON.stringify({ error: { code: errorCode(err), message, ...status } }, null, 2)}\n`);
+      }
+      process.exitCode = err instanceof UsageError ? 2 : errorExitCode;
     }
   };
+}
+
+/**
+ * The key pair of a file named on the command line. A file others may read (mode bits beyond 0600) is used, with a
+ * warning on stderr, as ssh warns of a loose private key file.
+ * @throws UsageError when the file cannot be read or is not a key pair (Solana CLI format).
+ */
+async function keyPair(file: string): Promise<KeyPairSigner> {
+  let mode: number;
+  try {
+    mode = (await fs.stat(file)).mode;
+  } catch (err) {
+    throw new UsageError(`cannot read the key pair file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  let signer: KeyPairSigner;
+  try {
+    signer = await loadKeypairSigner(file);
+  } catch (err) {
+    throw new UsageError((err as NodeJS.ErrnoException).code ? `cannot read the key pair file ${file}: ${(err as NodeJS.ErrnoException).code}` : (err as Error).message);
+  }
+  if ((mode & (fsConstants.S_IRWXG | fsConstants.S_IRWXO)) !== 0) {
+    process.stderr.write(`warning: the key pair file ${file} can be read by others (mode ${(mode & 0o777).toString(8).padStart(4, '0')}): chmod 600 ${file}\n`);
+  }
+  return signer;
+}
+
+/**
+ * Sends a transaction `signer` pays for, saying in plain words when its key pair holds no lamports on this ledger
+ * (the runtime's words are "no record of a prior credit").
+ * @throws Error naming the fee payer when it cannot pay the fee; the ledger's error otherwise.
+ */
+async function paidBy<T>(signer: KeyPairSigner, send: () => Promise<T>): Promise<T> {
+  try {
+    return await send();
+  } catch (err) {
+    if (err instanceof LedgerError && (err.code === LedgerErrorCode.AccountNotFound || err.code === LedgerErrorCode.InsufficientFunds) && !err.landed) {
+      throw new Error(`key pair ${signer.address} cannot pay the transaction fee on this ledger (${err.code === LedgerErrorCode.AccountNotFound ? 'it holds no lamports' : 'too few lamports'}): fund it first (on a test network: svc airdrop --keypair <file>); nothing was recorded on the ledger`, { cause: err });
+    }
+    throw err;
+  }
 }
 
 program
@@ -167,11 +244,11 @@ program
   .requiredOption('-k, --keypair <file>', 'key pair file')
   .option('--sol <amount>', 'amount in SOL', positiveNumber, 1)
   .option('--rpc <url>', 'ledger JSON-RPC URL (default: announced by the service)', httpUrl)
-  .option('--api <url>', 'service base URL', DEFAULT_API)
+  .option('--api <url>', 'service base URL', serviceUrl, DEFAULT_API)
   .option('--json', 'machine-readable output')
   .action(
     run(async (opts: { keypair: string; sol: number; rpc?: string; api: string; json?: boolean }) => {
-      const signer = await loadKeypairSigner(opts.keypair);
+      const signer = await keyPair(opts.keypair);
       const ledger = await ledgerOf(opts);
       const lamports = BigInt(Math.round(opts.sol * 1e9));
       const signature = await ledger.requestAirdrop(signer.address, lamports);
@@ -190,13 +267,13 @@ org
   .requiredOption('--name <name>', 'organization name (1 to 80 characters)')
   .option('--domain <domain>', 'domain the organization claims')
   .option('--rpc <url>', 'ledger JSON-RPC URL', httpUrl)
-  .option('--api <url>', 'service base URL', DEFAULT_API)
+  .option('--api <url>', 'service base URL', serviceUrl, DEFAULT_API)
   .option('--json', 'machine-readable output')
   .action(
     run(async (opts: { keypair: string; name: string; domain?: string; rpc?: string; api: string; json?: boolean }) => {
-      const authority = await loadKeypairSigner(opts.keypair);
+      const authority = await keyPair(opts.keypair);
       const ledger = await ledgerOf(opts);
-      const created = await createOrganizationOnLedger(ledger, authority, opts.name, opts.domain ?? null);
+      const created = await paidBy(authority, () => createOrganizationOnLedger(ledger, authority, opts.name, opts.domain ?? null));
       new Output(!!opts.json).result(created, [`organization ${created.address}`, `transaction  ${created.signature}`]);
     }),
   );
@@ -204,7 +281,7 @@ org
   .command('sync')
   .description('have the service read an organization from the ledger (needs "svc login")')
   .requiredOption('--address <address>', 'organization address')
-  .option('--api <url>', 'service base URL', DEFAULT_API)
+  .option('--api <url>', 'service base URL', serviceUrl, DEFAULT_API)
   .option('--session <file>', 'session file', DEFAULT_SESSION)
   .option('--json', 'machine-readable output')
   .action(
@@ -224,17 +301,17 @@ doc
   .requiredOption('--slug <slug>', 'document slug (lower-case words joined by hyphens, at most 32 characters)')
   .requiredOption('--title <title>', 'document title')
   .option('--rpc <url>', 'ledger JSON-RPC URL', httpUrl)
-  .option('--api <url>', 'service base URL', DEFAULT_API)
+  .option('--api <url>', 'service base URL', serviceUrl, DEFAULT_API)
   .option('--session <file>', 'session file', DEFAULT_SESSION)
   .option('--json', 'machine-readable output')
   .action(
     run(async (opts: { keypair: string; org: string; slug: string; title: string; rpc?: string; api: string; session: string; json?: boolean }) => {
-      const authority = await loadKeypairSigner(opts.keypair);
+      const authority = await keyPair(opts.keypair);
       const client = new ApiClient(opts.api).useSession(await loadSession(opts.session));
       const organization = await syncOrganization(client, opts.org);
       requireAuthority(organization, authority.address);
       const ledger = await ledgerOf(opts);
-      const created = await createDocumentOnLedger(ledger, authority, opts.org, opts.slug, opts.title);
+      const created = await paidBy(authority, () => createDocumentOnLedger(ledger, authority, opts.org, opts.slug, opts.title));
       const document = await syncDocument(client, organization.id, created.address);
       new Output(!!opts.json).result({ ...created, documentId: document.id }, [
         `document    ${created.address} (${opts.slug})`,
@@ -252,27 +329,29 @@ program
   .requiredOption('--document <address>', 'document address')
   .requiredOption('--label <label>', 'version label (1 to 16 characters)')
   .requiredOption('--title <title>', 'version title')
-  .option('--effective-at <unix>', 'Unix seconds at which the version takes effect', positiveNumber)
+  .option('--effective-at <unix>', 'Unix seconds at which the version takes effect', unixSeconds)
   .option('--rpc <url>', 'ledger JSON-RPC URL', httpUrl)
-  .option('--api <url>', 'service base URL', DEFAULT_API)
+  .option('--api <url>', 'service base URL', serviceUrl, DEFAULT_API)
   .option('--session <file>', 'session file', DEFAULT_SESSION)
   .option('--json', 'machine-readable output')
   .action(
     run(async (file: string, opts: { keypair: string; org: string; document: string; label: string; title: string; effectiveAt?: number; rpc?: string; api: string; session: string; json?: boolean }) => {
       const source = await readDocumentFile(file);
-      const authority = await loadKeypairSigner(opts.keypair);
+      const authority = await keyPair(opts.keypair);
       const client = new ApiClient(opts.api).useSession(await loadSession(opts.session));
       const organization = await syncOrganization(client, opts.org);
       requireAuthority(organization, authority.address);
       const ledger = await ledgerOf(opts);
       const document = await syncDocument(client, organization.id, opts.document);
-      const { version, signature } = await publishVersion(client, ledger, authority, {
-        documentId: document.id,
-        source,
-        label: opts.label,
-        title: opts.title,
-        effectiveAt: opts.effectiveAt ?? null,
-      });
+      const { version, signature } = await paidBy(authority, () =>
+        publishVersion(client, ledger, authority, {
+          documentId: document.id,
+          source,
+          label: opts.label,
+          title: opts.title,
+          effectiveAt: opts.effectiveAt ?? null,
+        }),
+      );
       new Output(!!opts.json).result({ version, signature }, [
         `version ${version.number} (${version.label}) ${version.address}`,
         `content ${version.contentHash}`,
@@ -286,12 +365,12 @@ program
   .command('login')
   .description('sign in to the dashboard with a wallet; keeps the session in a file')
   .requiredOption('-k, --keypair <file>', 'wallet key pair file')
-  .option('--api <url>', 'service base URL', DEFAULT_API)
+  .option('--api <url>', 'service base URL', serviceUrl, DEFAULT_API)
   .option('--session <file>', 'session file', DEFAULT_SESSION)
   .option('--json', 'machine-readable output')
   .action(
     run(async (opts: { keypair: string; api: string; session: string; json?: boolean }) => {
-      const wallet = await loadKeypairSigner(opts.keypair);
+      const wallet = await keyPair(opts.keypair);
       const session = await signIn(new ApiClient(opts.api), wallet);
       await saveSession(opts.session, session);
       new Output(!!opts.json).result({ address: session.address, expiresAt: session.expiresAt }, [
@@ -307,11 +386,11 @@ program
   .requiredOption('--org <address>', 'organization address')
   .requiredOption('--document <address>', 'document address')
   .option('--origin <origin>', 'the site asking for the signature (default: the service\'s own origin)')
-  .option('--api <url>', 'service base URL', DEFAULT_API)
+  .option('--api <url>', 'service base URL', serviceUrl, DEFAULT_API)
   .option('--json', 'machine-readable output')
   .action(
     run(async (opts: { keypair: string; org: string; document: string; origin?: string; api: string; json?: boolean }) => {
-      const signer = await loadKeypairSigner(opts.keypair);
+      const signer = await keyPair(opts.keypair);
       const client = new ApiClient(opts.api);
       const result = await acceptAsWallet(client, signer, { organization: opts.org, document: opts.document, origin: opts.origin ?? client.appOrigin });
       // A batched acceptance has no transaction of its own yet: its batch is anchored within about 10 s (spec §4.4).
@@ -332,14 +411,30 @@ program
   );
 
 program
-  .command('receipt <acceptanceId>')
+  .command('receipt')
   .description('fetch the receipt of an acceptance (canonical JSON)')
+  .argument('<acceptanceId>', 'acceptance id (64 hexadecimal characters)', acceptanceIdArgument)
   .option('-o, --out <file>', 'write the receipt to this file (default: stdout)')
-  .option('--api <url>', 'service base URL', DEFAULT_API)
+  .option('--wait [seconds]', 'while the acceptance waits for its batch to be anchored (409 pending_batch), ask again every second, up to this many seconds (default 30)', positiveNumber)
+  .option('--api <url>', 'service base URL', serviceUrl, DEFAULT_API)
   .option('--json', 'with --out: print the file written and the service\'s report as JSON (the receipt itself goes to the file)')
   .action(
-    run(async (acceptanceId: string, opts: { out?: string; api: string; json?: boolean }) => {
-      const { receipt, report } = await fetchReceipt(new ApiClient(opts.api), acceptanceId);
+    run(async (acceptanceId: string, opts: { out?: string; wait?: true | number; api: string; json?: boolean }) => {
+      const client = new ApiClient(opts.api);
+      // A batch is anchored within about 10 s of the acceptance (spec §4.4); until then the receipt is 409 pending_batch.
+      const deadline = Date.now() + (opts.wait === undefined ? 0 : opts.wait === true ? 30 : opts.wait) * 1000;
+      let answer: Awaited<ReturnType<typeof fetchReceipt>>;
+      for (;;) {
+        try {
+          answer = await fetchReceipt(client, acceptanceId);
+          break;
+        } catch (err) {
+          const left = deadline - Date.now();
+          if (!(err instanceof ApiError && err.code === 'pending_batch') || left <= 0) throw err;
+          await new Promise((r) => setTimeout(r, Math.min(1000, left)));
+        }
+      }
+      const { receipt, report } = answer;
       const text = serializeReceipt(receipt);
       if (!opts.out) {
         process.stdout.write(`${text}\n`);

@@ -5,6 +5,7 @@ import { claimDataDir, loadConfig, offlineToolsUsing, otherProcessesUsing, type 
 import { createEventStore, EventSchemaRegistry } from '@svc/event-store';
 import { checkpointKey, checkpointsBeyondHead, createReadStore, ProjectionRunner } from '@svc/read-store';
 import { ALL_PROJECTIONS } from '@svc/projections';
+import { UsageError } from './usage-error';
 
 /**
  * Events applied per read-store transaction by a rebuild (the service is stopped, so nobody waits for the commits):
@@ -32,8 +33,8 @@ export interface RebuiltProjection {
  * @returns the rebuilt projections, the log position they were rebuilt through and the time it took.
  * Unless `skipLogCheck`, the chain of the whole embedded log is checked first (hashes and links, flat out on a
  * worker thread: about 67 s at 1,000,000 acceptances), and nothing is reset when it fails.
- * @throws Error naming an unknown projection, when the embedded event log (`DATA_DIR/events.sqlite`) does not
- *   exist, when a service or worker process is running on the data directory, when another process holds the
+ * @throws UsageError naming an unknown projection, and when the embedded event log (`DATA_DIR/events.sqlite`)
+ *   does not exist; Error when a service or worker process is running on the data directory, when another process holds the
  *   runner's lease (a runner or another rebuild, on any host), or when the lease was lost during the rebuild; ProjectionFaultedError naming the projection, stream and
  *   position when a stored event fails its integrity check (the read model then stops before it); Error naming the
  *   event when the check of the log before the replay, or the replay's read of the whole log, met a bad one; Error
@@ -46,10 +47,10 @@ export async function rebuildProjections(names: string[], dataDir?: string, opti
   const known = ALL_PROJECTIONS.map((p) => p.name);
   const chosen = names.length > 0 ? names : known;
   const unknown = chosen.filter((n) => !known.includes(n));
-  if (unknown.length > 0) throw new Error(`unknown projection(s) ${unknown.join(', ')}; known: ${known.join(', ')}`);
+  if (unknown.length > 0) throw new UsageError(`unknown projection(s) ${unknown.join(', ')}; known: ${known.join(', ')}`);
   // A mistyped data directory would otherwise get a fresh, empty log and report a rebuild through position -1.
   const log = path.join(config.dataDir, 'events.sqlite');
-  if (!config.eventStoreUrl && !existsSync(log)) throw new Error(`no event log at ${log}: is the data directory (--data-dir, DATA_DIR) right?`);
+  if (!config.eventStoreUrl && !existsSync(log)) throw new UsageError(`no event log at ${log}: is the data directory (--data-dir, DATA_DIR) right?`);
   // A running service or worker would go on serving, and writing, the read models being rebuilt; one started
   // meanwhile is refused by this claim (claimed before looking, so that the two can never both go ahead).
   const release = claimDataDir(config.dataDir, { offline: true });
