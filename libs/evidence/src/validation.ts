@@ -38,11 +38,28 @@ export function isIsoUtc(value: unknown): value is string {
   return typeof value === 'string' && ISO_UTC.test(value) && isRealInstant(value);
 }
 
+/** Days of each month of a common year, January first. */
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * Whether the calendar and clock fields of `value` (already of the form `YYYY-MM-DDTHH:MM:SS…`) name a real instant of
+ * the proleptic Gregorian calendar: no rolled-over date such as 2026-02-30, no hour 24, no leap second (which
+ * ECMAScript's `Date.parse` round trip refuses alike). Read from the characters, without a `Date`: receipts check
+ * several timestamps on every read.
+ */
 function isRealInstant(value: string): boolean {
-  const ms = Date.parse(value);
-  if (!Number.isFinite(ms)) return false;
-  // Reject rolled-over dates such as 2026-02-30 by comparing the calendar part after a round trip.
-  return new Date(ms).toISOString().slice(0, 19) === value.slice(0, 19);
+  const field = (at: number, length: number) => {
+    let n = 0;
+    for (let i = at; i < at + length; i++) n = n * 10 + value.charCodeAt(i) - 48;
+    return n;
+  };
+  const year = field(0, 4);
+  const month = field(5, 2);
+  const day = field(8, 2);
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!;
+  return day <= days && field(11, 2) <= 23 && field(14, 2) <= 59 && field(17, 2) <= 59;
 }
 
 /** Unix seconds of an ISO 8601 UTC timestamp (whole seconds, floor). */

@@ -1,6 +1,6 @@
 import { canonicalContent, versionFingerprint } from './content';
 import { encodeMemo } from './memo';
-import { isBase58Address, isBase58Signature, isEffectiveAt, isVersionLabel, isVersionTitle, isWellFormedText } from './validation';
+import { isBase58Address, isBase58Signature, isEffectiveAt, isIsoSeconds, isIsoUtc, isVersionLabel, isVersionTitle, isWellFormedText } from './validation';
 
 const ORG = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
 const DOC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
@@ -83,5 +83,30 @@ describe('field rules shared by the HTTP edge and the protocol builders', () => 
     expect(isBase58Signature('2'.repeat(64))).toBe(false);
     expect(isBase58Signature('z'.repeat(90))).toBe(false);
     expect(isBase58Signature('1'.repeat(64))).toBe(true);
+  });
+
+  it('takes a timestamp as a real instant exactly when a Date round trip gives back its calendar and clock fields', () => {
+    // The reference: ECMAScript's own calendar (proleptic Gregorian, years 0000 to 9999, no hour 24, no leap second).
+    const roundTrips = (v: string) => {
+      const ms = Date.parse(v);
+      return Number.isFinite(ms) && new Date(ms).toISOString().slice(0, 19) === v.slice(0, 19);
+    };
+    const pad = (n: number, width: number) => String(n).padStart(width, '0');
+    const stamps: string[] = [];
+    for (const year of [0, 1, 4, 100, 1600, 1700, 1900, 1999, 2000, 2023, 2024, 2025, 2100, 2400, 9999]) {
+      for (let month = 0; month <= 13; month++) {
+        for (const day of [0, 1, 27, 28, 29, 30, 31, 32, 99]) stamps.push(`${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}T12:30:45Z`);
+      }
+    }
+    for (const clock of ['00:00:00', '23:59:59', '24:00:00', '23:60:00', '23:59:60', '99:99:99', '19:05:09']) stamps.push(`2026-11-29T${clock}Z`);
+    let seed = 42;
+    const next = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+    for (let i = 0; i < 20_000; i++) stamps.push(`${pad(next(10_000), 4)}-${pad(next(14), 2)}-${pad(next(33), 2)}T${pad(next(26), 2)}:${pad(next(62), 2)}:${pad(next(62), 2)}Z`);
+    const disagreements = stamps.filter((v) => isIsoSeconds(v) !== roundTrips(v) || isIsoUtc(v.replace('Z', '.5Z')) !== roundTrips(v));
+    expect(disagreements).toEqual([]);
+    // Both answers occur, so the comparison could fail either way.
+    expect(stamps.filter(isIsoSeconds).length).toBeGreaterThan(1000);
+    expect(stamps.filter((v) => !isIsoSeconds(v)).length).toBeGreaterThan(1000);
+    expect(['2024-02-29T00:00:00Z', '2023-02-29T00:00:00Z', '1900-02-29T00:00:00Z', '2000-02-29T00:00:00Z'].map((v) => isIsoSeconds(v))).toEqual([true, false, false, true]);
   });
 });

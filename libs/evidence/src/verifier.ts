@@ -544,7 +544,7 @@ function skipReason(id: CheckId, outcomes: Map<CheckId, Outcome>, blocked: Block
 }
 
 function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
+  return a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.length).equals(b);
 }
 
 function safeJson(value: unknown): string {
