@@ -396,7 +396,9 @@ const built = existsSync(cliMain());
     for (const value of ['1.5', '-1', '0', '9007199254740992', '1e9']) {
       expect([value, await publish(terms, '--effective-at', value)]).toMatchObject([value, { code: 2, stderr: expect.stringContaining("option '--effective-at <unix>' argument") }]);
     }
-    expect(await svc('receipt', 'not-an-acceptance-id', '--api', service.baseUrl)).toMatchObject({ code: 2, stderr: expect.stringContaining('must be an acceptance id: 64 lower-case hexadecimal characters') });
+    const notAnId = await svc('receipt', 'not-an-acceptance-id', '--api', service.baseUrl, '--json');
+    expect(notAnId).toMatchObject({ code: 2, stderr: expect.stringContaining('must be an acceptance id: 64 lower-case hexadecimal characters') });
+    expect(JSON.parse(notAnId.stdout)).toEqual({ error: { code: 'invalid_command_line', message: expect.stringContaining('must be an acceptance id') } });
     expect(await svc('accept', '--keypair', key, ...org, '--api', 'notaurl')).toMatchObject({ code: 2, stderr: expect.stringContaining("option '--api <url>' argument 'notaurl' is invalid") });
     const missingKey = await svc('accept', '--keypair', path.join(dir, 'no-such-key.json'), ...org, '--api', service.baseUrl, '--json');
     expect(missingKey).toMatchObject({ code: 2, stderr: expect.stringMatching(/^error: cannot read the key pair file .*no-such-key\.json: ENOENT\n$/) });

@@ -34,7 +34,17 @@ const program = new Command();
 program.name('svc').description('Agreement evidence service: publish documents on the ledger, accept them, verify receipts.').version('0.1.0');
 // A command line that cannot run (unknown option, missing argument) exits 2, as grep and diff do, so that a script can
 // tell it from a command that ran and said no (1). Set before the commands are added: they inherit it.
-program.exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
+/**
+ * Ends a command line that cannot run: exit 2 (its `error: …` line is already on stderr). With `--json`, stdout gets
+ * the error as JSON too, as for the errors of a command's action (`run`).
+ */
+function exitCommandLine(message: string): never {
+  if (process.argv.includes('--json')) {
+    process.stdout.write(`${JSON.stringify({ error: { code: 'invalid_command_line', message: message.replace(/^error: /, '') } }, null, 2)}\n`);
+  }
+  process.exit(2);
+}
+program.exitOverride((err) => (err.exitCode === 0 ? process.exit(0) : exitCommandLine(err.message)));
 // Output that cannot be written (a full disk, a closed pipe) is no answer: exit 2, as for a command line that cannot
 // run, never 1, which `svc verify` gives for a verdict other than VALID. A reader that went away (EPIPE) is not told.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
@@ -90,8 +100,9 @@ function tcpPort(value: string): number {
  */
 function httpUrl(value: string): string {
   if (URL.canParse(value) && (new URL(value).username !== '' || new URL(value).password !== '')) {
-    process.stderr.write("error: option '--rpc <url>' must not carry user:password@ (the value is not repeated here); put the provider's key where the provider documents it\n");
-    process.exit(2);
+    const message = "option '--rpc <url>' must not carry user:password@ (the value is not repeated here); put the provider's key where the provider documents it";
+    process.stderr.write(`error: ${message}\n`);
+    exitCommandLine(message);
   }
   const problem = httpUrlProblem(value);
   if (problem) throw new InvalidArgumentError(problem);
