@@ -92,6 +92,26 @@ const noStack = /\n\s+at /;
     }
   });
 
+  it('a key file of the wrong form stops the start in one line naming its variable, before anything starts', async () => {
+    const dir = dataDir();
+    const notJson = path.join(dir, 'not-a-key-pair.json');
+    const shortKey = path.join(dir, 'short.key');
+    writeFileSync(notJson, 'relayer\n');
+    writeFileSync(shortKey, `${Buffer.alloc(16).toString('base64')}\n`);
+    const cases: Array<[Record<string, string>, string]> = [
+      [{ RELAYER_KEYPAIR: notJson }, `invalid configuration: RELAYER_KEYPAIR: Key pair file ${notJson} is not JSON`],
+      [{ ATTESTOR_KEYPAIR: notJson }, `invalid configuration: ATTESTOR_KEYPAIR: Key pair file ${notJson} is not JSON`],
+      [{ RELAYER_KEYPAIR: dir }, 'invalid configuration: RELAYER_KEYPAIR: cannot read the key file: EISDIR'],
+      [{ WEBHOOK_SECRETS_KEY_FILE: shortKey }, `invalid configuration: WEBHOOK_SECRETS_KEY_FILE: webhook secrets key file ${shortKey} does not hold the base64 of 32 bytes`],
+    ];
+    for (const [env, line] of cases) {
+      const started = await startApi({ DATA_DIR: path.join(dir, 'data'), PORT: String(await freePort()), ...env });
+      expect({ env, code: started.code, stderr: started.stderr }).toEqual({ env, code: 2, stderr: `${line}\n` });
+    }
+    // Refused before anything started: the data directory was never made.
+    expect(existsSync(path.join(dir, 'data'))).toBe(false);
+  });
+
   it('readiness answered 503 by an API replica with no runner is logged without a stack trace', async () => {
     const port = await freePort();
     const replica = spawn(process.execPath, [apiMain()], {

@@ -1,5 +1,5 @@
 import { loadConfig, OfflineWorkRunningError, SecondProcessorRunnerError } from '@svc/config';
-import { RunnerLeaseHeldError } from '@svc/application';
+import { checkKeyFiles, RunnerLeaseHeldError } from '@svc/application';
 import { EventLogBehindCheckpointsError } from '@svc/read-store';
 import { LedgerError, LedgerErrorCode } from '@svc/ledger';
 import { createApp } from './bootstrap';
@@ -8,6 +8,7 @@ async function main(): Promise<void> {
   let config;
   try {
     config = loadConfig();
+    await checkKeyFiles(config);
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n`);
     process.exit(2);

@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { LoggerModule, Logger as PinoLogger } from 'nestjs-pino';
 import { claimDataDir, loadConfig, refuseDuringOfflineWork, refuseSecondProcessorRunner, secureDataDir, type AppConfig } from '@svc/config';
-import { InfrastructureModule, ProcessorsModule, RunnerLeaseHeldError } from '@svc/application';
+import { checkKeyFiles, InfrastructureModule, ProcessorsModule, RunnerLeaseHeldError } from '@svc/application';
 import { EventLogBehindCheckpointsError } from '@svc/read-store';
 import { LedgerError, LedgerErrorCode } from '@svc/ledger';
 
@@ -31,6 +31,7 @@ async function main(): Promise<void> {
   let config: AppConfig;
   try {
     config = loadConfig();
+    await checkKeyFiles(config);
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n`);
     process.exit(2);

@@ -90,14 +90,26 @@ function openText(key: Buffer, sealed: string, context: string): string {
   return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
 }
 
-function loadOrCreateKey(file: string): Buffer {
+/**
+ * The 32-byte key a webhook secrets key file holds (its base64 on one line), or null when there is no such file.
+ * @throws Error when the file cannot be read or does not hold the base64 of 32 bytes.
+ */
+export function readWebhookSecretsKey(file: string): Buffer | null {
+  let text: string;
   try {
-    const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
-    if (key.length !== 32) throw new Error(`webhook secrets key file ${file} does not hold the base64 of 32 bytes`);
-    return key;
+    text = readFileSync(file, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
   }
+  const key = Buffer.from(text.trim(), 'base64');
+  if (key.length !== 32) throw new Error(`webhook secrets key file ${file} does not hold the base64 of 32 bytes`);
+  return key;
+}
+
+function loadOrCreateKey(file: string): Buffer {
+  const kept = readWebhookSecretsKey(file);
+  if (kept) return kept;
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const key = randomBytes(32);
   try {
