@@ -260,6 +260,9 @@ const built = existsSync(cliMain());
     const missing = await refusal(path.join(dir, 'no-such-receipt.json'));
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/cannot read the receipt file .*no-such-receipt\.json: ENOENT/);
+    const missingJson = await refusal(path.join(dir, 'no-such-receipt.json'), '--json');
+    expect(missingJson.code).toBe(2);
+    expect(JSON.parse(missingJson.stdout)).toEqual({ error: { code: 'invalid_command_line', message: expect.stringMatching(/^cannot read the receipt file .*: ENOENT$/) } });
     // A verdict that cannot be written (stdout on a full disk) is no verdict: exit 2 with one line, not a stack trace.
     const file = path.join(dir, 'receipt-for-dev-full.json');
     writeFileSync(file, serializeReceipt(receipt));

@@ -475,7 +475,7 @@ program
       try {
         text = await fs.readFile(file, 'utf8');
       } catch (err) {
-        throw new Error(`cannot read the receipt file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+        throw new UsageError(`cannot read the receipt file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
       }
       // The verifier parses the text itself: a file that is not JSON is INVALID, `receipt.format` failing (docs/protocol.md §9).
       const receipt = text;
