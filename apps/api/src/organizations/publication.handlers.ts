@@ -92,7 +92,7 @@ export class ConfirmPublicationHandler implements ICommandHandler<ConfirmPublica
       const marked = await this.decisions.handle(
         streams.draft(draftId),
         draftDecider,
-        { kind: 'MarkDraftPublished', versionAddress, transactionSignature: signature },
+        { kind: 'MarkDraftPublished', versionAddress, transactionSignature: signature, fingerprint: record.fingerprint },
         ctx,
       );
       if (marked.appended && marked.appended.position > position) position = marked.appended.position;

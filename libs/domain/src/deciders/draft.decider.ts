@@ -75,7 +75,8 @@ export type DraftCommand =
   | ({ kind: 'UpdateDraft'; change: Omit<DraftUpdatedData, 'draftId'>; quota?: { usage: DraftQuota; addedBytes: number } } & ByMember)
   | ({ kind: 'AbandonDraft' } & ByMember)
   | ({ kind: 'PrepareDraft'; number: number; fingerprint: string } & ByMember)
-  | { kind: 'MarkDraftPublished'; versionAddress: string; transactionSignature: string };
+  /** `fingerprint`: the recorded version's, which the draft must still be prepared for. */
+  | { kind: 'MarkDraftPublished'; versionAddress: string; transactionSignature: string; fingerprint: string };
 
 function assertMember(command: ByMember, organizationId: string): void {
   const org = command.organization;
@@ -134,8 +135,11 @@ export const draftDecider: Decider<DraftCommand, DraftEvent, DraftState | null> 
   },
   /**
    * Marking a published draft published again is a no-op (publication confirms are idempotent). A draft is marked
-   * published from whatever state it is in: the ledger holds the version, whose fields were fixed by the prepare
-   * (an edit made between the recording of the version and this step does not change what was published).
+   * published only while it is still prepared for the recorded version (same fingerprint). The version is recorded
+   * on the document's stream first, from the ledger, which holds it for good; an edit or an abandon that reached the
+   * draft's stream in between was answered and stands, so the draft is then left as it is (open with its new text,
+   * prepared for another text, or abandoned) rather than marked published with a text that is not the version's
+   * (docs/api.md "Publishing (dashboard)").
    * @throws DomainError not_found (404: unknown draft, or not a member of its organization), forbidden (403: a member who is neither owner nor publisher),
    *   invalid_request (400: a title and label whose version record would not fit one publication transaction), draft_published (409),
    *   draft_closed (409: abandoned), chain_state (409: the organization's draft quota is used up);
@@ -152,7 +156,7 @@ export const draftDecider: Decider<DraftCommand, DraftEvent, DraftState | null> 
     if (!state) throw new DomainError('not_found', 'draft not found');
     switch (command.kind) {
       case 'MarkDraftPublished':
-        if (state.status === 'published') return [];
+        if (state.status !== 'prepared' || state.prepared?.fingerprint !== command.fingerprint) return [];
         return [{ type: 'DraftPublished', data: { draftId: state.draftId, versionAddress: command.versionAddress, transactionSignature: command.transactionSignature } }];
       case 'UpdateDraft':
         assertMember(command, state.organizationId);

@@ -40,7 +40,7 @@ const create: Of<'CreateDraft'> = { kind: 'CreateDraft', draft: CREATED, ...memb
 const edit: Of<'UpdateDraft'> = { kind: 'UpdateDraft', change: { contentHash: HEX.content2, changeSummary: 'Clarifies section 4 (payments).' }, ...member };
 const prepare = (number: number, fingerprint: string = HEX.fingerprint1): Of<'PrepareDraft'> => ({ kind: 'PrepareDraft', number, fingerprint, ...member });
 const abandon: Of<'AbandonDraft'> = { kind: 'AbandonDraft', ...member };
-const markPublished: DraftCommand = { kind: 'MarkDraftPublished', versionAddress: A.v1, transactionSignature: SIG.v1 };
+const markPublished = (fingerprint: string = HEX.fingerprint1): DraftCommand => ({ kind: 'MarkDraftPublished', versionAddress: A.v1, transactionSignature: SIG.v1, fingerprint });
 
 const statusAfter = (events: readonly DraftEvent[]) => given(draftDecider, events).state?.status;
 
@@ -97,7 +97,7 @@ describe('draft decider: the state machine', () => {
     const history = [created, prepared(1), edited, prepared(1, HEX.content2, HEX.fingerprint2)];
     expect(given(draftDecider, history).state).toMatchObject({ status: 'prepared', prepared: { number: 1, contentHash: HEX.content2, fingerprint: HEX.fingerprint2 } });
 
-    expect(given(draftDecider, history).when(markPublished)).toEqual(decided(published));
+    expect(given(draftDecider, history).when(markPublished(HEX.fingerprint2))).toEqual(decided(published));
     expect(statusAfter([...history, published])).toBe('published');
   });
 
@@ -112,7 +112,17 @@ describe('draft decider: the state machine', () => {
   });
 
   it('marking a published draft published again decides nothing', () => {
-    expect(given(draftDecider, [created, prepared(1), published]).when(markPublished)).toEqual(decided());
+    expect(given(draftDecider, [created, prepared(1), published]).when(markPublished())).toEqual(decided());
+  });
+
+  it('marks a draft published only while it is still prepared for the recorded version; an edit or abandon answered in between stands', () => {
+    expect(given(draftDecider, [created, prepared(1)]).when(markPublished())).toEqual(decided(published));
+    // Edited after the prepare (the version recorded has the prepared text, the draft another one).
+    expect(given(draftDecider, [created, prepared(1), edited]).when(markPublished())).toEqual(decided());
+    // Edited and prepared again for another text: still not the version recorded.
+    expect(given(draftDecider, [created, prepared(1), edited, prepared(1, HEX.content2, HEX.fingerprint2)]).when(markPublished())).toEqual(decided());
+    expect(given(draftDecider, [created, prepared(1), abandoned]).when(markPublished())).toEqual(decided());
+    expect(given(draftDecider, [created]).when(markPublished())).toEqual(decided());
   });
 
   it.each<[string, DraftCommand]>([
@@ -128,7 +138,7 @@ describe('draft decider: the state machine', () => {
     ['edit', edit],
     ['prepare', prepare(1)],
     ['abandon', abandon],
-    ['mark published', markPublished],
+    ['mark published', markPublished()],
   ])('refuses to %s an unknown draft with not_found', (_op, command) => {
     expect(given(draftDecider).when(command)).toEqual(refused('not_found'));
   });
