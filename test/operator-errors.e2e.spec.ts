@@ -112,6 +112,18 @@ const noStack = /\n\s+at /;
     expect(existsSync(path.join(dir, 'data'))).toBe(false);
   });
 
+  it('a store file that is not a database stops the start in one line naming the data directory and its files, without Nest\'s start-up lines', async () => {
+    const dir = dataDir();
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(path.join(dir, 'read.sqlite'), Buffer.alloc(64 * 1024, 0x5a), { mode: 0o600 });
+    const started = await startApi({ DATA_DIR: dir, PORT: String(await freePort()) });
+    expect(started.code).toBe(2);
+    expect(started.stderr).toBe(
+      `start-up failed: a store file in DATA_DIR (${dir}) cannot be used: file is not a database (SQLITE_NOTADB); the files are events.sqlite (the event log), read.sqlite (read models and checkpoints) and ledger/ (the embedded ledger): check the disk and the files' owner and mode, or restore the damaged one from a backup\n`,
+    );
+    expect(started.stdout).toBe('');
+  });
+
   it('readiness answered 503 by an API replica with no runner is logged without a stack trace', async () => {
     const port = await freePort();
     const replica = spawn(process.execPath, [apiMain()], {

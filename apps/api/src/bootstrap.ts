@@ -8,7 +8,7 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyCors from '@fastify/cors';
 import { Logger as PinoLogger } from 'nestjs-pino';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { CLOCK, type Clock, type Sealer } from '@svc/application';
+import { CLOCK, STARTUP_LOG_OPTIONS, type Clock, type Sealer } from '@svc/application';
 import { claimDataDir, refuseDuringOfflineWork, refuseSecondProcessorRunner, secureDataDir, type AppConfig } from '@svc/config';
 import {
   ApiErrorFilter,
@@ -66,12 +66,15 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
   // Nest's own body parsers (JSON and URL-encoded forms) are replaced by registerRequestBodies below.
   let app: NestFastifyApplication;
   try {
-    app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, options), adapter, { bufferLogs: true, bodyParser: false });
+    // A provider that cannot start (a store file that is not a database) rejects here, to the entry point's one line,
+    // instead of Nest printing its start-up lines and a stack trace and exiting by itself (STARTUP_LOG_OPTIONS).
+    app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, options), adapter, { ...STARTUP_LOG_OPTIONS, bodyParser: false });
   } catch (err) {
     release();
     throw err;
   }
   app.useLogger(app.get(PinoLogger));
+  app.flushLogs();
   // The receipt pages (`receiptUrl`) are public addresses for people, outside the API.
   app.setGlobalPrefix('api', {
     exclude: [

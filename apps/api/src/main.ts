@@ -1,13 +1,17 @@
 import { loadConfig, OfflineWorkRunningError, SecondProcessorRunnerError } from '@svc/config';
-import { checkKeyFiles, RunnerLeaseHeldError } from '@svc/application';
+import { checkKeyFiles, RunnerLeaseHeldError, startupFailureLine } from '@svc/application';
 import { EventLogBehindCheckpointsError } from '@svc/read-store';
 import { LedgerError, LedgerErrorCode } from '@svc/ledger';
 import { createApp } from './bootstrap';
+
+/** The data directory of the configuration loaded, named by start-up failures. */
+let dataDir = '';
 
 async function main(): Promise<void> {
   let config;
   try {
     config = loadConfig();
+    dataDir = config.dataDir;
     await checkKeyFiles(config);
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n`);
@@ -49,6 +53,12 @@ void main().catch((err) => {
   }
   if (err instanceof LedgerError && err.code === LedgerErrorCode.Unavailable) {
     process.stderr.write(`start-up failed: ${err.message}: start the process that owns the ledger first, or check LEDGER_RPC_URL\n`);
+    process.exit(2);
+  }
+  // A store file that is not a database it can use: which file holds what, in a line.
+  const unusable = startupFailureLine(err, dataDir);
+  if (unusable) {
+    process.stderr.write(`${unusable}\n`);
     process.exit(2);
   }
   process.stderr.write(`start-up failed: ${(err as Error).stack ?? String(err)}\n`);

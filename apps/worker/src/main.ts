@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { LoggerModule, Logger as PinoLogger } from 'nestjs-pino';
 import { claimDataDir, loadConfig, refuseDuringOfflineWork, refuseSecondProcessorRunner, secureDataDir, type AppConfig } from '@svc/config';
-import { checkKeyFiles, InfrastructureModule, ProcessorsModule, RunnerLeaseHeldError } from '@svc/application';
+import { checkKeyFiles, InfrastructureModule, ProcessorsModule, RunnerLeaseHeldError, STARTUP_LOG_OPTIONS, startupFailureLine } from '@svc/application';
 import { EventLogBehindCheckpointsError } from '@svc/read-store';
 import { LedgerError, LedgerErrorCode } from '@svc/ledger';
 
@@ -27,10 +27,14 @@ class WorkerModule {
   }
 }
 
+/** The data directory of the configuration loaded, named by start-up failures. */
+let dataDir = '';
+
 async function main(): Promise<void> {
   let config: AppConfig;
   try {
     config = loadConfig();
+    dataDir = config.dataDir;
     await checkKeyFiles(config);
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n`);
@@ -47,8 +51,9 @@ async function main(): Promise<void> {
     process.stderr.write(`${(err as Error).message}\n`);
     process.exit(2);
   }
-  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { bufferLogs: true });
+  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), STARTUP_LOG_OPTIONS);
   app.useLogger(app.get(PinoLogger));
+  app.flushLogs();
   // On SIGTERM or SIGINT: close everything (processors and projections stop with their checkpoints saved, the stores
   // close), remove the claim, then end by the same signal. The claim's fallback on 'exit' does not run then.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
@@ -73,6 +78,12 @@ void main().catch((err) => {
   // The ledger out of reach is an operator's matter, said in a line: start its owner first, or fix the address.
   if (err instanceof LedgerError && err.code === LedgerErrorCode.Unavailable) {
     process.stderr.write(`worker start-up failed: ${err.message}: start the process that owns the ledger first, or check LEDGER_RPC_URL\n`);
+    process.exit(2);
+  }
+  // A store file that is not a database it can use: which file holds what, in a line, exit 2.
+  const unusable = startupFailureLine(err, dataDir);
+  if (unusable) {
+    process.stderr.write(`worker ${unusable}\n`);
     process.exit(2);
   }
   process.stderr.write(`worker start-up failed: ${(err as Error).stack ?? String(err)}\n`);

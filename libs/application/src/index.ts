@@ -6,6 +6,7 @@ export * from './infrastructure/clock';
 export * from './infrastructure/command-context';
 export * from './infrastructure/infrastructure.module';
 export * from './infrastructure/key-files';
+export * from './infrastructure/startup';
 export * from './infrastructure/network.service';
 export * from './infrastructure/tokens';
 export * from './shared/acceptance-relay.service';
