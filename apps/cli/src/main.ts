@@ -171,13 +171,15 @@ function errorCode(err: unknown): string {
   if (err instanceof ApiError) return err.code;
   if (err instanceof UsageError) return 'invalid_command_line';
   if (err instanceof LedgerError) return `ledger_${err.code}`;
+  // A ledger error said again in plain words (paidBy) keeps the ledger's code.
+  if (err instanceof Error && err.cause instanceof LedgerError) return `ledger_${err.cause.code}`;
   return 'failed';
 }
 
 /**
  * A command's action: an error it throws is printed as one `error: …` line on stderr and the process exits
  * `errorExitCode` (default 1), or 2 for a {@link UsageError}. With `--json`, stdout also gets one JSON document for
- * it, `{"error": {"code", "message", "status"?}}` (the API's error envelope, spec §5, with the HTTP status of an
+ * it, `{"error": {"code", "message", "status"?}}` (the API's error envelope, spec §7, with the HTTP status of an
  * API refusal), so that a script reading stdout always reads JSON.
  */
 function run<A extends unknown[]>(action: (...args: A) => Promise<void>, errorExitCode = 1) {
