@@ -38,7 +38,14 @@ const built = existsSync(cliMain());
     try {
       for (const bad of ['0', '65536', '1.5', 'http']) {
         const run = exec(process.execPath, [cliMain(), 'demo', '--json', '--data-dir', dataDir], { timeout: 30_000, env: { ...process.env, PORT: bad } });
-        await expect(run).rejects.toMatchObject({ code: 2, stdout: '', stderr: expect.stringContaining(`value '${bad}' from env 'PORT' is invalid. must be a TCP port, 1 to 65535`) });
+        const refused = await run.then(
+          () => ({ code: 0, stdout: '', stderr: '' }),
+          (err: { code: number; stdout: string; stderr: string }) => err,
+        );
+        const reason = `value '${bad}' from env 'PORT' is invalid. must be a TCP port, 1 to 65535`;
+        expect(refused).toMatchObject({ code: 2, stderr: expect.stringContaining(reason) });
+        // With --json, the refusal is on stdout too, as JSON (README "The svc command line").
+        expect(JSON.parse(refused.stdout)).toEqual({ error: { code: 'invalid_command_line', message: expect.stringContaining(reason) } });
       }
       expect(existsSync(path.join(dataDir, 'events.sqlite'))).toBe(false);
     } finally {
