@@ -420,7 +420,7 @@ const built = existsSync(cliMain());
     expect(created).toMatchObject({ code: 1 });
     expect(JSON.parse(created.stdout)).toMatchObject({ error: { code: 'ledger_AccountNotFound', message: expect.stringContaining('cannot pay the transaction fee') } });
     const [warning, error] = created.stderr.trim().split('\n');
-    expect(warning).toBe(`warning: the key pair file ${key} can be read by others (mode 0644): chmod 600 ${key}`);
+    expect(warning).toBe(`warning: the key pair file ${key} (mode 0644) can be read by others: chmod 600 ${key}`);
     expect(error).toMatch(/^error: key pair \w+ cannot pay the transaction fee on this ledger \(it holds no lamports\): fund it first \(on a test network: svc airdrop --keypair <file>\); nothing was recorded on the ledger$/);
     chmodSync(key, 0o600);
     const quiet = await exec(process.execPath, [cliMain(), 'keygen', '--out', path.join(dir, 'tight-key.json')]);

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-import { constants as fsConstants, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { KeyPairSigner } from '@solana/kit';
-import { httpUrlProblem, OWNER_ONLY_UMASK } from '@svc/config';
+import { httpUrlProblem, keyFilesReadableByOthers, OWNER_ONLY_UMASK } from '@svc/config';
 import { generateKeypairFile, LedgerError, LedgerErrorCode, loadKeypairSigner, RpcLedger, toSignature } from '@svc/ledger';
 import { isEffectiveAt, serializeReceipt, verifyReceipt, type VerificationReport } from '@svc/evidence';
 import { ApiClient, ApiError, loadSession, saveSession } from './api-client';
@@ -205,21 +205,14 @@ function run<A extends unknown[]>(action: (...args: A) => Promise<void>, errorEx
  * @throws UsageError when the file cannot be read or is not a key pair (Solana CLI format).
  */
 async function keyPair(file: string): Promise<KeyPairSigner> {
-  let mode: number;
-  try {
-    mode = (await fs.stat(file)).mode;
-  } catch (err) {
-    throw new UsageError(`cannot read the key pair file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-  }
   let signer: KeyPairSigner;
   try {
     signer = await loadKeypairSigner(file);
   } catch (err) {
-    throw new UsageError((err as NodeJS.ErrnoException).code ? `cannot read the key pair file ${file}: ${(err as NodeJS.ErrnoException).code}` : (err as Error).message);
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new UsageError(code ? `cannot read the key pair file ${file}: ${code}` : (err as Error).message);
   }
-  if ((mode & (fsConstants.S_IRWXG | fsConstants.S_IRWXO)) !== 0) {
-    process.stderr.write(`warning: the key pair file ${file} can be read by others (mode ${(mode & 0o777).toString(8).padStart(4, '0')}): chmod 600 ${file}\n`);
-  }
+  for (const loose of keyFilesReadableByOthers([file])) process.stderr.write(`warning: the key pair file ${loose} can be read by others: chmod 600 ${file}\n`);
   return signer;
 }
 
