@@ -84,17 +84,30 @@ export function firstMessage<T>(child: ChildProcess, what: string): Promise<T> {
 
 const isFailure = (m: unknown): m is ChildFailure => typeof m === 'object' && m !== null && (m as { kind?: unknown }).kind === 'error';
 
+/** How long past its job's duration a load generator may take to answer before it is taken to hang, in seconds. */
+const LOAD_ANSWER_GRACE_S = 120;
+
 /**
  * Runs one load job in a fresh load-generator process and returns its result.
- * @throws Error when the generator fails or exits without answering.
+ * @throws Error when the generator fails, exits without answering, or has not answered
+ *   {@link LOAD_ANSWER_GRACE_S} seconds after its job's duration (it is then killed, so a hung generator cannot hold
+ *   up a whole run).
  */
 export async function runLoad(job: HttpLoadJob): Promise<HttpLoadResult>;
 export async function runLoad(job: AcceptanceLoadJob): Promise<AcceptanceLoadResult>;
 export async function runLoad(job: LoadJob): Promise<LoadResult> {
   const child = fork(path.join(__dirname, 'load-generator.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const answer = firstMessage<LoadResult | ChildFailure>(child, 'the load generator');
+  const limitS = job.seconds + LOAD_ANSWER_GRACE_S;
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the load generator did not answer within ${limitS} s of starting a ${job.seconds} s job (killed)`));
+    }, limitS * 1000);
+  });
   child.send(job);
-  const result = await answer;
+  const result = await Promise.race([answer, hung]).finally(() => clearTimeout(timer));
   if (isFailure(result)) throw new Error(`load generator: ${result.message}`);
   if (result.kind !== job.kind) throw new Error(`load generator answered ${result.kind} to a ${job.kind} job`);
   return result;
