@@ -142,6 +142,15 @@ const built = existsSync(cliMain());
     const v = await svcVerify(r, service.rpcUrl, dir, ['--wait-finalized']);
     expect(v.verdict).toBe('INVALID');
     expect(Date.now() - started).toBeLessThan(20_000);
+    // Written before the file, the flag takes no value from it: the file is still the receipt to verify.
+    const file = path.join(dir, 'flag-first-receipt.json');
+    writeFileSync(file, JSON.stringify(r));
+    const flagFirst = await exec(process.execPath, [cliMain(), 'verify', '--wait-finalized', file, '--rpc', service.rpcUrl, '--json']).then(
+      () => ({ code: 0, stdout: '' }),
+      (err: { code: number; stdout: string }) => ({ code: err.code, stdout: err.stdout }),
+    );
+    expect(flagFirst.code).toBe(1);
+    expect(JSON.parse(flagFirst.stdout)).toMatchObject({ verdict: 'INVALID' });
   });
 
   it('a text starting with two BOMs, with blanks before U+2028/U+2029: its receipt verifies, its public bytes hash to its version', async () => {

@@ -22,6 +22,7 @@ import {
 } from './operations';
 import { Output } from './output';
 import { UsageError } from './usage-error';
+import { operandsBeforeOptionalValues } from './optional-values';
 
 // Everything the CLI writes (key pairs, sessions, receipts, the demo's and rebuilt read models in DATA_DIR) is owner-only.
 process.umask(OWNER_ONLY_UMASK);
@@ -544,4 +545,5 @@ program
     }),
   );
 
-void program.parseAsync(process.argv);
+// `svc verify --wait-finalized receipt.json` and `svc receipt --wait <id>` read the word after the flag as the operand.
+void program.parseAsync(operandsBeforeOptionalValues(process.argv, ['--wait', '--wait-finalized']));
