@@ -359,6 +359,22 @@ const built = existsSync(cliMain());
     }
   });
 
+  it('svc says a service it cannot reach is unreachable: exit 1, with --json the code service_unreachable', async () => {
+    // A port that was free a moment ago: nothing listens there.
+    const probe = http.createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const api = `http://127.0.0.1:${port}`;
+    const answer = await exec(process.execPath, [cliMain(), 'receipt', 'ab'.repeat(32), '--api', api, '--json']).then(
+      () => ({ code: 0, stdout: '', stderr: '' }),
+      (err: { code: number; stdout: string; stderr: string }) => err,
+    );
+    expect(answer.code).toBe(1);
+    expect(answer.stderr).toBe(`error: cannot reach the service at ${api} (ECONNREFUSED): is it running, and is --api right?\n`);
+    expect(JSON.parse(answer.stdout)).toEqual({ error: { code: 'service_unreachable', message: `cannot reach the service at ${api} (ECONNREFUSED): is it running, and is --api right?` } });
+  });
+
   it('svc accept tells a batched acceptance is pending its batch, rather than printing a null transaction and fee', async () => {
     const batched = await publishedDocument(service, [1], 'batched-terms');
     await batched.dashboard.request('PATCH', `/v1/organizations/${batched.organization.id}/settings`, { evidenceMode: 'MERKLE_BATCHED' });

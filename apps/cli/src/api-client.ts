@@ -9,6 +9,18 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * No HTTP answer from the service at all (connection refused, unknown host, reset …): `--json` prints its code
+ * `service_unreachable`. `reason` is the network error's code (`ECONNREFUSED`, `ENOTFOUND` …) or message.
+ */
+export class ServiceUnreachableError extends Error {
+  override readonly name = 'ServiceUnreachableError';
+  readonly code = 'service_unreachable';
+  constructor(readonly base: string, readonly reason: string, options?: ErrorOptions) {
+    super(`cannot reach the service at ${base} (${reason}): is it running, and is --api right?`, options);
+  }
+}
+
 /** A dashboard session kept between CLI runs (cookie values are secrets: the file is mode 0600). */
 export interface StoredSession {
   api: string;
@@ -89,7 +101,7 @@ export class ApiClient {
     } catch (err) {
       // fetch says only "fetch failed"; the reason (ECONNREFUSED, ENOTFOUND …) is its cause.
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      throw new Error(`cannot reach the service at ${this.base} (${cause?.code ?? cause?.message ?? (err as Error).message}): is it running, and is --api right?`, { cause: err });
+      throw new ServiceUnreachableError(this.base, cause?.code ?? cause?.message ?? (err as Error).message, { cause: err });
     }
     const text = await response.text();
     return { response, text };

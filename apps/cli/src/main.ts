@@ -6,7 +6,7 @@ import type { KeyPairSigner } from '@solana/kit';
 import { httpUrlProblem, keyFilesReadableByOthers, OWNER_ONLY_UMASK } from '@svc/config';
 import { generateKeypairFile, LedgerError, LedgerErrorCode, loadKeypairSigner, RpcLedger, toSignature } from '@svc/ledger';
 import { isEffectiveAt, serializeReceipt, verifyReceipt, type VerificationReport } from '@svc/evidence';
-import { ApiClient, ApiError, loadSession, saveSession } from './api-client';
+import { ApiClient, ApiError, loadSession, saveSession, ServiceUnreachableError } from './api-client';
 import { runDemo } from './demo';
 import { rebuildProjections } from './rebuild';
 import {
@@ -171,6 +171,7 @@ async function readDocumentFile(file: string): Promise<string> {
 function errorCode(err: unknown): string {
   if (err instanceof ApiError) return err.code;
   if (err instanceof UsageError) return 'invalid_command_line';
+  if (err instanceof ServiceUnreachableError) return err.code;
   if (err instanceof LedgerError) return `ledger_${err.code}`;
   // A ledger error said again in plain words (paidBy) keeps the ledger's code.
   if (err instanceof Error && err.cause instanceof LedgerError) return `ledger_${err.cause.code}`;
