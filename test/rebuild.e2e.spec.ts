@@ -98,7 +98,11 @@ async function stoppedServiceData() {
     const row = log.prepare("SELECT position, stream_id AS streamId, data FROM events WHERE type = 'AcceptanceSubmitted'").get() as { position: number; streamId: string; data: string };
     const data = JSON.parse(row.data) as Record<string, unknown>;
     log.prepare('UPDATE events SET data = ? WHERE position = ?').run(JSON.stringify({ ...data, requestDomain: 'evil.example' }), row.position);
+    // A second one further on: the check of the whole log names it too.
+    const last = log.prepare('SELECT position, metadata FROM events ORDER BY position DESC LIMIT 1').get() as { position: number; metadata: string };
+    log.prepare('UPDATE events SET metadata = ? WHERE position = ?').run(JSON.stringify({ ...JSON.parse(last.metadata), actor: 'someone:else' }), last.position);
     log.close();
+    expect(last.position).toBeGreaterThan(row.position);
 
     const rebuild = (...extra: string[]) =>
       exec(process.execPath, [cli, 'rebuild-projections', 'acceptances', '--data-dir', dataDir, '--json', ...extra], { env: process.env }).then(
@@ -110,6 +114,7 @@ async function stoppedServiceData() {
     const refused = await rebuild();
     expect(refused?.code).toBe(1);
     expect(refused?.stderr).toMatch(new RegExp(`fails its check, so no read model was touched: .*position ${row.position}\\) refused: hash_mismatch`));
+    expect(refused?.stderr).toContain(`(and 1 more bad event after it, at positions ${last.position})`);
     expect(await readModels(dataDir)).toEqual(before);
     // Told to skip that check, the replay itself stops at the event.
     const failed = await rebuild('--skip-log-check');

@@ -147,7 +147,8 @@ export interface EventStore {
    * fault found is also kept in {@link EventStore.integrityFaults}. Optional (SQLite only: EventStoreDB has no
    * global chain).
    * @returns events found good (the event before a broken link is not: it may be the edited one), the last good
-   *   position, and the first bad event if any.
+   *   position, and the bad events in log order (none when every event is good): the check goes on past each bad
+   *   event, checking the next against its stored hash, and stops at the 100th.
    * @throws Error when the log cannot be read at all (a damaged database page, an I/O error): no verdict on any
    *   event, and not a pass; the signal's reason when `options.signal` aborts the check.
    */
@@ -158,7 +159,7 @@ export interface EventStore {
     flatOut?: boolean;
     /** Stops the check (at shutdown). */
     signal?: AbortSignal;
-  }): Promise<{ checked: number; through: bigint; fault?: EventIntegrityError }>;
+  }): Promise<{ checked: number; through: bigint; faults: readonly EventIntegrityError[] }>;
   /**
    * Durable catch-up subscription: delivers every event after `options.after`,
    * then live events as they are appended. Stops for good (see {@link Subscription.failure}) when a

@@ -35,12 +35,29 @@ export type ReadAheadMessage =
   /** Verify-only: `count` events found good so far, through position `through` (decimal). */
   | { kind: 'checked'; count: number; through: string }
   | { kind: 'end' }
+  /** Verify-only: a stored event that failed its check (the check goes on past it). */
+  | { kind: 'fault'; integrity: IntegrityFields }
   | {
       kind: 'error';
       message: string;
       /** Set when a stored event failed its check: the fields of its EventIntegrityError. */
-      integrity?: { streamId: string; position: bigint; revision: bigint; eventId: string; reason: EventIntegrityError['reason']; detail: string };
+      integrity?: IntegrityFields;
     };
+
+/** The fields of an EventIntegrityError, as they cross between threads. */
+export interface IntegrityFields {
+  streamId: string;
+  position: bigint;
+  revision: bigint;
+  eventId: string;
+  reason: EventIntegrityError['reason'];
+  detail: string;
+}
+
+/** The fields of `fault` to post to the starting thread. */
+function integrityFields(fault: EventIntegrityError): IntegrityFields {
+  return { streamId: fault.streamId, position: fault.position, revision: fault.revision, eventId: fault.eventId, reason: fault.reason, detail: fault.detail };
+}
 
 /** An error's text for the starting thread, with SQLite's code (a thrown SqliteError reaches it without its message). */
 function describe(err: unknown): string {
@@ -76,10 +93,7 @@ function run(data: ReadAheadWorkerData): void {
         // The good events read with the bad one go first, as a page of their own.
         const before = err instanceof EventIntegrityError ? err.checkedBefore?.filter((e) => e.position <= upTo) : undefined;
         if (before && before.length > 0) emit(before);
-        const integrity =
-          err instanceof EventIntegrityError
-            ? { streamId: err.streamId, position: err.position, revision: err.revision, eventId: err.eventId, reason: err.reason, detail: err.detail }
-            : undefined;
+        const integrity = err instanceof EventIntegrityError ? integrityFields(err) : undefined;
         port.postMessage({ kind: 'error', message: describe(err), integrity } satisfies ReadAheadMessage);
         break;
       }
@@ -124,18 +138,16 @@ function check(data: ReadAheadWorkerData): void {
   try {
     db = new Database(data.file, { readonly: true, fileMustExist: true });
     const pages = checkLogChain(db, BigInt(data.upTo), data.pageSize);
+    let posted = 0;
     for (;;) {
       const started = performance.now();
       const step = pages.next();
       if (step.done) {
-        const fault = step.value;
-        if (!fault) port.postMessage({ kind: 'end' } satisfies ReadAheadMessage);
-        else {
-          const integrity = { streamId: fault.streamId, position: fault.position, revision: fault.revision, eventId: fault.eventId, reason: fault.reason, detail: fault.detail };
-          port.postMessage({ kind: 'error', message: fault.message, integrity } satisfies ReadAheadMessage);
-        }
+        port.postMessage({ kind: 'end' } satisfies ReadAheadMessage);
         return;
       }
+      for (const fault of step.value.faults.slice(posted)) port.postMessage({ kind: 'fault', integrity: integrityFields(fault) } satisfies ReadAheadMessage);
+      posted = step.value.faults.length;
       port.postMessage({ kind: 'checked', count: step.value.checked, through: String(step.value.through) } satisfies ReadAheadMessage);
       // At most CHECK_DUTY of one core: the priority alone did not keep it from slowing the service's reads.
       if (data.throttle !== false) Atomics.wait(pause, 0, 0, ((performance.now() - started) * (1 - CHECK_DUTY)) / CHECK_DUTY);

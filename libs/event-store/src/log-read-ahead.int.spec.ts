@@ -74,23 +74,30 @@ describe('SqliteEventStore.readAllAhead (built module, worker thread)', () => {
     expect(Object.keys(failure as object).sort()).toEqual(Object.keys(new SourceIntegrityError('s', 0n, 0n, 'i', 'schema', 'd')).sort());
   });
 
-  it('checkLog checks every event on the worker thread: a clean log passes, a row removed where no reader goes is found', async () => {
+  it('checkLog checks every event on the worker thread: a clean log passes; a row removed and a row edited where no reader goes are both found', async () => {
     const all = await store.readAll();
     const progress: number[] = [];
-    expect(await store.checkLog({ onProgress: (checked: number) => progress.push(checked) })).toEqual({ checked: 75, through: all[74]!.position });
+    expect(await store.checkLog({ onProgress: (checked: number) => progress.push(checked) })).toEqual({ checked: 75, through: all[74]!.position, faults: [] });
     expect(progress.at(-1)).toBe(75);
     expect(store.integrityFaults()).toEqual([]);
 
     const db = new Database(file);
     db.prepare('DELETE FROM events WHERE position = ?').run(all[50]!.position);
+    db.prepare('UPDATE events SET data = ? WHERE position = ?').run(JSON.stringify({ thingId: 'forged', n: 0 }), all[60]!.position);
     db.close();
     const outcome = await store.checkLog();
-    // The row after the gap no longer links to the row before it, which may then be an edited one: everything before
-    // that row is good.
-    expect(outcome).toMatchObject({ checked: 49, through: all[48]!.position });
-    expect(outcome.fault).toBeInstanceOf(built.EventIntegrityError);
-    expect(outcome.fault).toMatchObject({ position: all[51]!.position, reason: 'broken_link' });
-    expect(store.integrityFaults()).toEqual([outcome.fault]);
+    // The row after the gap no longer links to the row before it, which may then be an edited one; the edited row
+    // fails its hash, and puts the row before it in doubt the same way. The check goes on past each: every other row
+    // is good, up to the last.
+    expect(outcome.faults).toHaveLength(2);
+    for (const fault of outcome.faults) expect(fault).toBeInstanceOf(built.EventIntegrityError);
+    expect(outcome.faults).toMatchObject([
+      { position: all[51]!.position, reason: 'broken_link' },
+      { position: all[60]!.position, reason: 'hash_mismatch' },
+    ]);
+    const good = all.filter((_, i) => ![49, 50, 51, 59, 60].includes(i));
+    expect(outcome).toMatchObject({ checked: good.length, through: all[74]!.position });
+    expect(store.integrityFaults()).toEqual(outcome.faults);
   });
 
   it('checkLog rejects, naming SQLite’s reason, when a page of the file cannot be read (no verdict, no pass)', async () => {

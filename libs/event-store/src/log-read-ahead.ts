@@ -91,8 +91,11 @@ export interface LogCheckOutcome {
   checked: number;
   /** Position of the last good event (`-1n`: none). */
   through: bigint;
-  /** The first event that failed its check, if any (the check stops there). */
-  fault?: EventIntegrityError;
+  /**
+   * The events that failed their check, in log order (none: every event is good). The check goes on past each one,
+   * and stops at the 100th (`MAX_LOG_CHECK_FAULTS`, sqlite-rows.ts).
+   */
+  faults: EventIntegrityError[];
 }
 
 /**
@@ -126,6 +129,7 @@ export async function verifyLogOnThread(
   const worker = new Worker(THREAD_MODULE, { workerData: data });
   let checked = 0;
   let through = -1n;
+  const faults: EventIntegrityError[] = [];
   try {
     return await new Promise<LogCheckOutcome>((resolve, reject) => {
       worker.on('message', (message: ReadAheadMessage) => {
@@ -133,12 +137,11 @@ export async function verifyLogOnThread(
           checked = message.count;
           through = BigInt(message.through);
           options.onProgress?.(checked, through);
-        } else if (message.kind === 'end') resolve({ checked, through });
-        else if (message.kind === 'error') {
+        } else if (message.kind === 'fault') {
           const i = message.integrity;
-          if (!i) reject(new Error(message.message));
-          else resolve({ checked, through, fault: new EventIntegrityError(i.streamId, i.position, i.revision, i.eventId, i.reason, i.detail) });
-        }
+          faults.push(new EventIntegrityError(i.streamId, i.position, i.revision, i.eventId, i.reason, i.detail));
+        } else if (message.kind === 'end') resolve({ checked, through, faults });
+        else if (message.kind === 'error') reject(new Error(message.message));
       });
       worker.on('error', (err) => reject(new Error(`the log checker thread failed: ${err.message}`)));
       worker.on('exit', (code) => reject(new Error(`the log checker thread exited (code ${code})`)));

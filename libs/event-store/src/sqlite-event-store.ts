@@ -410,7 +410,7 @@ export class SqliteEventStore implements EventStore {
   async checkLog(options: LogCheckOptions = {}): Promise<LogCheckOutcome> {
     this.assertOpen();
     const head = this.headSync();
-    let outcome: LogCheckOutcome = { checked: 0, through: -1n };
+    let outcome: LogCheckOutcome = { checked: 0, through: -1n, faults: [] };
     if (this.file !== ':memory:' && canReadLogAhead()) {
       outcome = await verifyLogOnThread(this.file, this.readPath, head, options);
     } else {
@@ -419,15 +419,15 @@ export class SqliteEventStore implements EventStore {
         options.signal?.throwIfAborted();
         const step = pages.next();
         if (step.done) {
-          outcome = { ...outcome, fault: step.value };
+          outcome = { ...outcome, faults: step.value };
           break;
         }
-        outcome = { checked: step.value.checked, through: step.value.through };
+        outcome = { checked: step.value.checked, through: step.value.through, faults: [] };
         options.onProgress?.(outcome.checked, outcome.through);
         await new Promise((resolve) => setImmediate(resolve));
       }
     }
-    if (outcome.fault) this.faults.note(outcome.fault);
+    for (const fault of outcome.faults) this.faults.note(fault);
     return outcome;
   }
 

@@ -137,11 +137,12 @@ describe('SQLite tamper evidence', () => {
     try {
       const s = streamId('check');
       await store.append(s, [thing(0), thing(1), thing(2), thing(3)], 'no_stream');
-      expect(await store.checkLog()).toEqual({ checked: 4, through: 4n });
+      expect(await store.checkLog()).toEqual({ checked: 4, through: 4n, faults: [] });
       behindTheBack(file, 'UPDATE events SET data = ? WHERE position = 3', JSON.stringify({ thingId: 't-2', n: 7 }));
-      // Row 3 fails its hash, so its link no longer vouches for row 2 either: row 1 is the last one found good.
+      // Row 3 fails its hash, so its link no longer vouches for row 2 either; row 4 links to row 3's stored hash and is
+      // the last: rows 1 and 4 are the ones found good.
       const outcome = await store.checkLog();
-      expect(outcome).toMatchObject({ checked: 1, through: 1n, fault: { position: 3n, reason: 'hash_mismatch' } });
+      expect(outcome).toMatchObject({ checked: 2, through: 4n, faults: [{ position: 3n, reason: 'hash_mismatch' }] });
       const handled: bigint[] = [];
       const sub = store.subscribeToAll(async (e) => void handled.push(e.position));
       await rejectionOf(sub.caughtUpTo(4n));
@@ -176,7 +177,8 @@ describe('SQLite tamper evidence', () => {
       expect(await rejectionOf(sub.caughtUpTo(6n))).toMatchObject({ position: 5n, reason: 'hash_mismatch' });
       await sub.stop();
       expect(handled).toEqual([0, 1, 2]);
-      expect(await store.checkLog()).toMatchObject({ checked: 3, through: 3n, fault: { position: 5n, reason: 'hash_mismatch' } });
+      // Row 5 fails its hash (it was re-pointed), row 4 before it is in doubt, row 6 links to row 5's stored hash.
+      expect(await store.checkLog()).toMatchObject({ checked: 4, through: 6n, faults: [{ position: 5n, reason: 'hash_mismatch' }] });
     } finally {
       await store.close();
     }

@@ -163,39 +163,46 @@ export function checkSuccessorLink(row: EventRow): void {
   );
 }
 
+/** Most bad events one check of the whole log lists: it stops at this many (a log that bad needs no longer list). */
+export const MAX_LOG_CHECK_FAULTS = 100;
+
 /**
  * Checks adjacent rows of the log, in position order, by hash and link only ({@link checkRowChain}), page after page.
  * A row counts as good once the row after it links to it (or it is the last row checked, {@link finish}): a row
  * edited with its own hash recomputed shows only in the next row's link, so the row before a broken link is never
- * counted.
+ * counted. A bad row does not end the check: the next row is checked against the bad row's stored hash, so every
+ * edit, removal or insertion further on is found as well, each where it is.
  */
 export class LogChainCheck {
   /** Rows found good. */
   checked = 0;
   /** Position of the last row found good (`-1n`: none). */
   through = -1n;
+  /** The bad rows found so far, in log order. */
+  readonly faults: EventIntegrityError[] = [];
   private pending: bigint | null = null;
 
   /** @param previous the hash of the row before the first one fed (null: the first is the first of the log). */
   constructor(private previous: unknown) {}
 
-  /** Checks the next rows. @returns the first fault (stop there), or undefined. */
-  feed(rows: readonly EventRow[]): EventIntegrityError | undefined {
+  /** Checks the next rows, up to the row that makes {@link MAX_LOG_CHECK_FAULTS} faults. @returns whether to go on. */
+  feed(rows: readonly EventRow[]): boolean {
     for (const row of rows) {
       try {
         checkRowChain(row, 'log', this.previous);
+        this.confirmPending();
+        this.pending = BigInt(row.position);
       } catch (err) {
         if (!(err instanceof EventIntegrityError)) throw err;
         // A row failing its hash or its link puts the row before it in doubt too: only this row's link vouched for
         // it, and that link is worth nothing now (checkedRun).
         this.pending = null;
-        return err;
+        this.faults.push(err);
+        if (this.faults.length >= MAX_LOG_CHECK_FAULTS) return false;
       }
-      this.confirmPending();
-      this.pending = BigInt(row.position);
       this.previous = row.hash;
     }
-    return undefined;
+    return true;
   }
 
   /** The last row fed was the last to check: nothing after it vouches for it (README "Limits"). */
@@ -214,27 +221,27 @@ export class LogChainCheck {
 /**
  * Checks the chain of the log of `db` from its first row up to position `upTo`, a page of `pageSize` rows at a time
  * ({@link LogChainCheck}), yielding the check after each page so that the caller paces it (a worker thread sleeps, the
- * event loop takes a turn) and reports progress.
- * @returns the first fault, or undefined once every row up to `upTo` is found good.
+ * event loop takes a turn) and reports progress and faults as they are found.
+ * @returns the bad rows found (none: every row up to `upTo` is good), at most {@link MAX_LOG_CHECK_FAULTS}; the check
+ *   stops at the last of those.
  */
-export function* checkLogChain(db: Database.Database, upTo: bigint, pageSize: number): Generator<LogChainCheck, EventIntegrityError | undefined> {
+export function* checkLogChain(db: Database.Database, upTo: bigint, pageSize: number): Generator<LogChainCheck, EventIntegrityError[]> {
   const page = db.prepare<[bigint, bigint, number], EventRow>(selectChainColumns('WHERE e.position > ? AND e.position <= ? ORDER BY e.position ASC LIMIT ?'));
   const chain = new LogChainCheck(null);
   let after = -1n;
   for (;;) {
     const rows = page.all(after, upTo, pageSize);
     if (rows.length === 0) break;
-    const fault = chain.feed(rows);
-    if (fault) {
-      yield chain; // how far it got, then the fault
-      return fault;
+    if (!chain.feed(rows)) {
+      yield chain; // how far it got, with its last fault
+      return chain.faults;
     }
     after = BigInt(rows[rows.length - 1]!.position);
     yield chain;
   }
   chain.finish();
   yield chain;
-  return undefined;
+  return chain.faults;
 }
 
 /** A stored hash (64 lowercase hex characters); anything else reads as missing. */

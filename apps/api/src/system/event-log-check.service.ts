@@ -5,8 +5,8 @@ import { EVENT_STORE, type EventIntegrityError, type EventStore } from '@svc/eve
 /** How far the check of the whole event log made at start-up went (`GET /ready`, docs/api.md "Service endpoints"). */
 export interface EventLogCheckStatus {
   /**
-   * `off`: not configured or not offered by the store; `running`; `passed`: every event good; `failed`: an event
-   * failed its check (see the faults); `error`: the log could not be read through (a damaged database page, an I/O
+   * `off`: not configured or not offered by the store; `running`; `passed`: every event good; `failed`: one event or
+   * more failed their check (see the faults; the check goes on past each); `error`: the log could not be read through (a damaged database page, an I/O
    * error; the reason is in `error` and the service's log).
    */
   state: 'off' | 'running' | 'passed' | 'failed' | 'error';
@@ -49,11 +49,14 @@ export class EventLogCheck implements OnApplicationBootstrap, BeforeApplicationS
         },
       })
       .then(
-        ({ checked, through, fault }) => {
-          this.current = { state: fault ? 'failed' : 'passed', checked, through: through.toString() };
+        ({ checked, through, faults }) => {
+          this.current = { state: faults.length > 0 ? 'failed' : 'passed', checked, through: through.toString() };
           const seconds = ((performance.now() - started) / 1000).toFixed(1);
-          if (fault) this.logger.error(`event log check failed after ${checked} good events (${seconds} s): ${fault.message}`);
-          else this.logger.log(`event log checked: ${checked} events through position ${through} in ${seconds} s, every one good`);
+          if (faults.length === 0) this.logger.log(`event log checked: ${checked} events through position ${through} in ${seconds} s, every one good`);
+          else {
+            this.logger.error(`event log check failed (${seconds} s): ${faults.length} bad event${faults.length === 1 ? '' : 's'}, ${checked} good`);
+            for (const fault of faults) this.logger.error(`event log check: ${fault.message}`);
+          }
         },
         (err: unknown) => {
           if (this.stop.signal.aborted) return; // stopped at shutdown: no verdict
