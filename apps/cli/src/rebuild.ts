@@ -112,12 +112,12 @@ async function rebuildClaimed(config: AppConfig, chosen: string[], options: { sk
     // their links recomputed shows only where the rewritten run meets the original. So the whole chain is checked
     // first, and read models are left as they are when it fails (libs/event-store/README.md "Tamper evidence").
     const check = options.skipLogCheck ? undefined : await eventStore.checkLog?.({ flatOut: true });
-    const [first, ...others] = check?.faults ?? [];
-    if (first) {
+    if (check && check.faults.length > 0) {
+      const [first, ...others] = check.faults;
       const more = others.length === 0 ? '' : ` (and ${others.length} more bad event${others.length === 1 ? '' : 's'} after it, at positions ${others.map((f) => f.position).join(', ')})`;
       throw new Error(
-        `the event log fails its check, so no read model was touched: ${first.message}${more}. ` +
-          `${check!.checked} events are good. Restore the log from a backup (docs/architecture.md "Events on disk")`,
+        `the event log fails its check, so no read model was touched: ${first!.message}${more}. ` +
+          `${check.checked} events are good. Restore the log from a backup (docs/architecture.md "Events on disk")`,
       );
     }
     if (lostLease) throw leaseLost();

@@ -148,7 +148,7 @@ export interface EventStore {
    * global chain).
    * @returns events found good (the event before a broken link is not: it may be the edited one), the last good
    *   position, and the bad events in log order (none when every event is good): the check goes on past each bad
-   *   event, checking the next against its stored hash, and stops at the 100th.
+   *   event, checking the next against its stored hash, and stops at the {@link MAX_INTEGRITY_FAULTS}th.
    * @throws Error when the log cannot be read at all (a damaged database page, an I/O error): no verdict on any
    *   event, and not a pass; the signal's reason when `options.signal` aborts the check.
    */

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { upcastStored, type ReadPath } from './event-decoding';
-import { EventIntegrityError, type StoredEvent } from './event-store.port';
+import { EventIntegrityError, type MAX_INTEGRITY_FAULTS, type StoredEvent } from './event-store.port';
 import type { ReadAheadMessage, ReadAheadWorkerData } from './log-read-ahead-thread';
 
 /** The worker's module as built; absent when the code runs from its TypeScript sources (tests). */
@@ -93,7 +93,7 @@ export interface LogCheckOutcome {
   through: bigint;
   /**
    * The events that failed their check, in log order (none: every event is good). The check goes on past each one,
-   * and stops at the 100th (`MAX_LOG_CHECK_FAULTS`, sqlite-rows.ts).
+   * and stops at the {@link MAX_INTEGRITY_FAULTS}th (16).
    */
   faults: EventIntegrityError[];
 }

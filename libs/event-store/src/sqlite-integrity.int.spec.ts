@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
 import { EventSchemaRegistry } from './event-schema-registry';
-import { EventIntegrityError, type EventStore, type EventUpcaster, type StoredEvent } from './event-store.port';
+import { EventIntegrityError, MAX_INTEGRITY_FAULTS, type EventStore, type EventUpcaster, type StoredEvent } from './event-store.port';
 import { SqliteEventStore, type SqliteEventStoreOptions } from './sqlite-event-store';
 import { hashOfRow, type EventRow } from './sqlite-rows';
 import { FAST_RETRY, FIXTURE_SCHEMAS_DIR, fixtureSchemas as schemas, fixtureUpcast, meta, other, rejectionOf, streamId, thing, type LogLine } from './testing/fixtures';
@@ -148,6 +148,25 @@ describe('SQLite tamper evidence', () => {
       await rejectionOf(sub.caughtUpTo(4n));
       await sub.stop();
       expect(handled).toEqual([1n]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('checkLog lists bad events up to MAX_INTEGRITY_FAULTS and stops at the last of them', async () => {
+    const file = fileFor('many-faults');
+    const store = open(file);
+    try {
+      const s = streamId('many');
+      await store.append(s, Array.from({ length: 40 }, (_, i) => thing(i)), 'no_stream');
+      // Every other row from position 3 on: 19 bad rows, each found by its own hash.
+      for (let p = 3; p <= 39; p += 2) behindTheBack(file, 'UPDATE events SET data = ? WHERE position = ?', JSON.stringify({ thingId: 'forged', n: p }), p);
+      const outcome = await store.checkLog();
+      expect(outcome.faults.map((f) => f.position)).toEqual(Array.from({ length: MAX_INTEGRITY_FAULTS }, (_, i) => BigInt(3 + 2 * i)));
+      expect(outcome.faults.every((f) => f.reason === 'hash_mismatch')).toBe(true);
+      // Rows 1 and 2 precede the first bad one and row 2 is in doubt; every bad row puts the row before it in doubt.
+      expect(outcome).toMatchObject({ checked: 1, through: 1n });
+      expect(store.integrityFaults()).toEqual(outcome.faults);
     } finally {
       await store.close();
     }

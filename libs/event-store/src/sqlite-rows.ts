@@ -10,7 +10,7 @@
 import type Database from 'better-sqlite3';
 import { decodeEvent, integrityError, parseStoredJson, type ReadPath } from './event-decoding';
 import { GENESIS_HASH, sqliteRowHash } from './event-hash';
-import { EventIntegrityError, type StoredEvent } from './event-store.port';
+import { EventIntegrityError, MAX_INTEGRITY_FAULTS, type StoredEvent } from './event-store.port';
 
 /** The stored columns a row's hash covers (besides its links). */
 export interface RowContent {
@@ -163,9 +163,6 @@ export function checkSuccessorLink(row: EventRow): void {
   );
 }
 
-/** Most bad events one check of the whole log lists: it stops at this many (a log that bad needs no longer list). */
-export const MAX_LOG_CHECK_FAULTS = 100;
-
 /**
  * Checks adjacent rows of the log, in position order, by hash and link only ({@link checkRowChain}), page after page.
  * A row counts as good once the row after it links to it (or it is the last row checked, {@link finish}): a row
@@ -185,7 +182,10 @@ export class LogChainCheck {
   /** @param previous the hash of the row before the first one fed (null: the first is the first of the log). */
   constructor(private previous: unknown) {}
 
-  /** Checks the next rows, up to the row that makes {@link MAX_LOG_CHECK_FAULTS} faults. @returns whether to go on. */
+  /**
+   * Checks the next rows, up to the row that makes {@link MAX_INTEGRITY_FAULTS} faults (as many as readiness lists; a
+   * log that bad needs restoring, not a longer list). @returns whether to go on.
+   */
   feed(rows: readonly EventRow[]): boolean {
     for (const row of rows) {
       try {
@@ -198,7 +198,7 @@ export class LogChainCheck {
         // it, and that link is worth nothing now (checkedRun).
         this.pending = null;
         this.faults.push(err);
-        if (this.faults.length >= MAX_LOG_CHECK_FAULTS) return false;
+        if (this.faults.length >= MAX_INTEGRITY_FAULTS) return false;
       }
       this.previous = row.hash;
     }
@@ -222,7 +222,7 @@ export class LogChainCheck {
  * Checks the chain of the log of `db` from its first row up to position `upTo`, a page of `pageSize` rows at a time
  * ({@link LogChainCheck}), yielding the check after each page so that the caller paces it (a worker thread sleeps, the
  * event loop takes a turn) and reports progress and faults as they are found.
- * @returns the bad rows found (none: every row up to `upTo` is good), at most {@link MAX_LOG_CHECK_FAULTS}; the check
+ * @returns the bad rows found (none: every row up to `upTo` is good), at most {@link MAX_INTEGRITY_FAULTS}; the check
  *   stops at the last of those.
  */
 export function* checkLogChain(db: Database.Database, upTo: bigint, pageSize: number): Generator<LogChainCheck, EventIntegrityError[]> {
