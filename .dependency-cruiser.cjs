@@ -58,6 +58,17 @@ module.exports = {
       to: { path: '^libs/[^/]+/src/', pathNot: '^libs/[^/]+/src/index\\.ts$' },
     },
     {
+      name: 'cli-loads-the-service-on-demand',
+      comment:
+        'svc verify, accept, receipt and the other client commands start without loading the stores, projections or Nest: only the commands that run them (rebuild-projections, demo) import those, when asked for.',
+      severity: 'error',
+      from: { path: '^apps/cli/src/', pathNot: '^apps/cli/src/(rebuild|demo|service-process)\\.ts$' },
+      to: {
+        path: '^(libs/(event-store|read-store|application|http)/|projections/|apps/cli/src/(rebuild|demo|service-process)\\.ts$)|node_modules/(@nestjs|mongodb|@eventstore)',
+        dynamic: false,
+      },
+    },
+    {
       name: 'no-circular',
       severity: 'warn',
       from: {},

@@ -1,4 +1,4 @@
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, openSync, writeFileSync } from 'node:fs';
 import * as http from 'node:http';
@@ -275,8 +275,14 @@ const built = existsSync(cliMain());
     // A verdict that cannot be written (stdout on a full disk) is no verdict: exit 2 with one line, not a stack trace.
     const file = path.join(dir, 'receipt-for-dev-full.json');
     writeFileSync(file, serializeReceipt(receipt));
-    const full = spawnSync(process.execPath, [cliMain(), 'verify', file, '--rpc', service.rpcUrl], { stdio: ['ignore', openSync('/dev/full', 'w'), 'pipe'], encoding: 'utf8' });
-    expect({ status: full.status, stderr: full.stderr }).toEqual({ status: 2, stderr: 'error: cannot write the output: ENOSPC\n' });
+    // Spawned without blocking this process, which serves the ledger endpoint the verification reads.
+    const full = await new Promise<{ status: number | null; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [cliMain(), 'verify', file, '--rpc', service.rpcUrl], { stdio: ['ignore', openSync('/dev/full', 'w'), 'pipe'] });
+      let stderr = '';
+      child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      child.on('error', reject).on('close', (status) => resolve({ status, stderr }));
+    });
+    expect(full).toEqual({ status: 2, stderr: 'error: cannot write the output: ENOSPC\n' });
     // An RPC URL with credentials cannot be sent (fetch refuses it): refused without repeating the password.
     const withPassword = await exec(process.execPath, [cliMain(), 'verify', path.join(dir, 'no-such-receipt.json'), '--rpc', 'http://auditor:s3cr3t-pw@127.0.0.1:1/rpc']).catch(
       (err: { code: number; stderr: string; stdout: string }) => err,

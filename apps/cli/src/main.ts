@@ -7,8 +7,6 @@ import { httpUrlProblem, keyFilesReadableByOthers, OWNER_ONLY_UMASK } from '@svc
 import { generateKeypairFile, LedgerError, LedgerErrorCode, loadKeypairSigner, RpcLedger, toSignature } from '@svc/ledger';
 import { isEffectiveAt, serializeReceipt, verifyReceipt, type VerificationReport } from '@svc/evidence';
 import { ApiClient, ApiError, loadSession, saveSession, ServiceUnreachableError } from './api-client';
-import { runDemo } from './demo';
-import { rebuildProjections } from './rebuild';
 import {
   acceptAsWallet,
   createDocumentOnLedger,
@@ -522,6 +520,8 @@ program
   .option('--json', 'machine-readable output')
   .action(
     run(async (names: string[], opts: { dataDir?: string; json?: boolean; skipLogCheck?: boolean }) => {
+      // Loaded when asked for: the stores and projections it runs are most of the service's code.
+      const { rebuildProjections } = await import('./rebuild');
       const rebuilt = await rebuildProjections(names, opts.dataDir, { skipLogCheck: !!opts.skipLogCheck });
       new Output(!!opts.json).result({ rebuilt }, rebuilt.map((r) => `rebuilt ${r.projection} from the log through position ${r.throughPosition}`));
     }),
@@ -536,6 +536,7 @@ program
   .option('--json', 'machine-readable summary')
   .action(
     run(async (opts: { dataDir?: string; port?: number; keepRunning?: boolean; json?: boolean }) => {
+      const { runDemo } = await import('./demo');
       const ok = await runDemo({
         dataDir: path.resolve(opts.dataDir ?? process.env.DATA_DIR ?? './data'),
         port: opts.port,
