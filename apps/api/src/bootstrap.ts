@@ -167,10 +167,12 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
     release();
     throw err;
   }
-  const document = completeOpenApiDocument(SwaggerModule.createDocument(app, openApi, { ignoreGlobalPrefix: true }));
-  // The receipt pages live outside the /api prefix: their paths name the service's base URL as their server.
-  for (const [path, item] of Object.entries(document.paths)) if (path.startsWith('/receipts/')) item.servers = [{ url: config.publicBaseUrl }];
-  app.get(OpenApiDocument).set(document);
+  app.get(OpenApiDocument).set(() => {
+    const document = completeOpenApiDocument(SwaggerModule.createDocument(app, openApi, { ignoreGlobalPrefix: true }));
+    // The receipt pages live outside the /api prefix: their paths name the service's base URL as their server.
+    for (const [path, item] of Object.entries(document.paths)) if (path.startsWith('/receipts/')) item.servers = [{ url: config.publicBaseUrl }];
+    return document;
+  });
   fastify.addHook('onClose', (_instance, done) => {
     release();
     done();

@@ -50,40 +50,64 @@ function describeErrors(errors: ErrorObject[] | null | undefined): string {
 }
 
 /**
- * The JSON Schemas of every stored event type, compiled once (ajv, draft 2020-12, strict mode,
- * ajv-formats). Both event store adapters call it on append and on read.
+ * The JSON Schemas of every stored event type (ajv, draft 2020-12, strict mode, ajv-formats), each compiled on
+ * its first use and kept: a process compiles only the types it meets, and starts without compiling all of them
+ * (about half a second for the repository's schemas). Both event store adapters call it on append and on read.
  *
  * Build it with {@link EventSchemaRegistry.fromDirectory} (or {@link EventSchemaRegistry.fromDefaultDirectory},
- * the repository's `event-schemas/`); construction throws a plain `Error` when a file is misnamed,
- * is not valid JSON, has a mismatched `$id`, or does not compile.
+ * the repository's `event-schemas/`); construction throws a plain `Error` when a file is misnamed, is not valid
+ * JSON, has a mismatched `$id` or is a duplicate; a schema that does not compile throws a plain `Error` on its first
+ * use (the repository's schemas are all compiled by its unit tests).
  */
 export class EventSchemaRegistry {
+  private readonly schemas = new Map<string, Record<string, unknown>>();
   private readonly validators = new Map<string, ValidateFunction>();
-  private readonly validateMetadataFn: ValidateFunction;
+  private compiler: Ajv2020 | null = null;
+  private validateMetadataFn: ValidateFunction | null = null;
 
   /**
    * @param sources one entry per (type, version); duplicates throw. Kept (plain JSON), so that a worker thread can
-   *   compile the same registry.
-   * @throws Error when a schema does not compile or its `$id` does not name it.
+   *   build the same registry.
+   * @throws Error when a schema's `$id` does not name it, or a (type, version) comes twice.
    */
   constructor(readonly sources: readonly EventSchemaSource[]) {
-    const ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true });
-    addFormats(ajv);
-    this.validateMetadataFn = ajv.compile(METADATA_SCHEMA);
     for (const source of sources) {
       const key = EventSchemaRegistry.key(source.type, source.version);
-      if (this.validators.has(key)) throw new Error(`duplicate event schema ${key}`);
+      if (this.schemas.has(key)) throw new Error(`duplicate event schema ${key}`);
       const id = source.schema['$id'];
       const expected = `${source.type}.v${source.version}.json`;
       if (typeof id !== 'string' || !(id === expected || id.endsWith(`/${expected}`) || id.endsWith(`:${expected}`))) {
         throw new Error(`event schema ${key}: $id must name it (end with ${expected}), got ${JSON.stringify(id)}`);
       }
-      try {
-        this.validators.set(key, ajv.compile(source.schema));
-      } catch (err) {
-        throw new Error(`event schema ${key} does not compile: ${(err as Error).message}`);
-      }
+      this.schemas.set(key, source.schema);
     }
+  }
+
+  private ajv(): Ajv2020 {
+    if (!this.compiler) {
+      this.compiler = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true });
+      addFormats(this.compiler);
+    }
+    return this.compiler;
+  }
+
+  /**
+   * The validator of `key`, compiled on first use; undefined for a (type, version) without a schema.
+   * @throws Error when the schema does not compile.
+   */
+  private validator(key: string): ValidateFunction | undefined {
+    const compiled = this.validators.get(key);
+    if (compiled) return compiled;
+    const schema = this.schemas.get(key);
+    if (!schema) return undefined;
+    let validator: ValidateFunction;
+    try {
+      validator = this.ajv().compile(schema);
+    } catch (err) {
+      throw new Error(`event schema ${key} does not compile: ${(err as Error).message}`);
+    }
+    this.validators.set(key, validator);
+    return validator;
   }
 
   /**
@@ -138,14 +162,14 @@ export class EventSchemaRegistry {
 
   /** Whether a schema exists for this type (any version when `version` is omitted). */
   has(type: string, version?: number): boolean {
-    if (version !== undefined) return this.validators.has(EventSchemaRegistry.key(type, version));
-    for (const key of this.validators.keys()) if (key.startsWith(`${type}.v`)) return true;
+    if (version !== undefined) return this.schemas.has(EventSchemaRegistry.key(type, version));
+    for (const key of this.schemas.keys()) if (key.startsWith(`${type}.v`)) return true;
     return false;
   }
 
   /** Every registered `{type, version}`, sorted by type then version. */
   list(): Array<{ type: string; version: number }> {
-    return [...this.validators.keys()]
+    return [...this.schemas.keys()]
       .map((key) => {
         const i = key.lastIndexOf('.v');
         return { type: key.slice(0, i), version: Number(key.slice(i + 2)) };
@@ -155,10 +179,11 @@ export class EventSchemaRegistry {
 
   /**
    * Checks an event's data against `event-schemas/<type>.v<schemaVersion>.json`.
-   * @throws EventSchemaError when the type/version is unknown or the data does not satisfy the schema.
+   * @throws EventSchemaError when the type/version is unknown or the data does not satisfy the schema; Error when
+   *   the schema does not compile.
    */
   validate(type: string, schemaVersion: number, data: unknown): void {
-    const validator = this.validators.get(EventSchemaRegistry.key(type, schemaVersion));
+    const validator = this.validator(EventSchemaRegistry.key(type, schemaVersion));
     if (!validator) throw new EventSchemaError(type, `no schema for ${type} version ${String(schemaVersion)}`);
     if (!validator(data)) throw new EventSchemaError(type, describeErrors(validator.errors));
   }
@@ -169,8 +194,9 @@ export class EventSchemaRegistry {
    * @throws EventSchemaError (with `eventType` = the event's type) when it does not match.
    */
   validateMetadata(type: string, metadata: unknown): asserts metadata is EventMetadata {
-    if (!this.validateMetadataFn(metadata)) {
-      throw new EventSchemaError(type, `metadata: ${describeErrors(this.validateMetadataFn.errors)}`);
+    const check = (this.validateMetadataFn ??= this.ajv().compile(METADATA_SCHEMA));
+    if (!check(metadata)) {
+      throw new EventSchemaError(type, `metadata: ${describeErrors(check.errors)}`);
     }
   }
 

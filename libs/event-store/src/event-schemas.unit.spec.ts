@@ -483,6 +483,35 @@ describe('event-schemas/', () => {
     expect(Object.keys(SAMPLES).sort()).toEqual([...EVENT_TYPES].sort());
   });
 
+  it('compiles every schema of every version (each refuses an empty object as invalid data, not as a schema error)', () => {
+    const fresh = EventSchemaRegistry.fromDirectory(SCHEMA_DIR);
+    const problems = ALL_VERSIONS.flatMap(({ type, version }) => {
+      try {
+        fresh.validate(type, version, {});
+        return [`${type}.v${version}: accepted {}`];
+      } catch (err) {
+        return err instanceof EventSchemaError ? [] : [`${type}.v${version}: ${(err as Error).message}`];
+      }
+    });
+    expect(problems).toEqual([]);
+  });
+
+  it('compiles a schema when first used: a registry with a schema that does not compile is built, and refuses that type only, naming it', () => {
+    const broken = { $id: 'Broken.v1.json', type: 'object', properties: { a: { type: 'no-such-type' } } };
+    const fine = { $id: 'Fine.v1.json', type: 'object', required: ['a'], properties: { a: { type: 'string' } } };
+    const mixed = new EventSchemaRegistry([
+      { type: 'Broken', version: 1, schema: broken },
+      { type: 'Fine', version: 1, schema: fine },
+    ]);
+    expect(mixed.list()).toEqual([
+      { type: 'Broken', version: 1 },
+      { type: 'Fine', version: 1 },
+    ]);
+    expect(() => mixed.validate('Fine', 1, { a: 'x' })).not.toThrow();
+    expect(() => mixed.validate('Fine', 1, {})).toThrow(EventSchemaError);
+    expect(() => mixed.validate('Broken', 1, { a: 'x' })).toThrow(/^event schema Broken\.v1 does not compile: /);
+  });
+
   it('keeps SignInCompleted v1 frozen: the v2 sample without signedAt passes v1, with it fails', () => {
     const { signedAt: _signedAt, ...v1 } = SAMPLES.SignInCompleted;
     expect(() => registry.validate('SignInCompleted', 1, v1)).not.toThrow();

@@ -1,11 +1,10 @@
 import * as path from 'node:path';
-import { MongoReadStore } from './mongo-read-store';
 import type { ReadStore } from './read-store.port';
 import { SqliteReadStore } from './sqlite/sqlite-read-store';
 
 export * from './read-store.port';
 export { SqliteReadStore, type SqliteReadStoreOptions } from './sqlite/sqlite-read-store';
-export { MongoReadStore, DEFAULT_MONGO_DATABASE, databaseFromUrl, type MongoReadStoreOptions } from './mongo-read-store';
+export type { MongoReadStore, MongoReadStoreOptions } from './mongo-read-store';
 export * from './projection';
 export * from './projection-runner';
 export { checkpointsBeyondHead, EventLogBehindCheckpointsError } from './checkpoints-beyond-head';
@@ -41,7 +40,11 @@ export interface ReadStoreUse {
  */
 export async function createReadStore(config: ReadStoreConfig, use: ReadStoreUse = {}): Promise<ReadStore> {
   const url = config.mongodbUrl?.trim();
-  if (url) return MongoReadStore.connect({ url });
+  if (url) {
+    // Loaded only when used: the driver is a tenth of the embedded default's start-up otherwise.
+    const { MongoReadStore } = await import('./mongo-read-store');
+    return MongoReadStore.connect({ url });
+  }
   return SqliteReadStore.open({
     file: path.join(config.dataDir, SQLITE_READ_FILE),
     backgroundCheckpoints: true,
