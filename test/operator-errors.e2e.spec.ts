@@ -124,6 +124,22 @@ const noStack = /\n\s+at /;
     expect(started.stdout).toBe('');
   });
 
+  it('a MongoDB read store or an EventStoreDB log out of reach stops the start in one line naming its variable, never its password', async () => {
+    const closed = await freePort();
+    const mongo = await startApi({ DATA_DIR: dataDir(), PORT: String(await freePort()), MONGODB_URL: `mongodb://auditor:s3cr3t-pw@127.0.0.1:${closed}/svc?serverSelectionTimeoutMS=500` });
+    expect(mongo.code).toBe(2);
+    expect(mongo.stderr).toMatch(
+      new RegExp(`^start-up failed: the MongoDB read store \\(MONGODB_URL\\) cannot be used: connect ECONNREFUSED 127\\.0\\.0\\.1:${closed} \\(MongoServerSelectionError\\); check that the server runs .*\n$`),
+    );
+    const esdb = await startApi({ DATA_DIR: dataDir(), PORT: String(await freePort()), EVENTSTORE_URL: `esdb://auditor:s3cr3t-pw@127.0.0.1:${closed}?tls=false` });
+    expect(esdb.code).toBe(2);
+    expect(esdb.stderr).toMatch(/^start-up failed: the EventStoreDB event log \(EVENTSTORE_URL\) cannot be used: .*ECONNREFUSED.* \(unavailable\); check that the server runs .*\n$/);
+    for (const started of [mongo, esdb]) {
+      expect(started.stderr).not.toMatch(noStack);
+      expect(`${started.stdout}${started.stderr}`).not.toContain('s3cr3t-pw');
+    }
+  });
+
   it('readiness answered 503 by an API replica with no runner is logged without a stack trace', async () => {
     const port = await freePort();
     const replica = spawn(process.execPath, [apiMain()], {

@@ -1,17 +1,17 @@
 import { loadConfig, OfflineWorkRunningError, SecondProcessorRunnerError } from '@svc/config';
-import { checkKeyFiles, RunnerLeaseHeldError, startupFailureLine } from '@svc/application';
+import { checkKeyFiles, RunnerLeaseHeldError, startupFailureLine, type StoreSettings } from '@svc/application';
 import { EventLogBehindCheckpointsError } from '@svc/read-store';
 import { LedgerError, LedgerErrorCode } from '@svc/ledger';
 import { createApp } from './bootstrap';
 
-/** The data directory of the configuration loaded, named by start-up failures. */
-let dataDir = '';
+/** Where the stores of the configuration loaded live, named by start-up failures. */
+let stores: StoreSettings = { dataDir: '' };
 
 async function main(): Promise<void> {
   let config;
   try {
     config = loadConfig();
-    dataDir = config.dataDir;
+    stores = config;
     await checkKeyFiles(config);
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n`);
@@ -56,7 +56,7 @@ void main().catch((err) => {
     process.exit(2);
   }
   // A store file that is not a database it can use: which file holds what, in a line.
-  const unusable = startupFailureLine(err, dataDir);
+  const unusable = startupFailureLine(err, stores);
   if (unusable) {
     process.stderr.write(`${unusable}\n`);
     process.exit(2);

@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { LoggerModule, Logger as PinoLogger } from 'nestjs-pino';
 import { claimDataDir, loadConfig, refuseDuringOfflineWork, refuseSecondProcessorRunner, secureDataDir, type AppConfig } from '@svc/config';
-import { checkKeyFiles, InfrastructureModule, ProcessorsModule, RunnerLeaseHeldError, STARTUP_LOG_OPTIONS, startupFailureLine } from '@svc/application';
+import { checkKeyFiles, InfrastructureModule, ProcessorsModule, RunnerLeaseHeldError, STARTUP_LOG_OPTIONS, startupFailureLine, type StoreSettings } from '@svc/application';
 import { EventLogBehindCheckpointsError } from '@svc/read-store';
 import { LedgerError, LedgerErrorCode } from '@svc/ledger';
 
@@ -27,14 +27,14 @@ class WorkerModule {
   }
 }
 
-/** The data directory of the configuration loaded, named by start-up failures. */
-let dataDir = '';
+/** Where the stores of the configuration loaded live, named by start-up failures. */
+let stores: StoreSettings = { dataDir: '' };
 
 async function main(): Promise<void> {
   let config: AppConfig;
   try {
     config = loadConfig();
-    dataDir = config.dataDir;
+    stores = config;
     await checkKeyFiles(config);
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n`);
@@ -81,7 +81,7 @@ void main().catch((err) => {
     process.exit(2);
   }
   // A store file that is not a database it can use: which file holds what, in a line, exit 2.
-  const unusable = startupFailureLine(err, dataDir);
+  const unusable = startupFailureLine(err, stores);
   if (unusable) {
     process.stderr.write(`worker ${unusable}\n`);
     process.exit(2);
