@@ -205,6 +205,11 @@ const noStack = /\n\s+at /;
     const again = await svc(['keygen', '--out', file]);
     expect(again.code).toBe(1);
     expect(again.stderr.trim()).toBe(`error: ${file} exists already: a key pair file is never overwritten (choose another path, or remove it first)`);
+    const json = await svc(['keygen', '--out', file, '--json']);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toEqual({
+      error: { code: 'file_exists', message: `${file} exists already: a key pair file is never overwritten (choose another path, or remove it first)` },
+    });
   });
 
   it('svc verify refuses an --rpc that is not an http(s) URL before reading anything (exit 2: no verdict)', async () => {

@@ -173,6 +173,8 @@ function errorCode(err: unknown): string {
   if (err instanceof LedgerError) return `ledger_${err.code}`;
   // A ledger error said again in plain words (paidBy) keeps the ledger's code.
   if (err instanceof Error && err.cause instanceof LedgerError) return `ledger_${err.cause.code}`;
+  // svc keygen onto an existing file: a key pair file is never overwritten.
+  if ((err as NodeJS.ErrnoException | null)?.code === 'EEXIST') return 'file_exists';
   return 'failed';
 }
 
