@@ -55,6 +55,7 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
   const release = claimDataDir(config.dataDir, { processors: config.runProjections });
   refuseDuringOfflineWork(config.dataDir, release);
   refuseSecondProcessorRunner(config, release);
+  const requestTimeoutMs = config.httpRequestTimeoutSeconds * 1000;
   const adapter = new FastifyAdapter({
     trustProxy: config.trustProxy,
     bodyLimit: DEFAULT_BODY_LIMIT,
@@ -62,6 +63,11 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
     routerOptions: { maxParamLength: 200 },
     clientErrorHandler,
     frameworkErrors: frameworkErrors(config.appOrigin),
+    // A request still arriving after HTTP_REQUEST_TIMEOUT_SECONDS is answered 408 (clientErrorHandler) and closed: a
+    // client stalling in its body would otherwise hold its connection open for ever. Node checks the connections
+    // every connectionsCheckingInterval, so a stalled request is cut between the limit and a quarter of it later.
+    requestTimeout: requestTimeoutMs,
+    http: { headersTimeout: Math.min(60_000, requestTimeoutMs), connectionsCheckingInterval: Math.min(30_000, Math.max(250, requestTimeoutMs / 4)) },
   });
   // Nest's own body parsers (JSON and URL-encoded forms) are replaced by registerRequestBodies below.
   let app: NestFastifyApplication;

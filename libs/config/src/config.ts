@@ -43,6 +43,11 @@ export interface AppConfig {
   signInNonceTtlSeconds: number;
   /** Seconds a wallet signature counts as fresh (spec §8: 10 minutes). */
   freshSignatureSeconds: number;
+  /**
+   * Seconds a client has to send a whole request, headers and body (`HTTP_REQUEST_TIMEOUT_SECONDS`); past them the
+   * service answers `408` and closes the connection. Handling time after the request is received does not count.
+   */
+  httpRequestTimeoutSeconds: number;
   /** Seconds between anchors of the audit logs' heads on the ledger (0: never; docs/api.md "Audit log"). */
   auditAnchorSeconds: number;
   /** Milliseconds a Merkle batch stays open before it is closed and anchored (spec §8: 10 seconds; docs/architecture.md "Batches"). */
@@ -358,6 +363,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       SESSION_TTL_SECONDS: num({ default: 12 * 3600 }),
       SIGNIN_NONCE_TTL_SECONDS: wholeNumber(1, 86_400)({ default: 600 }),
       FRESH_SIGNATURE_SECONDS: wholeNumber(1, 86_400)({ default: 600 }),
+      HTTP_REQUEST_TIMEOUT_SECONDS: wholeNumber(1, 3600)({ default: 120 }),
       AUDIT_ANCHOR_SECONDS: wholeNumber(0, 31_536_000)({ default: 3600 }),
       BATCH_WINDOW_MS: wholeNumber(10, 3_600_000)({ default: 10_000 }),
       BATCH_LANES: wholeNumber(1, 256)({ default: 4 }),
@@ -432,6 +438,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     sessionTtlSeconds: e.SESSION_TTL_SECONDS,
     signInNonceTtlSeconds: e.SIGNIN_NONCE_TTL_SECONDS,
     freshSignatureSeconds: e.FRESH_SIGNATURE_SECONDS,
+    httpRequestTimeoutSeconds: e.HTTP_REQUEST_TIMEOUT_SECONDS,
     auditAnchorSeconds: e.AUDIT_ANCHOR_SECONDS,
     batchWindowMs: e.BATCH_WINDOW_MS,
     batchLanes: e.BATCH_LANES,

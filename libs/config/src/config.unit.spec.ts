@@ -11,8 +11,14 @@ describe('configuration', () => {
     expect([c.eventStoreUrl, c.mongodbUrl, c.ledgerRpcUrl]).toEqual([undefined, undefined, undefined]);
     expect([c.rateLimitGeneral, c.rateLimitSignIn, c.rateLimitAcceptance, c.rateLimitDnsCheck]).toEqual([300, 20, 30, 10]);
     expect([c.signInNonceTtlSeconds, c.freshSignatureSeconds]).toEqual([600, 600]);
+    expect(c.httpRequestTimeoutSeconds).toBe(120);
     expect(c.trustProxy).toBe(false);
     expect(c.relayerKeypairPath).toBe(path.resolve('./data/keys/relayer.json'));
+  });
+
+  it('bounds the time a client has to send a request: 1 to 3,600 seconds', () => {
+    expect(loadConfig({ HTTP_REQUEST_TIMEOUT_SECONDS: '30' }).httpRequestTimeoutSeconds).toBe(30);
+    for (const bad of ['0', '3601', '1.5', 'never']) expect(() => loadConfig({ HTTP_REQUEST_TIMEOUT_SECONDS: bad })).toThrow(/HTTP_REQUEST_TIMEOUT_SECONDS/);
   });
 
   it('announces the cluster RPC when a production ledger is configured', () => {

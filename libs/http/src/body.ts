@@ -154,7 +154,8 @@ function poisonedKey(text: string): string | null {
  *   `constructor.prototype` → 400 `invalid_request` naming it (`<path>: unknown field`); an empty body is no body.
  * - Under `jsonOnlyPrefix`, a request with a body whose content type is not JSON in UTF-8 → 415 `invalid_request`,
  *   before the body is read; so is a POST, PUT, PATCH or DELETE naming such a content type without a body (the
- *   same answer whatever the type: `text/plain`, which Fastify parses, like the types it has no parser for).
+ *   same answer whatever the type: `text/plain`, which Fastify parses, like the types it has no parser for); and so
+ *   is a body with a `content-encoding` other than `identity` (gzip, deflate, br: bodies are read as sent).
  * - Routes listed in `largeBodyRoutes` get their larger limit; every other route keeps the server's `bodyLimit`
  *   (or its own). A larger body → 413 `invalid_request` (Fastify refuses it from `content-length`, unread).
  * @throws Error from Fastify when called after the instance started.
@@ -190,7 +191,15 @@ export function registerRequestBodies(fastify: FastifyInstance, options: Request
 
   // A callback hook, not an async one: it runs on every request, and a bodyless one (every GET) costs no promise.
   fastify.addHook('onRequest', (request, _reply, done) => {
-    if (!request.url.startsWith(options.jsonOnlyPrefix) || !hasContent(request) || isJsonMediaType(request.headers['content-type'])) return done();
-    done(new EdgeError(415, 'invalid_request', 'content-type: request bodies must be application/json (UTF-8)'));
+    if (!request.url.startsWith(options.jsonOnlyPrefix) || !hasContent(request)) return done();
+    if (!isJsonMediaType(request.headers['content-type'])) {
+      return done(new EdgeError(415, 'invalid_request', 'content-type: request bodies must be application/json (UTF-8)'));
+    }
+    // Bodies are read as sent: a compressed one would be parsed as its compressed bytes (RFC 9110 §8.4.1: 415).
+    const encoding = request.headers['content-encoding'];
+    if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+      return done(new EdgeError(415, 'invalid_request', 'content-encoding: request bodies must not be compressed (identity only)'));
+    }
+    done();
   });
 }

@@ -34,6 +34,7 @@ import { invalidParams, JsonRpcFailure, malformedParams, methodNotFound, toJsonR
 import { addressParam, commitmentOf, config, readRequest, requestIdOf, signatureString, type Params } from './json-rpc-params';
 import { stringifyJson } from './json';
 import { accountEncodingOf, encodeAccountData, type AccountEncoding } from './json-rpc-accounts';
+import { asksForWebsocket, serveWithoutUpgrade } from './upgrade-fallback';
 import type { CallAllowance } from './rpc-limits';
 
 export interface LedgerPubSubOptions {
@@ -387,9 +388,10 @@ export function registerLedgerPubSub(fastify: FastifyInstance, ledger: Ledger & 
 
   const pathOf = (url: string | undefined): string => (url ?? '/').split('?')[0]!;
   fastify.server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    if (pathOf(request.url) === options.path) return accept(request, socket, head);
-    // Nobody else upgrades on this server: refuse instead of leaving the socket hanging.
-    if (fastify.server.listenerCount('upgrade') === 1) socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    if (pathOf(request.url) === options.path && asksForWebsocket(request)) return accept(request, socket, head);
+    // Nobody else upgrades on this server: any other request with `Connection: Upgrade` (curl --http2, Java's
+    // HttpClient) is answered as an ordinary request, as if it had not asked.
+    if (fastify.server.listenerCount('upgrade') === 1) serveWithoutUpgrade(fastify.server, request, socket, head);
   });
 
   const heartbeat = setInterval(() => {
