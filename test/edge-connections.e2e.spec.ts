@@ -1,7 +1,7 @@
 /**
  * HTTP edge, at the connection: a request whose body never finishes arriving (docs/api.md "Input limits and content
  * types": HTTP_REQUEST_TIMEOUT_SECONDS), requests that ask for a protocol upgrade the service does not make (RFC 9110
- * §7.8), and compressed request bodies.
+ * §7.8), compressed request bodies, requests without Host, and expectations the service cannot meet.
  */
 import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
@@ -134,6 +134,27 @@ describe('HTTP edge: request time limit, upgrades not made, compressed bodies', 
     const upgraded = await exchange(port, [`GET /rpc HTTP/1.1\r\nHost: a\r\n${ws}\r\n`], { until: (text) => text.includes('\r\n\r\n') });
     expect(upgraded.text).toMatch(/^HTTP\/1\.1 101 Switching Protocols\r\n/);
     expect(upgraded.text).toMatch(/\r\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK\+xOo=\r\n/i);
+  });
+
+  it('refuses an HTTP/1.1 request without Host 400 in the envelope, serves one of HTTP/1.0, and refuses an expectation it cannot meet 417', async () => {
+    const noHost = await exchange(port, ['GET /api/v1/network HTTP/1.1\r\nConnection: close\r\n\r\n'], { until: complete(1) });
+    const [refused] = answers(noHost.text);
+    expect(refused).toMatchObject({ status: 400, headers: { 'x-request-id': expect.any(String), 'content-type': 'application/json; charset=utf-8' } });
+    expect(JSON.parse(refused!.body)).toEqual({ error: { code: 'invalid_request', message: 'host: an HTTP/1.1 request must carry a Host header' } });
+    const old = await exchange(port, ['GET /api/v1/network HTTP/1.0\r\n\r\n']);
+    expect(old.text).toMatch(/^HTTP\/1\.1 200 /);
+    expect(JSON.parse(old.text.slice(old.text.indexOf('\r\n\r\n') + 4))).toMatchObject({ cluster: 'localnet' });
+
+    const unmet = await exchange(port, [`POST /rpc HTTP/1.1\r\nHost: a\r\nExpect: something-else\r\nContent-Type: application/json\r\nContent-Length: ${GET_SLOT.length}\r\n\r\n`], { until: complete(1) });
+    const [expectation] = answers(unmet.text);
+    expect(expectation?.status).toBe(417);
+    expect(JSON.parse(expectation!.body)).toEqual({ error: { code: 'invalid_request', message: 'expect: only 100-continue is supported' } });
+    // The one expectation a server can meet is met: 100 Continue, then the answer.
+    const met = await exchange(port, [`POST /rpc HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: ${GET_SLOT.length}\r\n\r\n`, GET_SLOT], {
+      gapMs: 100,
+      until: (text) => text.includes('"jsonrpc"') && text.endsWith('}'),
+    });
+    expect(met.text).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK\r\n/);
   });
 
   it('refuses a compressed request body 415 in the envelope', async () => {

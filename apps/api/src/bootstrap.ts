@@ -16,6 +16,8 @@ import {
   DRAFT_ROUTES,
   allowedOrigin,
   clientErrorHandler,
+  EdgeError,
+  refuseUnmetExpectation,
   CORS_ALLOWED_HEADERS,
   CORS_EXPOSED_HEADERS,
   completeOpenApiDocument,
@@ -67,7 +69,8 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
     // client stalling in its body would otherwise hold its connection open for ever. Node checks the connections
     // every connectionsCheckingInterval, so a stalled request is cut between the limit and a quarter of it later.
     requestTimeout: requestTimeoutMs,
-    http: { headersTimeout: Math.min(60_000, requestTimeoutMs), connectionsCheckingInterval: Math.min(30_000, Math.max(250, requestTimeoutMs / 4)) },
+    // Host is checked by the first hook below, which answers in the envelope.
+    http: { headersTimeout: Math.min(60_000, requestTimeoutMs), connectionsCheckingInterval: Math.min(30_000, Math.max(250, requestTimeoutMs / 4)), requireHostHeader: false },
   });
   // Nest's own body parsers (JSON and URL-encoded forms) are replaced by registerRequestBodies below.
   let app: NestFastifyApplication;
@@ -95,9 +98,14 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
 
   // The adapter uses the project's Fastify (one copy, see package.json overrides), so its instance type is ours.
   const fastify: FastifyInstance = app.getHttpAdapter().getInstance();
+  fastify.server.on('checkExpectation', refuseUnmetExpectation);
   // First of the hooks: every answer carries its request id, those of the rate limiter and the 404 handler included.
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
+    // HTTP/1.1 requires Host (RFC 9112 §3.2): refused here, in the envelope, rather than by Node with an empty body.
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      return done(new EdgeError(400, 'invalid_request', 'host: an HTTP/1.1 request must carry a Host header'));
+    }
     // Answers to a caller holding a credential (session cookie, API key, a challenge's client binding) and to writes
     // may carry secrets shown once (API keys, session tokens, webhook secrets, the CSRF token) or private records: no
     // cache keeps them. A route that sets its own cache-control replaces this.

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorBody } from './error.filter';
 import { corsAnswerHeaders } from './cors';
 import { rateHeadersOutsideLimiter } from './rate-limit';
@@ -40,6 +40,17 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
     );
   }
   socket.destroy(err);
+}
+
+/**
+ * The server's `checkExpectation` listener: a request whose `Expect` is not `100-continue` (the one expectation a
+ * server can meet, RFC 9110 §10.1.1) is refused `417` in the envelope, where Node would answer it with an empty body.
+ */
+export function refuseUnmetExpectation(request: IncomingMessage, response: ServerResponse): void {
+  const body = envelope('expect: only 100-continue is supported');
+  response.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
+  response.end(body);
+  request.resume();
 }
 
 /** A request as {@link frameworkErrors} reads it. */

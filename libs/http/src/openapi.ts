@@ -148,7 +148,8 @@ function addCodes(responses: Record<string, ResponseLike>, status: number, codes
 
 /**
  * Completes the generated description with what every route shares: the `ErrorEnvelope` schema; the answers any
- * route may give (414 path too long, 429 `rate_limited`, 431 headers too large, 500 `internal_error`); on routes that
+ * route may give (400 `invalid_request` for a malformed request, 414 path too long, 429 `rate_limited`, 431 headers
+ * too large, 500 `internal_error`); on routes that
  * take a body, and on writes that take none (a body with fields is refused), the answers of the body rules (400,
  * 413, 415 `invalid_request`; docs/api.md "Errors and limits"); request schemas closed to other keys (the edge
  * refuses unknown fields), and a body optional when none of its fields is required; path parameters with their
@@ -177,6 +178,8 @@ export function completeOpenApiDocument<T extends object>(document: T): T {
         addCodes(responses, 413, ['invalid_request'], ' (body too large)');
         addCodes(responses, 415, ['invalid_request'], ' (body not application/json)');
       }
+      // Any route: a request the edge refuses before it runs (an HTTP/1.1 request without Host, a URL that cannot be decoded).
+      addCodes(responses, 400, ['invalid_request'], ' (malformed request)');
       const bodyRef = operation.requestBody?.content?.['application/json']?.schema?.$ref;
       if (bodyRef) {
         closeSchema(schemas, bodyRef, new Set());
