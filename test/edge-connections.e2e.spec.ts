@@ -136,7 +136,7 @@ describe('HTTP edge: request time limit, upgrades not made, compressed bodies', 
     expect(upgraded.text).toMatch(/\r\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK\+xOo=\r\n/i);
   });
 
-  it('refuses an HTTP/1.1 request without Host 400 in the envelope, serves one of HTTP/1.0, and refuses an expectation it cannot meet 417', async () => {
+  it('refuses an HTTP/1.1 request without Host 400 in the envelope, serves one of HTTP/1.0, refuses an expectation it cannot meet 417 and CONNECT 405', async () => {
     const noHost = await exchange(port, ['GET /api/v1/network HTTP/1.1\r\nConnection: close\r\n\r\n'], { until: complete(1) });
     const [refused] = answers(noHost.text);
     expect(refused).toMatchObject({ status: 400, headers: { 'x-request-id': expect.any(String), 'content-type': 'application/json; charset=utf-8' } });
@@ -155,6 +155,12 @@ describe('HTTP edge: request time limit, upgrades not made, compressed bodies', 
       until: (text) => text.includes('"jsonrpc"') && text.endsWith('}'),
     });
     expect(met.text).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK\r\n/);
+
+    const tunnel = await exchange(port, [`CONNECT 127.0.0.1:${port} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`]);
+    expect(tunnel.closedByServer).toBe(true);
+    const [connect] = answers(tunnel.text);
+    expect(connect?.status).toBe(405);
+    expect(JSON.parse(connect!.body)).toEqual({ error: { code: 'invalid_request', message: 'method: CONNECT is not supported (this server is no proxy)' } });
   });
 
   it('refuses a compressed request body 415 in the envelope', async () => {

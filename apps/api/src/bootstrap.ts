@@ -17,6 +17,7 @@ import {
   allowedOrigin,
   clientErrorHandler,
   EdgeError,
+  refuseConnect,
   refuseUnmetExpectation,
   CORS_ALLOWED_HEADERS,
   CORS_EXPOSED_HEADERS,
@@ -99,6 +100,7 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
   // The adapter uses the project's Fastify (one copy, see package.json overrides), so its instance type is ours.
   const fastify: FastifyInstance = app.getHttpAdapter().getInstance();
   fastify.server.on('checkExpectation', refuseUnmetExpectation);
+  fastify.server.on('connect', refuseConnect);
   // First of the hooks: every answer carries its request id, those of the rate limiter and the 404 handler included.
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorBody } from './error.filter';
 import { corsAnswerHeaders } from './cors';
@@ -51,6 +52,18 @@ export function refuseUnmetExpectation(request: IncomingMessage, response: Serve
   response.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
   response.end(body);
   request.resume();
+}
+
+/**
+ * The server's `connect` listener: the service is no proxy, so a `CONNECT` request is refused `405` in the envelope
+ * and its connection closed, where Node would close it without a word.
+ */
+export function refuseConnect(_request: IncomingMessage, socket: Duplex): void {
+  const body = envelope('method: CONNECT is not supported (this server is no proxy)');
+  socket.end(
+    `HTTP/1.1 405 ${STATUS_CODES[405]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** A request as {@link frameworkErrors} reads it. */
