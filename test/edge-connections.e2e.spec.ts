@@ -15,12 +15,18 @@ interface Exchange {
 }
 
 /**
- * Writes `chunks` on one raw connection (each after `gapMs`), then reads until the server closes it or `until` says the
- * answer is complete. Rejects if neither happens within `giveUpMs`.
+ * Writes `chunks` on one raw connection (each after `gapMs`), then reads until the server closes it, `until` says the
+ * answer is complete, or `collectMs` have passed. Rejects if none of these happens within `giveUpMs`.
  */
-function exchange(port: number, chunks: (string | Buffer)[], options: { gapMs?: number; until?: (text: string) => boolean; giveUpMs?: number } = {}): Promise<Exchange> {
+function exchange(
+  port: number,
+  chunks: (string | Buffer)[],
+  options: { gapMs?: number; until?: (text: string) => boolean; giveUpMs?: number; collectMs?: number } = {},
+): Promise<Exchange> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
+    // collectMs: whatever arrived by then is the exchange.
+    if (options.collectMs !== undefined) setTimeout(() => finish(false), options.collectMs);
     let text = '';
     let done = false;
     const finish = (closedByServer: boolean) => {
@@ -48,6 +54,32 @@ function exchange(port: number, chunks: (string | Buffer)[], options: { gapMs?: 
         if (!socket.destroyed) socket.write(chunk);
       }
     });
+  });
+}
+
+/**
+ * Sends `request` from a client that keeps its side of the connection open after the server ends its own, then
+ * writes a byte every 100 ms: a server that has let go of the connection makes such a write fail. Resolves with what
+ * the server sent and whether it let go within `ms`.
+ */
+function serverLetsGo(port: number, request: string, ms: number): Promise<{ text: string; letGo: boolean }> {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+    let text = '';
+    let probe: NodeJS.Timeout | undefined;
+    const finish = (letGo: boolean) => {
+      clearTimeout(timer);
+      clearInterval(probe);
+      socket.destroy();
+      resolve({ text, letGo });
+    };
+    const timer = setTimeout(() => finish(false), ms);
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => (text += chunk));
+    socket.on('end', () => (probe = setInterval(() => socket.write('x'), 100)));
+    socket.on('error', () => finish(true));
+    socket.on('close', () => finish(true));
+    socket.on('connect', () => socket.write(request));
   });
 }
 
@@ -125,6 +157,21 @@ describe('HTTP edge: request time limit, upgrades not made, compressed bodies', 
     expect(again!.body).toBe(network!.body);
   });
 
+  it('keeps the length of a request asking for an upgrade, whatever its Connection header names: its body is never read as a second request', async () => {
+    const hidden = 'GET /api/v1/network HTTP/1.1\r\nHost: a\r\n\r\n';
+    for (const names of ['Upgrade, Content-Length', 'Upgrade, Content-Length, Host, Content-Type']) {
+      const got = await exchange(
+        port,
+        [`POST /rpc HTTP/1.1\r\nHost: a\r\nConnection: ${names}\r\nUpgrade: h2c\r\nContent-Type: application/json\r\nContent-Length: ${hidden.length}\r\n\r\n${hidden}`],
+        { collectMs: 1_000 },
+      );
+      const all = answers(got.text);
+      // One answer, the JSON-RPC server's to a body that is not JSON: the hidden GET never ran.
+      expect([names, all.length, all[0]?.status]).toEqual([names, 1, 200]);
+      expect(JSON.parse(all[0]!.body)).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 } });
+    }
+  });
+
   it('answers a websocket upgrade asked of a path without a websocket as the ordinary request, and still upgrades /rpc', async () => {
     const ws = 'Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n';
     const elsewhere = await exchange(port, [`GET /api/v1/network HTTP/1.1\r\nHost: a\r\n${ws}\r\n`], { until: complete(1) });
@@ -156,8 +203,9 @@ describe('HTTP edge: request time limit, upgrades not made, compressed bodies', 
     });
     expect(met.text).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK\r\n/);
 
-    const tunnel = await exchange(port, [`CONNECT 127.0.0.1:${port} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`]);
-    expect(tunnel.closedByServer).toBe(true);
+    // Let go by the server even when the client keeps its own side open.
+    const tunnel = await serverLetsGo(port, `CONNECT 127.0.0.1:${port} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`, 5_000);
+    expect(tunnel.letGo).toBe(true);
     const [connect] = answers(tunnel.text);
     expect(connect?.status).toBe(405);
     expect(JSON.parse(connect!.body)).toEqual({ error: { code: 'invalid_request', message: 'method: CONNECT is not supported (this server is no proxy)' } });

@@ -56,13 +56,16 @@ export function refuseUnmetExpectation(request: IncomingMessage, response: Serve
 
 /**
  * The server's `connect` listener: the service is no proxy, so a `CONNECT` request is refused `405` in the envelope
- * and its connection closed, where Node would close it without a word.
+ * and its connection closed (destroyed once the answer is written), where Node would close it without a word.
  */
 export function refuseConnect(_request: IncomingMessage, socket: Duplex): void {
   const body = envelope('method: CONNECT is not supported (this server is no proxy)');
+  // Destroyed once the answer is written: ending only our side would leave the connection half open for as long as the
+  // client keeps its side, with no timeout left to close it.
   socket.end(
     `HTTP/1.1 405 ${STATUS_CODES[405]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    () => socket.destroy(),
   );
 }
 

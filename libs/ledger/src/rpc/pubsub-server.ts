@@ -361,7 +361,8 @@ export function registerLedgerPubSub(fastify: FastifyInstance, ledger: Ledger & 
     const client = clientOf(request);
     const open = perClient.get(client) ?? 0;
     if (open >= maxPerClient) {
-      socket.end('HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\nRetry-After: 60\r\nContent-Length: 0\r\n\r\n');
+      // Destroyed once written: a half-closed socket would stay open as long as the client keeps its side.
+      socket.end('HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\nRetry-After: 60\r\nContent-Length: 0\r\n\r\n', () => socket.destroy());
       return;
     }
     wss.handleUpgrade(request, socket, head, (ws) => {

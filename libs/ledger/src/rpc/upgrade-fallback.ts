@@ -10,27 +10,32 @@ export function asksForWebsocket(request: IncomingMessage): boolean {
 const KEPT_CONNECTION_OPTIONS = new Set(['close', 'keep-alive']);
 
 /**
+ * The headers dropped from the request: the upgrade's own. Only these: a header the client names in `Connection` is
+ * kept all the same, so that no request can have its `Content-Length`, `Transfer-Encoding`, `Host` or forwarding
+ * headers removed by naming them there (which would turn its body into a second request, or hide its origin).
+ */
+const UPGRADE_HEADERS = new Set(['connection', 'upgrade', 'http2-settings']);
+
+/**
  * Serves a request that carried `Connection: Upgrade` as the ordinary request it also is, without upgrading.
  *
  * Once a server has an `upgrade` listener, Node hands it every request with `Connection: Upgrade`, whatever it asks
  * for: an HTTP/2 cleartext upgrade (`Upgrade: h2c`, sent by `curl --http2` and by Java's `HttpClient` to http://
  * addresses), a websocket on a path that serves none. RFC 9110 §7.8 lets a server ignore the upgrade and answer the
- * request. The request's head is written again without `Upgrade`, the `upgrade` option of `Connection` and the
- * headers that option list names (such as `HTTP2-Settings`), put back in front of the bytes read after it (`head`, the
- * start of a body), and the socket is handed to `server` as a new connection: its parser reads the request, body
- * included, and the server answers it as any other, on the same connection.
+ * request. The request's head is written again without `Upgrade`, `HTTP2-Settings` and `Connection` (but for its
+ * `close` or `keep-alive`), put back in front of the bytes read after it (`head`, the start of a body), and the socket
+ * is handed to `server` as a new connection: its parser reads the request, body included, and the server answers it
+ * as any other, on the same connection.
  */
 export function serveWithoutUpgrade(server: Server, request: IncomingMessage, socket: Duplex, head: Buffer): void {
   const options = (request.headers.connection ?? '')
     .split(',')
     .map((option) => option.trim().toLowerCase())
     .filter((option) => option !== '');
-  // Headers named by Connection are for this hop only (RFC 9110 §7.6.1): without the upgrade they mean nothing here.
-  const dropped = new Set(['connection', 'upgrade', ...options.filter((option) => !KEPT_CONNECTION_OPTIONS.has(option))]);
   const lines = [`${request.method ?? 'GET'} ${request.url ?? '/'} HTTP/${request.httpVersion}`];
   const raw = request.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) {
-    if (!dropped.has(raw[i]!.toLowerCase())) lines.push(`${raw[i]}: ${raw[i + 1]}`);
+    if (!UPGRADE_HEADERS.has(raw[i]!.toLowerCase())) lines.push(`${raw[i]}: ${raw[i + 1]}`);
   }
   const kept = options.filter((option) => KEPT_CONNECTION_OPTIONS.has(option));
   if (kept.length > 0) lines.push(`Connection: ${kept.join(', ')}`);
