@@ -25,7 +25,7 @@ const UPGRADE_HEADERS = new Set(['connection', 'upgrade', 'http2-settings']);
  * request. The request's head is written again without `Upgrade`, `HTTP2-Settings` and `Connection` (but for its
  * `close` or `keep-alive`), put back in front of the bytes read after it (`head`, the start of a body), and the socket
  * is handed to `server` as a new connection: its parser reads the request, body included, and the server answers it
- * as any other, on the same connection.
+ * like every other, on the same connection.
  */
 export function serveWithoutUpgrade(server: Server, request: IncomingMessage, socket: Duplex, head: Buffer): void {
   const options = (request.headers.connection ?? '')
